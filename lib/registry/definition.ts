@@ -1,0 +1,108 @@
+/**
+ * A resource is data: one {@link ResourceDefinition} per served group/version/resource. The
+ * generic registry turns a definition into get/list/create/update/delete; routes, discovery
+ * and OpenAPI are derived from it. Behaviour a schema cannot express lives in the optional
+ * {@link Strategy} hooks.
+ */
+
+import type { FieldError } from "../api/errors.ts";
+
+/** A JSON object as it travels through the server. */
+// deno-lint-ignore no-explicit-any
+export type KubeObject = Record<string, any>;
+
+export type Verb =
+  | "get"
+  | "list"
+  | "watch"
+  | "create"
+  | "update"
+  | "patch"
+  | "delete"
+  | "deletecollection";
+
+export const ALL_VERBS: Verb[] = [
+  "create",
+  "delete",
+  "deletecollection",
+  "get",
+  "list",
+  "patch",
+  "update",
+  "watch",
+];
+
+/** A column of the Table form (`kubectl get`), besides Name and Age. */
+export interface PrinterColumn {
+  name: string;
+  type: "string" | "integer" | "number" | "boolean" | "date";
+  /** Short description for the column header's tooltip. */
+  description?: string;
+  /** Priority 0 = shown by default; >0 only with `-o wide`. */
+  priority?: number;
+  /** Computes the cell from the object. */
+  value: (obj: KubeObject) => unknown;
+}
+
+/** Context passed to strategy hooks. */
+export interface StrategyContext {
+  /** The authenticated user making the request. */
+  user: { username: string; uid?: string; groups: string[]; extra?: Record<string, string[]> };
+  subresource?: string;
+}
+
+/**
+ * Hooks a resource may provide. Each says when it runs and whether it may mutate its input.
+ * All are optional; the generic registry already handles metadata, schema validation,
+ * generation and finalizers.
+ */
+export interface Strategy {
+  /** Before validation on create; may mutate `obj` (e.g. clear status, set defaults). */
+  prepareForCreate?(obj: KubeObject, ctx: StrategyContext): void;
+  /** Before validation on update of the main resource; may mutate `obj` (e.g. keep the old
+   * status). */
+  prepareForUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): void;
+  /** Extra validation on create, after schema validation. Must not mutate. */
+  validateCreate?(obj: KubeObject, ctx: StrategyContext): FieldError[];
+  /** Extra validation on update, after schema validation. Must not mutate. */
+  validateUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): FieldError[];
+  /** Which top-level fields count as "spec" for `metadata.generation` (default: all but
+   * metadata and status). */
+  specFields?: string[];
+}
+
+/** How a served version maps to the shared stored form (e.g. events.platform.io/v1 stored as
+ * core v1 events). Both functions return new objects. */
+export interface StorageConversion {
+  toStorage(obj: KubeObject): KubeObject;
+  fromStorage(obj: KubeObject): KubeObject;
+}
+
+export interface ResourceDefinition {
+  /** `""` for the core group. */
+  group: string;
+  version: string;
+  kind: string;
+  /** The resource name in URLs, e.g. `configmaps`. */
+  plural: string;
+  singular: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  verbs: Verb[];
+  /** Subresources served with get/update/patch, e.g. `["status"]`. */
+  subresources?: string[];
+  /** Name of the kind's schema in the group's schema document (`components.schemas`). */
+  schema: string;
+  /** Field selectors beyond metadata.name and metadata.namespace: field path -> value. */
+  fieldSelectors?: Record<string, (obj: KubeObject) => string | undefined>;
+  printerColumns?: PrinterColumn[];
+  strategy?: Strategy;
+  /** Where objects live in the store, when shared with another definition. */
+  storage?: { group: string; resource: string; conversion: StorageConversion };
+}
+
+/** `v1` for the core group, `group/version` otherwise. */
+export function apiVersionOf(def: { group: string; version: string }): string {
+  return def.group ? `${def.group}/${def.version}` : def.version;
+}

@@ -1,0 +1,124 @@
+/**
+ * The Store: a revisioned key-value store shaped like etcd v3. It knows nothing of kinds or
+ * HTTP: keys are strings (`/registry/<group>/<resource>/<namespace>/<name>`), values are the
+ * serialized objects (JSON text).
+ *
+ * Revisions: one global counter. Every successful write (create, update, delete) increments it
+ * by exactly one and the written key's `modRevision` is that new revision. Reads never change
+ * it. A write resolves only once it is durable (for the file backend: its journal record is
+ * fdatasync'd).
+ *
+ * Errors are {@link StoreError}s with a code; the registry translates them into API errors.
+ */
+
+/** A stored key at one revision. */
+export interface KeyValue {
+  key: string;
+  value: string;
+  /** Revision of the write that created the key (unchanged by updates). */
+  createRevision: number;
+  /** Revision of the last write to the key. */
+  modRevision: number;
+}
+
+export type WatchEventType = "put" | "delete";
+
+/** One change, in revision order. */
+export interface StoreEvent {
+  type: WatchEventType;
+  /** The revision of this change. */
+  revision: number;
+  /** For `put`: the new value. For `delete`: the value as it was before deletion, with
+   * `modRevision` set to the deletion revision. */
+  kv: KeyValue;
+  /** The value before this change; absent for a create. */
+  prevKv?: KeyValue;
+}
+
+export interface ReadOptions {
+  /** Read as of this revision (must be within the retained history). 0/undefined = latest. */
+  revision?: number;
+}
+
+export interface ListOptions extends ReadOptions {
+  /** Return keys strictly greater than this key (for paging). */
+  after?: string;
+  /** Return at most this many items (0/undefined = all). */
+  limit?: number;
+}
+
+export interface ListResult {
+  items: KeyValue[];
+  /** The revision the list was read at. */
+  revision: number;
+  /** Number of keys under the prefix after the last returned one (0 when complete). */
+  remaining: number;
+}
+
+export interface WatchOptions {
+  /** Deliver every event with revision > this. Must be ≥ the oldest retained revision - 1. */
+  afterRevision: number;
+  signal?: AbortSignal;
+}
+
+/** A watch: an async stream of events; ends when the signal aborts or the store closes. */
+export interface Watch extends AsyncIterable<StoreEvent> {
+  /** Stop the watch and release its buffer. */
+  stop(): void;
+}
+
+export interface Store {
+  /** The revision of the newest durable write (0 for an empty store). */
+  currentRevision(): number;
+  /** The oldest revision that reads and watches can still be served at. */
+  oldestRevision(): number;
+
+  get(key: string, opts?: ReadOptions): Promise<KeyValue | undefined>;
+  /** All keys that start with `prefix`, in ascending key order. */
+  list(prefix: string, opts?: ListOptions): Promise<ListResult>;
+  /** Count of keys under `prefix` at the latest revision. */
+  count(prefix: string): number;
+
+  /** Creates `key`; fails with `KeyExists` if it exists. */
+  create(key: string, value: string): Promise<KeyValue>;
+  /** Replaces `key` if its modRevision equals `expectedRevision`; `Conflict` otherwise,
+   * `NotFound` if the key is missing. */
+  update(key: string, value: string, expectedRevision: number): Promise<KeyValue>;
+  /** Deletes `key` (only if its modRevision equals `expectedRevision`, when given). Returns
+   * the deleted value with `modRevision` = the deletion revision. */
+  delete(key: string, expectedRevision?: number): Promise<KeyValue>;
+
+  /** Stream changes under `prefix` after a revision. `Compacted` if that revision is gone,
+   * `FutureRevision` if it is newer than the current one. */
+  watch(prefix: string, opts: WatchOptions): Watch;
+
+  /** Forget history at revisions < `revision`. */
+  compact(revision: number): Promise<void>;
+
+  /** Flush, stop watches, release files. */
+  close(): Promise<void>;
+}
+
+export type StoreErrorCode =
+  | "KeyExists"
+  | "NotFound"
+  | "Conflict"
+  | "Compacted"
+  | "FutureRevision"
+  | "Closed"
+  | "Invalid";
+
+export class StoreError extends Error {
+  readonly code: StoreErrorCode;
+  readonly key: string;
+  constructor(code: StoreErrorCode, key: string, message?: string) {
+    super(message ?? `${code}: ${key}`);
+    this.name = "StoreError";
+    this.code = code;
+    this.key = key;
+  }
+}
+
+export function isStoreError(err: unknown, code?: StoreErrorCode): err is StoreError {
+  return err instanceof StoreError && (code === undefined || err.code === code);
+}
