@@ -1,0 +1,137 @@
+import assert from "node:assert/strict";
+import {
+  ConfigError,
+  FLAGS,
+  formatDuration,
+  isDnsName,
+  normalizeIp,
+  osReason,
+  parseBool,
+  parseDuration,
+  parseHost,
+  parsePort,
+  parseSan,
+  splitList,
+  tokenizeArgs,
+} from "./flags.ts";
+
+Deno.test("tokenizeArgs accepts --name=value and --name value, keeping repeats", () => {
+  const args = tokenizeArgs([
+    "--tls-san=a",
+    "--tls-san",
+    "b,c",
+    "-secure-port",
+    "0",
+    "--runtime-config=",
+  ]);
+  assert.equal(args.help, false);
+  assert.deepEqual(args.values.get("tls-san"), ["a", "b,c"]);
+  assert.deepEqual(args.values.get("secure-port"), ["0"]);
+  assert.deepEqual(args.values.get("runtime-config"), [""]);
+  assert.equal(tokenizeArgs(["-h"]).help, true);
+  assert.equal(tokenizeArgs(["--help"]).help, true);
+});
+
+Deno.test("tokenizeArgs rejects unknown flags, missing values and positionals", () => {
+  for (
+    const [argv, message] of [
+      [["--bogus"], 'unknown flag "--bogus" (see --help)'],
+      [["--bogus=1"], 'unknown flag "--bogus" (see --help)'],
+      [["--secure-port"], "--secure-port: missing value"],
+      [["--secure-port", "--data-dir=x"], "--secure-port: missing value"],
+      [["extra"], 'unexpected argument "extra": serve takes only flags'],
+      [["--"], 'unexpected argument "--": serve takes only flags'],
+    ] as const
+  ) {
+    assert.throws(() => tokenizeArgs(argv), new ConfigError(message));
+  }
+});
+
+Deno.test("every flag but --config has a config-file field and help text", () => {
+  for (const f of FLAGS) {
+    assert(f.help.length > 10, f.name);
+    if (f.name !== "config") assert(f.field, f.name);
+  }
+  assert.deepEqual(FLAGS.map((f) => f.name), [
+    "config",
+    "data-dir",
+    "bind-address",
+    "secure-port",
+    "tls-cert-file",
+    "tls-private-key-file",
+    "tls-san",
+    "token-auth-file",
+    "runtime-config",
+    "feature-gates",
+    "storage",
+    "watch-history-retention",
+    "controllers",
+    "shutdown-timeout",
+    "request-timeout",
+    "max-request-body-bytes",
+    "log-level",
+  ]);
+});
+
+Deno.test("parseDuration reads Go durations", () => {
+  const cases: [string, number][] = [
+    ["0", 0],
+    ["0s", 0],
+    ["300ms", 300],
+    ["30s", 30_000],
+    ["5m", 300_000],
+    ["1h30m", 5_400_000],
+    ["1.5h", 5_400_000],
+    ["2m30.5s", 150_500],
+    ["1500us", 2],
+    [" 10s ", 10_000],
+  ];
+  for (const [text, ms] of cases) assert.equal(parseDuration(text), ms, text);
+  for (const bad of ["", "5", "5 m", "-5s", "5d", "1h 30m", "s", "abc"]) {
+    assert.throws(() => parseDuration(bad), /is not a duration/, bad);
+  }
+  assert.equal(formatDuration(5_400_000), "1h30m");
+  assert.equal(formatDuration(1_500), "1.5s");
+  assert.equal(formatDuration(0), "0s");
+});
+
+Deno.test("parsePort accepts 0-65535", () => {
+  assert.equal(parsePort("0"), 0);
+  assert.equal(parsePort("6443"), 6443);
+  assert.equal(parsePort(65535), 65535);
+  for (const bad of ["-1", "65536", "abc", "1e3", "", "80.0"]) {
+    assert.throws(() => parsePort(bad), { message: `"${bad}" is not a port number (0-65535)` });
+  }
+  assert.throws(() => parsePort(1.5), { message: "1.5 is not a port number (0-65535)" });
+});
+
+Deno.test("addresses and names", () => {
+  assert.equal(normalizeIp("127.0.0.1"), "127.0.0.1");
+  assert.equal(normalizeIp("0:0:0:0:0:0:0:1"), "::1");
+  assert.equal(normalizeIp("FD00::A"), "fd00::a");
+  assert.equal(normalizeIp("256.0.0.1"), undefined);
+  assert.equal(normalizeIp("127.1"), undefined);
+  assert.equal(normalizeIp("example.com"), undefined);
+  assert.equal(normalizeIp("fe80::1%eth0"), undefined);
+  assert(isDnsName("a-b.example.com"));
+  assert(!isDnsName("-a.example"));
+  assert(!isDnsName("*.example.com"));
+  assert(isDnsName("*.example.com", { wildcard: true }));
+  assert.equal(parseHost("Example.COM"), "example.com");
+  assert.equal(parseHost("::"), "::");
+  assert.throws(() => parseHost("*.example.com"), /not an IP address or DNS name/);
+  assert.equal(parseSan("*.Example.com"), "*.example.com");
+  assert.throws(() => parseSan("a b"), { message: '"a b" is not an IP address or DNS name' });
+});
+
+Deno.test("small parsers", () => {
+  assert.deepEqual(splitList(" a, ,b ,"), ["a", "b"]);
+  assert.equal(parseBool("TRUE"), true);
+  assert.equal(parseBool("false"), false);
+  assert.throws(() => parseBool("1"), { message: '"1" is not a boolean (true or false)' });
+  assert.equal(osReason(new Deno.errors.NotFound("x")), "No such file or directory");
+  assert.equal(osReason(new Error("Boom (os error 5): open 'x'")), "Boom");
+  const err = ConfigError.at("--x", new Error("bad"));
+  assert.equal(err.message, "--x: bad");
+  assert.equal(err.name, "ConfigError");
+});

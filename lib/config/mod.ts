@@ -1,0 +1,68 @@
+/**
+ * Server configuration: flags, the ServerConfiguration YAML file, feature gates and
+ * runtime config.
+ *
+ * @example
+ * ```ts
+ * import { ConfigError, loadServerConfig } from "./lib/config/mod.ts";
+ * try {
+ *   const cfg = await loadServerConfig(Deno.args);
+ *   if ("help" in cfg) {
+ *     console.log(cfg.help);
+ *     Deno.exit(0);
+ *   }
+ * } catch (err) {
+ *   if (!(err instanceof ConfigError)) throw err;
+ *   console.error(err.message);
+ *   Deno.exit(2);
+ * }
+ * ```
+ *
+ * @module
+ */
+
+export {
+  ConfigError,
+  FLAGS,
+  type FlagSpec,
+  formatDuration,
+  normalizeIp,
+  parseDuration,
+} from "./flags.ts";
+export {
+  ALL_ALPHA,
+  ALL_BETA,
+  FEATURE_GATES,
+  type FeatureSpec,
+  type FeatureStage,
+  isKnownFeatureGate,
+  parseFeatureGates,
+  resolveFeatureGates,
+} from "./feature_gates.ts";
+export {
+  groupVersionKey,
+  isEnabled,
+  type KnownApis,
+  normalizeRuntimeConfigKey,
+  parseRuntimeConfig,
+  validateRuntimeConfig,
+  versionStage,
+} from "./runtime_config.ts";
+export {
+  checkPortFree,
+  CONFIG_API_VERSION,
+  CONFIG_KIND,
+  type ControllerOptions,
+  DEFAULTS,
+  describeListenError,
+  helpText,
+  hostPort,
+  isControllerEnabled,
+  loadServerConfig,
+  type LoadServerConfigOptions,
+  LOG_LEVELS,
+  type LogLevel,
+  type ServerConfig,
+  STORAGE_BACKENDS,
+  type StorageBackend,
+} from "./server_config.ts";

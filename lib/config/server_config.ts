@@ -1,0 +1,656 @@
+/**
+ * The server configuration: flags, one optional YAML file (`--config`) and defaults joined
+ * into one validated {@link ServerConfig}. Flags override the file; the file overrides the
+ * defaults. For the maps (`featureGates`, `runtimeConfig`) a flag overrides the file key by
+ * key; lists and scalars are replaced whole.
+ *
+ * @module
+ */
+
+import { dirname, isAbsolute, resolve } from "node:path";
+import { parseDocument } from "yaml";
+import { z } from "zod";
+import {
+  ConfigError,
+  FLAGS,
+  formatFlagHelp,
+  osReason,
+  parseByteCount,
+  parseDuration,
+  parseEnum,
+  parseHost,
+  parsePort,
+  parseSan,
+  quote,
+  splitList,
+  tokenizeArgs,
+} from "./flags.ts";
+import {
+  checkFeatureGate,
+  featureGateHelpLines,
+  parseFeatureGates,
+  resolveFeatureGates,
+} from "./feature_gates.ts";
+import { normalizeRuntimeConfigKey, parseRuntimeConfig } from "./runtime_config.ts";
+import { readKeyPair } from "../certificates/pki.ts";
+
+/** The `apiVersion` of a configuration file. */
+export const CONFIG_API_VERSION = "platform.io/v1alpha1";
+/** The `kind` of a configuration file. */
+export const CONFIG_KIND = "ServerConfiguration";
+
+export const STORAGE_BACKENDS = ["file", "memory"] as const;
+export type StorageBackend = typeof STORAGE_BACKENDS[number];
+export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+export type LogLevel = typeof LOG_LEVELS[number];
+
+/**
+ * The validated server configuration. Field names are the configuration file's; paths are
+ * absolute and durations are milliseconds.
+ */
+export interface ServerConfig {
+  /** The `--config` file, when one was given. */
+  configFile?: string;
+  dataDir: string;
+  bindAddress: string;
+  /** 0 = a free port. */
+  securePort: number;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  /** Extra serving-certificate names, normalized (IPs canonical, DNS names lower-case). */
+  tlsSANs: string[];
+  tokenAuthFile?: string;
+  /** Explicit runtime-config settings with normalized keys; see `isEnabled()`. */
+  runtimeConfig: Map<string, boolean>;
+  /** Every known feature gate with its effective value (defaults, AllAlpha/AllBeta applied). */
+  featureGates: Map<string, boolean>;
+  storage: StorageBackend;
+  /** Milliseconds. */
+  watchHistoryRetention: number;
+  /** Controller selection in kube syntax, e.g. `["*", "-csrsigning"]`. */
+  controllers: string[];
+  /** Milliseconds. */
+  shutdownTimeout: number;
+  /** Milliseconds. */
+  requestTimeout: number;
+  maxRequestBodyBytes: number;
+  logLevel: LogLevel;
+}
+
+/** The values every field takes when neither a flag nor the file sets it. */
+export const DEFAULTS = {
+  dataDir: "./data",
+  bindAddress: "127.0.0.1",
+  securePort: 6443,
+  storage: "file" as StorageBackend,
+  watchHistoryRetention: 5 * 60_000,
+  controllers: ["*"],
+  shutdownTimeout: 30_000,
+  requestTimeout: 60_000,
+  maxRequestBodyBytes: 3 * 1024 * 1024,
+  logLevel: "info" as LogLevel,
+} as const;
+
+/** The `--help` flag list: every flag with its default, then the feature gates (no usage line). */
+export function helpText(): string {
+  return formatFlagHelp(featureGateHelpLines());
+}
+
+// ---------------------------------------------------------------------------------------
+// The configuration file's schema: shape and primitive types only. Meaning (durations,
+// addresses, gate names) is checked by the same parsers the flags use.
+
+const fileSchema = z.strictObject({
+  apiVersion: z.literal(CONFIG_API_VERSION),
+  kind: z.literal(CONFIG_KIND),
+  dataDir: z.string().optional(),
+  bindAddress: z.string().optional(),
+  securePort: z.number().optional(),
+  tlsCertFile: z.string().optional(),
+  tlsPrivateKeyFile: z.string().optional(),
+  tlsSANs: z.array(z.string()).optional(),
+  tokenAuthFile: z.string().optional(),
+  runtimeConfig: z.union([z.string(), z.record(z.string(), z.boolean())]).optional(),
+  featureGates: z.record(z.string(), z.boolean()).optional(),
+  storage: z.enum(STORAGE_BACKENDS).optional(),
+  watchHistoryRetention: z.string().optional(),
+  controllers: z.array(z.string()).optional(),
+  shutdownTimeout: z.string().optional(),
+  requestTimeout: z.string().optional(),
+  maxRequestBodyBytes: z.number().optional(),
+  logLevel: z.enum(LOG_LEVELS).optional(),
+});
+
+type FileConfig = z.infer<typeof fileSchema>;
+/** A field of the configuration file (besides apiVersion and kind). */
+type Field = Exclude<keyof FileConfig, "apiVersion" | "kind">;
+
+const FIELDS = Object.keys(fileSchema.shape).filter((k) => k !== "apiVersion" && k !== "kind");
+
+/** One source of settings: flags or the file. Values are parsed; `where` names a field. */
+interface Layer {
+  values: Partial<Settings>;
+  /** Raw path strings as written, for messages. */
+  shown: Partial<Record<Field, string>>;
+  where(field: Field): string;
+}
+
+/** Parsed values keyed by configuration-file field. */
+interface Settings {
+  dataDir: string;
+  bindAddress: string;
+  securePort: number;
+  tlsCertFile: string;
+  tlsPrivateKeyFile: string;
+  tlsSANs: string[];
+  tokenAuthFile: string;
+  runtimeConfig: Map<string, boolean>;
+  featureGates: Map<string, boolean>;
+  storage: StorageBackend;
+  watchHistoryRetention: number;
+  controllers: string[];
+  shutdownTimeout: number;
+  requestTimeout: number;
+  maxRequestBodyBytes: number;
+  logLevel: LogLevel;
+}
+
+/** Options of {@link loadServerConfig}. */
+export interface LoadServerConfigOptions {
+  /** The directory relative flag paths resolve against. @default Deno.cwd() */
+  cwd?: string;
+}
+
+/**
+ * Parse `platform serve` flags, read the `--config` file if given, and return the validated
+ * configuration, or `{help}` when `--help`/`-h` is given. Reads only the files the
+ * configuration names (to check that they exist and parse); writes nothing.
+ *
+ * @throws {ConfigError} whose message is the one line to print before exiting with status 2.
+ * @example
+ * ```ts
+ * const cfg = await loadServerConfig(["--secure-port=0", "--feature-gates=WatchList=true"]);
+ * if ("help" in cfg) console.log(cfg.help);
+ * ```
+ */
+export async function loadServerConfig(
+  argv: string[],
+  opts: LoadServerConfigOptions = {},
+): Promise<ServerConfig | { help: string }> {
+  const cwd = opts.cwd ?? Deno.cwd();
+  const args = tokenizeArgs(argv);
+  if (args.help) return { help: helpText() };
+
+  const flags = flagLayer(args.values, cwd);
+  let file: Layer | undefined;
+  let configFile: string | undefined;
+  const configArg = args.values.get("config")?.at(-1);
+  if (configArg !== undefined) {
+    if (configArg.trim() === "") throw new ConfigError("--config: must not be empty");
+    configFile = resolve(cwd, configArg);
+    file = await fileLayer(configFile, configArg);
+  }
+
+  /** The layer that decided a field: flags, else the file, else none (default). */
+  const from = (field: Field): Layer | undefined =>
+    flags.values[field] !== undefined
+      ? flags
+      : file?.values[field] !== undefined
+      ? file
+      : undefined;
+  const pick = <K extends Field>(field: K): Settings[K] | undefined =>
+    (flags.values[field] ?? file?.values[field]) as Settings[K] | undefined;
+  const merged = <K extends "featureGates" | "runtimeConfig">(field: K) =>
+    new Map([...(file?.values[field] ?? []), ...(flags.values[field] ?? [])]);
+
+  const cfg: ServerConfig = {
+    configFile,
+    dataDir: pick("dataDir") ?? resolve(cwd, DEFAULTS.dataDir),
+    bindAddress: pick("bindAddress") ?? DEFAULTS.bindAddress,
+    securePort: pick("securePort") ?? DEFAULTS.securePort,
+    tlsCertFile: pick("tlsCertFile"),
+    tlsPrivateKeyFile: pick("tlsPrivateKeyFile"),
+    tlsSANs: pick("tlsSANs") ?? [],
+    tokenAuthFile: pick("tokenAuthFile"),
+    runtimeConfig: merged("runtimeConfig"),
+    featureGates: resolveFeatureGates(merged("featureGates")),
+    storage: pick("storage") ?? DEFAULTS.storage,
+    watchHistoryRetention: pick("watchHistoryRetention") ?? DEFAULTS.watchHistoryRetention,
+    controllers: pick("controllers") ?? [...DEFAULTS.controllers],
+    shutdownTimeout: pick("shutdownTimeout") ?? DEFAULTS.shutdownTimeout,
+    requestTimeout: pick("requestTimeout") ?? DEFAULTS.requestTimeout,
+    maxRequestBodyBytes: pick("maxRequestBodyBytes") ?? DEFAULTS.maxRequestBodyBytes,
+    logLevel: pick("logLevel") ?? DEFAULTS.logLevel,
+  };
+  if (cfg.configFile === undefined) delete cfg.configFile;
+  for (const k of ["tlsCertFile", "tlsPrivateKeyFile", "tokenAuthFile"] as const) {
+    if (cfg[k] === undefined) delete cfg[k];
+  }
+
+  // Cross-field rules and the files the configuration points at.
+  const where = (field: Field) => from(field)?.where(field) ?? `--${flagOf(field)}`;
+  const shown = (field: Field) =>
+    from(field)?.shown[field] ?? String(cfg[field as keyof ServerConfig]);
+  if ((cfg.tlsCertFile === undefined) !== (cfg.tlsPrivateKeyFile === undefined)) {
+    const [given, missing]: [Field, Field] = cfg.tlsCertFile !== undefined
+      ? ["tlsCertFile", "tlsPrivateKeyFile"]
+      : ["tlsPrivateKeyFile", "tlsCertFile"];
+    const other = from(given) === flags ? `--${flagOf(missing)}` : missing;
+    throw new ConfigError(`${where(given)}: ${other} must be given too`);
+  }
+  if (cfg.tlsCertFile !== undefined && cfg.tlsPrivateKeyFile !== undefined) {
+    await readKeyPair(
+      { path: cfg.tlsCertFile, where: where("tlsCertFile"), shown: shown("tlsCertFile") },
+      {
+        path: cfg.tlsPrivateKeyFile,
+        where: where("tlsPrivateKeyFile"),
+        shown: shown("tlsPrivateKeyFile"),
+      },
+    );
+  }
+  if (cfg.tokenAuthFile !== undefined) {
+    await checkReadableFile(cfg.tokenAuthFile, where("tokenAuthFile"), shown("tokenAuthFile"));
+  }
+  await checkDirectoryOrAbsent(cfg.dataDir, where("dataDir"), shown("dataDir"));
+  return cfg;
+}
+
+// ---------------------------------------------------------------------------------------
+// Flags
+
+function flagOf(field: Field): string {
+  return FLAGS.find((f) => f.field === field)!.name;
+}
+
+function flagLayer(raw: Map<string, string[]>, cwd: string): Layer {
+  const values: Partial<Settings> = {};
+  const shown: Partial<Record<Field, string>> = {};
+  for (const spec of FLAGS) {
+    const occurrences = raw.get(spec.name);
+    if (!occurrences || !spec.field) continue;
+    const field = spec.field as Field;
+    const last = occurrences[occurrences.length - 1];
+    try {
+      setFromText(values, field, spec.repeatable ? occurrences : [last], cwd);
+    } catch (err) {
+      throw ConfigError.at(`--${spec.name}`, err);
+    }
+    shown[field] = last;
+  }
+  return { values, shown, where: (field) => `--${flagOf(field)}` };
+}
+
+/** Parse the text form of a field (flag values; also the string form of runtimeConfig). */
+function setFromText(values: Partial<Settings>, field: Field, texts: string[], base: string) {
+  const one = texts[texts.length - 1];
+  switch (field) {
+    case "dataDir":
+    case "tlsCertFile":
+    case "tlsPrivateKeyFile":
+    case "tokenAuthFile":
+      values[field] = parsePath(one, base);
+      break;
+    case "bindAddress":
+      values.bindAddress = parseHost(one);
+      break;
+    case "securePort":
+      values.securePort = parsePort(one);
+      break;
+    case "tlsSANs":
+      values.tlsSANs = dedupe(texts.flatMap(splitList).map(parseSan));
+      break;
+    case "controllers":
+      values.controllers = texts.flatMap(splitList).map(parseControllerEntry);
+      break;
+    case "runtimeConfig":
+      values.runtimeConfig = new Map(texts.flatMap((t) => [...parseRuntimeConfig(t)]));
+      break;
+    case "featureGates":
+      values.featureGates = new Map(texts.flatMap((t) => [...parseFeatureGates(t)]));
+      break;
+    case "storage":
+      values.storage = parseEnum(one, STORAGE_BACKENDS);
+      break;
+    case "logLevel":
+      values.logLevel = parseEnum(one, LOG_LEVELS);
+      break;
+    case "watchHistoryRetention":
+    case "requestTimeout":
+      values[field] = positiveDuration(one);
+      break;
+    case "shutdownTimeout":
+      values.shutdownTimeout = parseDuration(one);
+      break;
+    case "maxRequestBodyBytes":
+      values.maxRequestBodyBytes = parseByteCount(one);
+      break;
+  }
+}
+
+function parsePath(text: string, base: string): string {
+  if (text.trim() === "") throw new Error("must not be empty");
+  return isAbsolute(text) ? resolve(text) : resolve(base, text);
+}
+
+function positiveDuration(text: string): number {
+  const ms = parseDuration(text);
+  if (ms <= 0) throw new Error(`${quote(text)} must be longer than 0`);
+  return ms;
+}
+
+function dedupe(items: string[]): string[] {
+  return [...new Set(items)];
+}
+
+// ---------------------------------------------------------------------------------------
+// The file
+
+async function fileLayer(path: string, shownPath: string): Promise<Layer> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (err) {
+    throw new ConfigError(`--config: cannot read ${quote(shownPath)}: ${osReason(err)}`);
+  }
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0];
+    const pos = e.linePos?.[0];
+    const loc = pos ? `:${pos.line}:${pos.col}` : "";
+    const reason = e.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
+    throw new ConfigError(`${shownPath}${loc}: invalid YAML: ${reason}`);
+  }
+  const data: unknown = doc.toJS();
+  if (data === null || data === undefined) {
+    throw new ConfigError(
+      `${shownPath}: the file is empty; expected apiVersion: ${CONFIG_API_VERSION} and ` +
+        `kind: ${CONFIG_KIND}`,
+    );
+  }
+  if (typeof data !== "object" || Array.isArray(data)) {
+    throw new ConfigError(`${shownPath}: expected a mapping, got ${describe(data)}`);
+  }
+  const parsed = fileSchema.safeParse(data);
+  if (!parsed.success) {
+    throw new ConfigError(`${shownPath}: ${formatIssue(parsed.error.issues[0], data)}`);
+  }
+
+  const base = dirname(path);
+  const where = (field: Field) => `${shownPath}: ${field}`;
+  const values: Partial<Settings> = {};
+  const shown: Partial<Record<Field, string>> = {};
+  const fileValues = parsed.data;
+  for (const field of FIELDS as Field[]) {
+    const value = fileValues[field];
+    if (value === undefined) continue;
+    try {
+      setFromFile(values, field, value, base, (sub) => `${shownPath}: ${sub}`);
+    } catch (err) {
+      if (err instanceof ConfigError) throw err;
+      throw ConfigError.at(where(field), err);
+    }
+    if (typeof value === "string") shown[field] = value;
+  }
+  return { values, shown, where };
+}
+
+/** Parse one typed field of the file; errors inside maps and lists name the element. */
+function setFromFile(
+  values: Partial<Settings>,
+  field: Field,
+  value: NonNullable<FileConfig[Field]>,
+  base: string,
+  at: (path: string) => string,
+) {
+  switch (field) {
+    case "securePort":
+      values.securePort = parsePort(value as number);
+      return;
+    case "maxRequestBodyBytes":
+      values.maxRequestBodyBytes = parseByteCount(value as number);
+      return;
+    case "tlsSANs":
+      values.tlsSANs = dedupe(
+        (value as string[]).map((s, i) => elementOrThrow(() => parseSan(s), at(`tlsSANs[${i}]`))),
+      );
+      return;
+    case "controllers":
+      values.controllers = (value as string[]).map((s, i) =>
+        elementOrThrow(() => parseControllerEntry(s.trim()), at(`controllers[${i}]`))
+      );
+      return;
+    case "featureGates": {
+      const gates = new Map<string, boolean>();
+      for (const [name, on] of Object.entries(value as Record<string, boolean>)) {
+        elementOrThrow(() => checkFeatureGate(name, on), at(fieldPath(["featureGates", name])));
+        gates.set(name, on);
+      }
+      values.featureGates = gates;
+      return;
+    }
+    case "runtimeConfig": {
+      if (typeof value === "string") {
+        elementOrThrow(() => setFromText(values, field, [value], base), at("runtimeConfig"));
+        return;
+      }
+      const rc = new Map<string, boolean>();
+      for (const [key, on] of Object.entries(value as Record<string, boolean>)) {
+        const k = elementOrThrow(
+          () => normalizeRuntimeConfigKey(key),
+          at(fieldPath(["runtimeConfig", key])),
+        );
+        rc.set(k, on);
+      }
+      values.runtimeConfig = rc;
+      return;
+    }
+    default:
+      setFromText(values, field, [value as string], base);
+  }
+}
+
+function elementOrThrow<T>(fn: () => T, where: string): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw ConfigError.at(where, err);
+  }
+}
+
+/** `featureGates.WatchList`, `runtimeConfig["apps/v1"]`, `tlsSANs[0]`. */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const seg of path) {
+    if (typeof seg === "number") out += `[${seg}]`;
+    else if (typeof seg === "string" && /^[A-Za-z_][A-Za-z0-9_-]*$/.test(seg)) {
+      out += out === "" ? seg : `.${seg}`;
+    } else out += `[${JSON.stringify(String(seg))}]`;
+  }
+  return out;
+}
+
+type Issue = z.core.$ZodIssue;
+
+/** One zod issue as `path: what is wrong`, with the offending value read from `data`. */
+function formatIssue(issue: Issue, data: unknown): string {
+  const input = valueAt(data, issue.path);
+  const path = fieldPath(issue.path);
+  const prefix = path === "" ? "" : `${path}: `;
+  switch (issue.code) {
+    case "unrecognized_keys": {
+      const key = issue.keys[0];
+      const hint = suggestField(key);
+      return `${fieldPath([...issue.path, key])}: unknown field` +
+        (hint ? ` (did you mean ${quote(hint)}?)` : "");
+    }
+    case "invalid_type":
+      if (input === undefined) return `${prefix}required field is missing`;
+      return `${prefix}expected ${typeName(issue.expected)}, got ${describe(input)}`;
+    case "invalid_value": {
+      const expected = issue.values.map((v) => JSON.stringify(v));
+      const want = expected.length === 1 ? expected[0] : `one of ${expected.join(", ")}`;
+      if (input === undefined) return `${prefix}required field is missing (expected ${want})`;
+      return `${prefix}expected ${want}, got ${describe(input)}`;
+    }
+    case "invalid_union":
+      // runtimeConfig: a string or a mapping to booleans.
+      if (input !== null && typeof input === "object" && !Array.isArray(input)) {
+        for (const [k, v] of Object.entries(input)) {
+          if (typeof v !== "boolean") {
+            return `${fieldPath([...issue.path, k])}: expected boolean, got ${describe(v)}`;
+          }
+        }
+      }
+      return `${prefix}expected a string or a mapping of keys to booleans, got ${describe(input)}`;
+    default:
+      return `${prefix}${issue.message}`;
+  }
+}
+
+function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
+  let cur = data;
+  for (const seg of path) {
+    if (cur === null || typeof cur !== "object") return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[seg];
+  }
+  return cur;
+}
+
+function typeName(expected: string): string {
+  switch (expected) {
+    case "int":
+      return "integer";
+    case "record":
+    case "object":
+      return "a mapping";
+    case "array":
+      return "a list";
+    default:
+      return expected;
+  }
+}
+
+/** A value as shown after "got": strings quoted, containers by kind. */
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a mapping";
+  return quote(value);
+}
+
+/** A known field spelled differently (`data-dir`, `datadir`, `data_dir` → `dataDir`). */
+function suggestField(key: string): string | undefined {
+  const norm = (s: string) => s.toLowerCase().replace(/[-_]/g, "");
+  return [...FIELDS, "apiVersion", "kind"].find((f) => norm(f) === norm(key));
+}
+
+async function checkReadableFile(path: string, where: string, shown: string): Promise<void> {
+  try {
+    const f = await Deno.open(path, { read: true });
+    try {
+      if (!(await f.stat()).isFile) {
+        throw new ConfigError(`${where}: ${quote(shown)} is not a file`);
+      }
+    } finally {
+      f.close();
+    }
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw new ConfigError(`${where}: cannot read ${quote(shown)}: ${osReason(err)}`);
+  }
+}
+
+async function checkDirectoryOrAbsent(path: string, where: string, shown: string) {
+  try {
+    if (!(await Deno.stat(path)).isDirectory) {
+      throw new ConfigError(`${where}: ${quote(shown)} is not a directory`);
+    }
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    if (err instanceof Deno.errors.NotFound) return;
+    throw new ConfigError(`${where}: cannot use ${quote(shown)}: ${osReason(err)}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Controllers
+
+const CONTROLLER_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
+
+function parseControllerEntry(entry: string): string {
+  if (entry === "*" || CONTROLLER_NAME.test(entry.replace(/^-/, ""))) return entry;
+  throw new Error(
+    `${quote(entry)} is not a controller selector ("*", "name" or "-name")`,
+  );
+}
+
+/** Options of {@link isControllerEnabled}. */
+export interface ControllerOptions {
+  /** Controllers that `*` does not start; they run only when named. @default [] */
+  disabledByDefault?: readonly string[];
+}
+
+/**
+ * Whether a controller runs under a `--controllers` selection, as in Kubernetes: the first
+ * entry naming it (`name` or `-name`) decides; otherwise `*` starts it unless it is disabled
+ * by default; without `*` it does not run.
+ *
+ * @example
+ * ```ts
+ * isControllerEnabled(["*", "-csrsigning"], "csrsigning"); // false
+ * isControllerEnabled(["*"], "csrapproving"); // true
+ * ```
+ */
+export function isControllerEnabled(
+  controllers: readonly string[],
+  name: string,
+  opts: ControllerOptions = {},
+): boolean {
+  let star = false;
+  for (const entry of controllers) {
+    if (entry === name) return true;
+    if (entry === `-${name}`) return false;
+    if (entry === "*") star = true;
+  }
+  return star && !(opts.disabledByDefault ?? []).includes(name);
+}
+
+// ---------------------------------------------------------------------------------------
+// Listening
+
+/** `127.0.0.1:6443`, `[::1]:6443`. */
+export function hostPort(host: string, port: number): string {
+  return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/**
+ * The one-line message for a failed listen (from `Deno.listen` or `Deno.serve`), naming the
+ * flag to change, e.g. `--secure-port: 127.0.0.1:6443 is already in use`.
+ */
+export function describeListenError(err: unknown, host: string, port: number): string {
+  const at = hostPort(host, port);
+  if (err instanceof Deno.errors.AddrInUse) return `--secure-port: ${at} is already in use`;
+  if (err instanceof Deno.errors.PermissionDenied) {
+    return `--secure-port: permission denied to listen on ${at}`;
+  }
+  if (err instanceof Deno.errors.AddrNotAvailable) {
+    return `--bind-address: ${quote(host)} is not an address of this machine`;
+  }
+  return `--bind-address: cannot listen on ${at}: ${osReason(err)}`;
+}
+
+/**
+ * Check that `host:port` can be listened on, by listening and closing at once. Port 0 always
+ * passes. Another process may still take the port before the server binds it, so startup
+ * must also pass its own listen error through {@link describeListenError}.
+ *
+ * @throws {ConfigError} with the message of {@link describeListenError}.
+ */
+export function checkPortFree(host: string, port: number): void {
+  try {
+    const listener = Deno.listen({ hostname: host, port, transport: "tcp" });
+    listener.close();
+  } catch (err) {
+    throw new ConfigError(describeListenError(err, host, port), { cause: err });
+  }
+}
