@@ -66,6 +66,11 @@ export interface Strategy {
   validateCreate?(obj: KubeObject, ctx: StrategyContext): FieldError[];
   /** Extra validation on update, after schema validation. Must not mutate. */
   validateUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): FieldError[];
+  /** Called when a delete is requested; may mutate `obj` (e.g. set phase Terminating). */
+  prepareForDelete?(obj: KubeObject): void;
+  /** True while resource-specific finalizers (beyond metadata.finalizers) hold the object,
+   * e.g. a namespace's `spec.finalizers`. */
+  finalizersPending?(obj: KubeObject): boolean;
   /** Which top-level fields count as "spec" for `metadata.generation` (default: all but
    * metadata and status). */
   specFields?: string[];
@@ -94,6 +99,11 @@ export interface ResourceDefinition {
   subresources?: string[];
   /** Name of the kind's schema in the group's schema document (`components.schemas`). */
   schema: string;
+  /** How `metadata.name` is validated (default: a DNS-1123 subdomain). */
+  nameValidation?: "dns1123Subdomain" | "dns1123Label" | "pathSegment";
+  /** DELETE answers with the deleted object instead of a Status (as kube does for
+   * serviceaccounts). */
+  deleteReturnsObject?: boolean;
   /** Field selectors beyond metadata.name and metadata.namespace: field path -> value. */
   fieldSelectors?: Record<string, (obj: KubeObject) => string | undefined>;
   printerColumns?: PrinterColumn[];

@@ -61,7 +61,10 @@ export interface WatchOptions {
   signal?: AbortSignal;
 }
 
-/** A watch: an async stream of events; ends when the signal aborts or the store closes. */
+/** A watch: an async stream of events; ends when the signal aborts or the store closes.
+ * Iteration throws a StoreError `Overflow` if the consumer falls too far behind (after every
+ * event buffered so far has been delivered), or `Compacted` if compaction overtakes a watch
+ * that is still reading old history. Single consumer. */
 export interface Watch extends AsyncIterable<StoreEvent> {
   /** Stop the watch and release its buffer. */
   stop(): void;
@@ -106,7 +109,11 @@ export type StoreErrorCode =
   | "Compacted"
   | "FutureRevision"
   | "Closed"
-  | "Invalid";
+  | "Invalid"
+  /** A watch ended because its consumer fell too far behind (its buffer bound was hit).
+   * Every event up to the error was delivered; re-watching from the last delivered revision
+   * resumes without loss while that revision is still retained. */
+  | "Overflow";
 
 export class StoreError extends Error {
   readonly code: StoreErrorCode;

@@ -1,0 +1,718 @@
+/**
+ * Benchmarks (`deno task bench`, `deno task bench --quick`): the server's throughput and
+ * latency next to the baselines that bound them on this machine, printed as a Markdown table.
+ *
+ *   A   fdatasync'd 200-byte appends/s on the data directory's filesystem (durable writes
+ *       cannot beat this per client; group commit lets concurrent clients share a sync)
+ *   B   requests/s of a Deno.serve hello-world over HTTPS, same TLS setup, same client
+ *   creates/s (1 and 32 clients) on the file store, vs A
+ *   gets/s (1 and 32 clients), vs B
+ *   list latency of 10,000 configmaps (median of several full GETs)
+ *   cold start: spawn → first /readyz 200 on an empty data directory; in-process startServer()
+ *
+ * Servers run as child processes (`deno run --allow-all main.ts serve`, and this file with
+ * `--hello-world` for B), so the client and the server each have their own thread.
+ *
+ * See bench/README.md.
+ */
+
+import { fileURLToPath } from "node:url";
+import { ensurePki } from "../lib/certificates/pki.ts";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const SELF = fileURLToPath(import.meta.url);
+const CM = "/api/v1/namespaces/default/configmaps";
+const LIST_NS = "bench-list";
+const LIST_SIZE = 10_000;
+
+// --- hello-world child mode ------------------------------------------------------------------
+
+if (import.meta.main && Deno.args[0] === "--hello-world") {
+  const dataDir = Deno.args[1];
+  const pki = await ensurePki({
+    dataDir,
+    sans: [],
+    bindAddress: "127.0.0.1",
+    logger: { info: () => {} },
+  });
+  const body = new TextEncoder().encode("Hello, world!\n");
+  const server = Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    cert: pki.servingCertPem,
+    key: pki.servingKeyPem,
+    onListen: ({ port }) => console.error(`serving on https://127.0.0.1:${port}`),
+  }, () => new Response(body, { headers: { "content-type": "text/plain" } }));
+  Deno.addSignalListener("SIGTERM", () => server.shutdown());
+  await server.finished;
+  Deno.exit(0);
+}
+
+// --- options ---------------------------------------------------------------------------------
+
+const QUICK = Deno.args.includes("--quick");
+/** Scales measurement windows. */
+const T = QUICK ? 0.4 : 1;
+const WARMUP_MS = QUICK ? 200 : 400;
+
+// --- helpers ---------------------------------------------------------------------------------
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+}
+
+function fmt(n: number, digits = 0): string {
+  if (!Number.isFinite(n)) return "n/a";
+  return n.toLocaleString("en-US", {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  });
+}
+
+function note(msg: string): void {
+  console.error(`[bench] ${msg}`);
+}
+
+interface Child {
+  proc: Deno.ChildProcess;
+  url: string;
+  dataDir: string;
+  /** Milliseconds from spawn to the "serving on" line. */
+  servingMs: number;
+  spawnedAt: number;
+  log: string[];
+  drained: Promise<unknown>;
+}
+
+/** Spawns `deno run --allow-all <args>` in the repository and waits for "serving on <url>". */
+async function spawnServer(args: string[], dataDir: string): Promise<Child> {
+  const spawnedAt = performance.now();
+  const proc = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", ...args],
+    cwd: ROOT,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const log: string[] = [];
+  let onUrl!: (url: string) => void;
+  const urlSeen = new Promise<string>((r) => onUrl = r);
+  const pump = async (stream: ReadableStream<Uint8Array>) => {
+    let buf = "";
+    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+      buf += chunk;
+      let nl;
+      while ((nl = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        log.push(line);
+        if (log.length > 500) log.shift();
+        const m = line.match(/serving on (https:\/\/\S+:\d+)/);
+        if (m) onUrl(m[1]);
+      }
+    }
+  };
+  const drained = Promise.all([pump(proc.stdout), pump(proc.stderr)]);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const outcome = await Promise.race([
+    urlSeen,
+    drained.then(() => new Error("exited before serving")),
+    new Promise<Error>((r) =>
+      timer = setTimeout(() => r(new Error("no 'serving on' in 30 s")), 30_000)
+    ),
+  ]);
+  clearTimeout(timer);
+  const child: Child = {
+    proc,
+    url: typeof outcome === "string" ? outcome : "",
+    dataDir,
+    servingMs: performance.now() - spawnedAt,
+    spawnedAt,
+    log,
+    drained,
+  };
+  if (outcome instanceof Error) {
+    await stopServer(child, "SIGKILL");
+    throw new Error(`deno run ${args.join(" ")}: ${outcome.message}\n${log.join("\n")}`);
+  }
+  return child;
+}
+
+/** Signals the child and waits for it to exit (SIGKILL after `timeoutMs`); resolves to the
+ * milliseconds it took, or undefined when it had to be killed. */
+async function stopServer(
+  child: Child,
+  signal: Deno.Signal = "SIGTERM",
+  label = "server",
+  timeoutMs = 10_000,
+): Promise<number | undefined> {
+  const t0 = performance.now();
+  try {
+    child.proc.kill(signal);
+  } catch { /* gone */ }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const exited = await Promise.race([
+    child.proc.status.then(() => true),
+    new Promise<boolean>((r) => timer = setTimeout(() => r(false), timeoutMs)),
+  ]);
+  clearTimeout(timer);
+  const took = performance.now() - t0;
+  if (!exited) {
+    note(
+      `${label} did not stop on ${signal} within ${
+        timeoutMs / 1000
+      } s; killing it. Last log lines:\n  ${child.log.slice(-8).join("\n  ")}`,
+    );
+    try {
+      child.proc.kill("SIGKILL");
+    } catch { /* gone */ }
+  }
+  await child.proc.status;
+  await child.drained;
+  return exited ? took : undefined;
+}
+
+function platformServer(dataDir: string): Promise<Child> {
+  return spawnServer(
+    ["main.ts", "serve", "--data-dir", dataDir, "--secure-port", "0", "--log-level", "info"],
+    dataDir,
+  );
+}
+
+/** Server-side errors logged by a child, for the report. */
+function loggedErrors(child: Child): string[] {
+  return child.log.filter((l) => / (ERROR|WARN) |panicked|Uncaught/.test(l));
+}
+
+interface Api {
+  url: string;
+  client: Deno.HttpClient;
+  headers: Record<string, string>;
+}
+
+async function apiFor(child: Child, withToken: boolean): Promise<Api> {
+  const caPem = await Deno.readTextFile(`${child.dataDir}/pki/ca.crt`);
+  const headers: Record<string, string> = {};
+  if (withToken) {
+    const token = (await Deno.readTextFile(`${child.dataDir}/pki/admin.token`)).trim();
+    headers["Authorization"] = `Bearer ${token}`;
+  }
+  return { url: child.url, client: Deno.createHttpClient({ caCerts: [caPem] }), headers };
+}
+
+/** One request; resolves to an error description, or undefined on the expected status. */
+async function request(
+  api: Api,
+  method: string,
+  path: string,
+  expected: number,
+  body?: string,
+): Promise<string | undefined> {
+  const res = await fetch(api.url + path, {
+    method,
+    client: api.client,
+    headers: body === undefined
+      ? api.headers
+      : { ...api.headers, "Content-Type": "application/json" },
+    body,
+  });
+  if (res.status === expected) {
+    await res.arrayBuffer();
+    return undefined;
+  }
+  return `${method} ${path} → ${res.status}: ${(await res.text()).slice(0, 300)}`;
+}
+
+interface LoadResult {
+  ops: number;
+  errors: number;
+  perSec: number;
+  p50: number;
+  p99: number;
+  firstError?: string;
+}
+
+/** `concurrency` loops calling `op` back to back for `ms` (after a warm-up). */
+async function load(
+  concurrency: number,
+  ms: number,
+  op: (worker: number) => Promise<string | undefined>,
+  warmupMs = WARMUP_MS,
+): Promise<LoadResult> {
+  const run = async (duration: number, record: boolean) => {
+    const latencies: number[] = [];
+    let errors = 0;
+    let firstError: string | undefined;
+    const start = performance.now();
+    const deadline = start + duration;
+    await Promise.all(Array.from({ length: concurrency }, async (_, w) => {
+      while (performance.now() < deadline) {
+        const t0 = performance.now();
+        let err: string | undefined;
+        try {
+          err = await op(w);
+        } catch (e) {
+          err = String((e as Error)?.message ?? e);
+        }
+        if (err) {
+          errors++;
+          firstError ??= err;
+        } else if (record) latencies.push(performance.now() - t0);
+      }
+    }));
+    const seconds = (performance.now() - start) / 1000;
+    latencies.sort((a, b) => a - b);
+    return {
+      ops: latencies.length,
+      errors,
+      perSec: latencies.length / seconds,
+      p50: percentile(latencies, 0.5),
+      p99: percentile(latencies, 0.99),
+      firstError,
+    };
+  };
+  if (warmupMs > 0) await run(warmupMs, false);
+  return await run(ms, true);
+}
+
+function describeLoad(label: string, r: LoadResult): void {
+  note(
+    `${label}: ${fmt(r.perSec)}/s (${r.ops} ops, p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms${
+      r.errors ? `, ${r.errors} ERRORS, first: ${r.firstError}` : ""
+    })`,
+  );
+}
+
+interface Settle {
+  ms: number;
+  maxMs: number;
+  slow: number;
+  settled: boolean;
+}
+
+/**
+ * After a burst of writes the server keeps working in the background (writing object files);
+ * requests can stall meanwhile. Sends one GET at a time until 100 in a row take < 20 ms (or
+ * 20 s pass), so that the next figure measures the steady state; the stall is reported.
+ */
+async function settle(api: Api, path: string, label: string): Promise<Settle> {
+  const start = performance.now();
+  let streak = 0;
+  let maxMs = 0;
+  let slow = 0;
+  while (streak < 100 && performance.now() - start < 20_000) {
+    const t0 = performance.now();
+    const err = await request(api, "GET", path, 200);
+    const ms = performance.now() - t0;
+    if (err) throw new Error(`settling: ${err}`);
+    maxMs = Math.max(maxMs, ms);
+    if (ms < 20) streak++;
+    else {
+      streak = 0;
+      slow++;
+    }
+  }
+  const r = { ms: performance.now() - start, maxMs, slow, settled: streak >= 100 };
+  note(
+    `${label}: ${r.settled ? "settled" : "NOT settled"} after ${fmt(r.ms)} ms; ` +
+      `${r.slow} single GETs took ≥ 20 ms meanwhile, the slowest ${fmt(r.maxMs)} ms`,
+  );
+  return r;
+}
+
+// --- the measurements ------------------------------------------------------------------------
+
+/** Baseline A: write(200 bytes) + fdatasync in a loop. */
+async function fsyncBaseline(dir: string, ms: number): Promise<number> {
+  const path = `${dir}/fsync-baseline.log`;
+  using file = await Deno.open(path, { write: true, create: true, append: true });
+  const record = new Uint8Array(200).fill(0x61);
+  // Warm-up: allocate the first blocks.
+  for (let i = 0; i < 20; i++) {
+    await file.write(record);
+    await file.syncData();
+  }
+  let n = 0;
+  const start = performance.now();
+  const deadline = start + ms;
+  while (performance.now() < deadline) {
+    let off = 0;
+    while (off < record.length) off += await file.write(record.subarray(off));
+    await file.syncData();
+    n++;
+  }
+  return n / ((performance.now() - start) / 1000);
+}
+
+interface Row {
+  figure: string;
+  value: string;
+  baseline: string;
+  ratio: string;
+  target: string;
+  met: string;
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const tmp = await Deno.makeTempDir({ prefix: "platform-bench-" });
+  const children: Child[] = [];
+  const clients: Deno.HttpClient[] = [];
+  const rows: Row[] = [];
+  const problems: string[] = [];
+  const track = (c: Child) => (children.push(c), c);
+  const trackApi = (a: Api) => (clients.push(a.client), a);
+  try {
+    note(
+      `Deno ${Deno.version.deno} on ${Deno.build.os}/${Deno.build.arch}, ${navigator.hardwareConcurrency} CPUs, data in ${tmp}${
+        QUICK ? " (quick)" : ""
+      }`,
+    );
+
+    // A: fdatasync baseline
+    const fsyncPerSec = await fsyncBaseline(tmp, 2000 * T);
+    note(`A: fdatasync'd 200-byte appends: ${fmt(fsyncPerSec)}/s`);
+
+    // B: hello-world over HTTPS (child process)
+    const helloDir = `${tmp}/hello`;
+    const hello = track(await spawnServer([SELF, "--hello-world", helloDir], helloDir));
+    const helloApi = trackApi(await apiFor(hello, false));
+    const hello1 = await load(1, 2000 * T, () => request(helloApi, "GET", "/", 200));
+    describeLoad("B: hello-world, 1 client", hello1);
+    const hello32 = await load(32, 3000 * T, () => request(helloApi, "GET", "/", 200));
+    describeLoad("B: hello-world, 32 clients", hello32);
+    await stopServer(hello, "SIGTERM", "hello-world server");
+
+    // The real server on the file store.
+    const serverDir = `${tmp}/server`;
+    const server = track(await platformServer(serverDir));
+    const api = trackApi(await apiFor(server, true));
+    let created = 0;
+    const payload = "x".repeat(120);
+    const create = () => {
+      const name = `bench-${created++}`;
+      return request(
+        api,
+        "POST",
+        CM,
+        201,
+        `{"metadata":{"name":"${name}","labels":{"app":"bench"}},"data":{"payload":"${payload}"}}`,
+      );
+    };
+    const creates1 = await load(1, 2000 * T, create);
+    describeLoad("creates, 1 client", creates1);
+    const creates32 = await load(32, 3000 * T, create);
+    describeLoad("creates, 32 clients", creates32);
+    const settledAfter = created;
+    const settleCreates = await settle(api, `${CM}/bench-0`, `after ${created} creates`);
+
+    const existing = Math.max(1, Math.min(created, 1000));
+    let g = 0;
+    const get = () => request(api, "GET", `${CM}/bench-${g++ % existing}`, 200);
+    const gets1 = await load(1, 2000 * T, get);
+    describeLoad("gets, 1 client", gets1);
+    const gets32 = await load(32, 3000 * T, get);
+    describeLoad("gets, 32 clients", gets32);
+
+    // List 10,000 configmaps in their own namespace.
+    const nsErr = await request(
+      api,
+      "POST",
+      "/api/v1/namespaces",
+      201,
+      `{"metadata":{"name":"${LIST_NS}"}}`,
+    );
+    if (nsErr) throw new Error(nsErr);
+    const fillStart = performance.now();
+    let next = 0;
+    let fillErrors = 0;
+    await Promise.all(Array.from({ length: 64 }, async () => {
+      while (next < LIST_SIZE) {
+        const i = next++;
+        const err = await request(
+          api,
+          "POST",
+          `/api/v1/namespaces/${LIST_NS}/configmaps`,
+          201,
+          `{"metadata":{"name":"cm-${
+            String(i).padStart(5, "0")
+          }","labels":{"app":"bench","i":"${i}"}},"data":{"payload":"${payload}"}}`,
+        ).catch((e) => String(e));
+        if (err) {
+          if (fillErrors++ === 0) problems.push(`filling the list namespace: ${err}`);
+        }
+      }
+    }));
+    const fillSec = (performance.now() - fillStart) / 1000;
+    note(
+      `created ${LIST_SIZE} configmaps with 64 clients in ${fmt(fillSec, 1)} s (${
+        fmt(LIST_SIZE / fillSec)
+      }/s${fillErrors ? `, ${fillErrors} ERRORS` : ""})`,
+    );
+    const settleFill = await settle(
+      api,
+      `/api/v1/namespaces/${LIST_NS}/configmaps/cm-00000`,
+      `after ${LIST_SIZE} more creates`,
+    );
+    for (const [what, st] of [["creates", settleCreates], ["the list fill", settleFill]] as const) {
+      if (!st.settled) problems.push(`GETs still slow 20 s after ${what}`);
+    }
+    const listTimes: number[] = [];
+    let listCount = -1;
+    let listBytes = 0;
+    const runs = QUICK ? 4 : 8;
+    for (let i = 0; i <= runs; i++) {
+      const t0 = performance.now();
+      const res = await fetch(`${api.url}/api/v1/namespaces/${LIST_NS}/configmaps`, {
+        client: api.client,
+        headers: api.headers,
+      });
+      const text = await res.text();
+      const ms = performance.now() - t0;
+      if (res.status !== 200) throw new Error(`list → ${res.status}: ${text.slice(0, 300)}`);
+      if (i === 0) {
+        listCount = JSON.parse(text).items.length; // the first (warm-up) run is not timed
+        listBytes = text.length;
+        continue;
+      }
+      listTimes.push(ms);
+    }
+    if (listCount !== LIST_SIZE) {
+      problems.push(`the list returned ${listCount} items, not ${LIST_SIZE}`);
+    }
+    const listMs = median(listTimes);
+    note(
+      `list of ${listCount} configmaps (${fmt(listBytes / 1e6, 1)} MB): median ${
+        fmt(listMs, 1)
+      } ms, ` +
+        `runs ${listTimes.map((t) => fmt(t)).join(", ")} ms`,
+    );
+    problems.push(...loggedErrors(server).slice(0, 10).map((l) => `server log: ${l}`));
+    const objects = created + LIST_SIZE;
+    const stopMs = await stopServer(server, "SIGTERM", "the loaded server", 30_000);
+    note(
+      `clean stop (SIGTERM → exit) with ${objects} objects: ${
+        stopMs === undefined ? "over 30 s, killed" : `${fmt(stopMs)} ms`
+      }`,
+    );
+    if (stopMs === undefined || stopMs > 10_000) {
+      problems.push(
+        `SIGTERM → exit of the server holding ${objects} objects took ${
+          stopMs === undefined ? "over 30 s (killed)" : `${fmt(stopMs / 1000, 1)} s`
+        }`,
+      );
+    }
+
+    // Cold start: spawn → first /readyz 200, empty data directory each time.
+    const coldRuns = QUICK ? 2 : 3;
+    const cold: number[] = [];
+    const coldServing: number[] = [];
+    for (let i = 0; i < coldRuns; i++) {
+      const dir = `${tmp}/cold-${i}`;
+      const child = track(await platformServer(dir));
+      const probe = await apiFor(child, false);
+      try {
+        let ready = false;
+        const deadline = performance.now() + 30_000;
+        while (!ready && performance.now() < deadline) {
+          const res = await fetch(`${child.url}/readyz`, { client: probe.client }).catch(() =>
+            null
+          );
+          if (res) {
+            await res.arrayBuffer();
+            ready = res.status === 200;
+          }
+          if (!ready) await new Promise((r) => setTimeout(r, 2));
+        }
+        if (!ready) throw new Error("/readyz never returned 200");
+        cold.push(performance.now() - child.spawnedAt);
+        coldServing.push(child.servingMs);
+      } finally {
+        probe.client.close();
+        const stopped = await stopServer(child, "SIGTERM", `cold-start server ${i + 1}`, 3_000);
+        if (stopped === undefined) {
+          problems.push(`cold-start server ${i + 1}: no exit within 3 s of SIGTERM (killed)`);
+        }
+      }
+    }
+    const coldMs = median(cold);
+    note(
+      `cold start (spawn → /readyz 200): ${cold.map((t) => fmt(t)).join(", ")} ms; ` +
+        `spawn → "serving on": ${coldServing.map((t) => fmt(t)).join(", ")} ms`,
+    );
+
+    // In-process startServer(), after the modules are loaded.
+    const { startServer } = await import("../mod.ts");
+    const { silentLogger } = await import("../lib/server/log.ts");
+    const inproc: number[] = [];
+    for (let i = 0; i < coldRuns; i++) {
+      const t0 = performance.now();
+      const s = await startServer({
+        storage: "file",
+        dataDir: `${tmp}/inproc-${i}`,
+        logger: silentLogger,
+      });
+      inproc.push(performance.now() - t0);
+      await s.close();
+    }
+    const inprocMs = median(inproc);
+    note(
+      `in-process startServer() on an empty data dir: ${inproc.map((t) => fmt(t)).join(", ")} ms`,
+    );
+
+    // The table.
+    const ratio = (v: number, b: number, pct = false) =>
+      pct ? `${fmt((v / b) * 100)} %` : `${fmt(v / b, 2)}×`;
+    const yes = (ok: boolean) => ok ? "yes" : "**no**";
+    rows.push(
+      {
+        figure: "A: fdatasync'd 200-byte appends/s",
+        value: fmt(fsyncPerSec),
+        baseline: "—",
+        ratio: "—",
+        target: "—",
+        met: "—",
+      },
+      {
+        figure: "B: HTTPS hello-world req/s, 1 client",
+        value: fmt(hello1.perSec),
+        baseline: "—",
+        ratio: "—",
+        target: "—",
+        met: "—",
+      },
+      {
+        figure: "B: HTTPS hello-world req/s, 32 clients",
+        value: fmt(hello32.perSec),
+        baseline: "—",
+        ratio: "—",
+        target: "—",
+        met: "—",
+      },
+      {
+        figure: "durable creates/s, 1 client",
+        value: fmt(creates1.perSec),
+        baseline: `A ${fmt(fsyncPerSec)}`,
+        ratio: ratio(creates1.perSec, fsyncPerSec),
+        target: "—",
+        met: "—",
+      },
+      {
+        figure: "durable creates/s, 32 clients",
+        value: fmt(creates32.perSec),
+        baseline: `A ${fmt(fsyncPerSec)}`,
+        ratio: ratio(creates32.perSec, fsyncPerSec),
+        target: "≥ 3× A",
+        met: yes(creates32.perSec >= 3 * fsyncPerSec && creates32.errors === 0),
+      },
+      {
+        figure: "gets/s, 1 client",
+        value: fmt(gets1.perSec),
+        baseline: `B1 ${fmt(hello1.perSec)}`,
+        ratio: ratio(gets1.perSec, hello1.perSec, true),
+        target: "—",
+        met: "—",
+      },
+      {
+        figure: "gets/s, 32 clients",
+        value: fmt(gets32.perSec),
+        baseline: `B32 ${fmt(hello32.perSec)}`,
+        ratio: ratio(gets32.perSec, hello32.perSec, true),
+        target: "≥ 40 % of B32",
+        met: yes(gets32.perSec >= 0.4 * hello32.perSec && gets32.errors === 0),
+      },
+      {
+        figure: `list ${fmt(LIST_SIZE)} configmaps, median`,
+        value: `${fmt(listMs)} ms`,
+        baseline: "—",
+        ratio: "—",
+        target: "≤ 150 ms",
+        met: yes(listMs <= 150 && listCount === LIST_SIZE),
+      },
+      {
+        figure: "cold start, spawn → /readyz 200 (median)",
+        value: `${fmt(coldMs)} ms`,
+        baseline: "—",
+        ratio: "—",
+        target: "≤ 1000 ms",
+        met: yes(coldMs <= 1000),
+      },
+      {
+        figure: "in-process startServer(), empty data dir (median)",
+        value: `${fmt(inprocMs)} ms`,
+        baseline: "—",
+        ratio: "—",
+        target: "—",
+        met: "—",
+      },
+      {
+        figure: `settle after ${fmt(settledAfter)} creates: time until GETs < 20 ms again`,
+        value: `${fmt(settleCreates.ms)} ms`,
+        baseline: "—",
+        ratio: "—",
+        target: "—",
+        met: "—",
+      },
+      {
+        figure: "slowest single GET while settling (after either burst)",
+        value: `${fmt(Math.max(settleCreates.maxMs, settleFill.maxMs))} ms`,
+        baseline: "—",
+        ratio: "—",
+        target: "—",
+        met: "—",
+      },
+      {
+        figure: `clean stop (SIGTERM → exit) holding ${fmt(objects)} objects`,
+        value: stopMs === undefined ? "> 30 s" : `${fmt(stopMs)} ms`,
+        baseline: "—",
+        ratio: "—",
+        target: "—",
+        met: "—",
+      },
+    );
+    for (
+      const [label, r] of [
+        ["creates 1", creates1],
+        ["creates 32", creates32],
+        [
+          "gets 1",
+          gets1,
+        ],
+        ["gets 32", gets32],
+        ["hello 1", hello1],
+        ["hello 32", hello32],
+      ] as const
+    ) {
+      if (r.errors) problems.push(`${label}: ${r.errors} errors, first: ${r.firstError}`);
+    }
+  } finally {
+    for (const c of clients) c.close();
+    for (const c of children) await stopServer(c, "SIGKILL").catch(() => {});
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
+
+  const header: (keyof Row)[] = ["figure", "value", "baseline", "ratio", "target", "met"];
+  const titles = ["figure", "value", "baseline", "ratio", "target", "met?"];
+  const lines = [
+    `| ${titles.join(" | ")} |`,
+    `|${header.map((h) => h === "figure" ? "---" : "---:").join("|")}|`,
+    ...rows.map((r) => `| ${header.map((h) => r[h]).join(" | ")} |`),
+  ];
+  console.log(
+    `\nplatform bench — Deno ${Deno.version.deno}, ${Deno.build.os}/${Deno.build.arch}, ` +
+      `${navigator.hardwareConcurrency} CPUs${QUICK ? ", --quick" : ""}\n`,
+  );
+  console.log(lines.join("\n"));
+  if (problems.length) console.log(`\nproblems:\n${problems.map((p) => `- ${p}`).join("\n")}`);
+  note(`total ${fmt((performance.now() - started) / 1000, 1)} s`);
+}
+
+if (import.meta.main) await main();

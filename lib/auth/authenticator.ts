@@ -1,0 +1,42 @@
+/**
+ * Authentication: who is making a request. Authenticators are tried in a fixed order; the
+ * first that recognises the credential decides. For now: bearer tokens (the generated admin
+ * token and `--token-auth-file`).
+ */
+
+import type { UserInfo } from "../server/context.ts";
+
+export interface Authenticator {
+  /** The user, `undefined` when this authenticator does not recognise the credential. */
+  authenticate(req: Request): UserInfo | undefined | Promise<UserInfo | undefined>;
+}
+
+/** Bearer tokens from a fixed table (token -> user). */
+export function tokenAuthenticator(tokens: Map<string, UserInfo>): Authenticator {
+  return {
+    authenticate(req) {
+      const header = req.headers.get("Authorization") ?? "";
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      if (!m) return undefined;
+      const user = tokens.get(m[1]);
+      if (!user) return undefined;
+      // Every authenticated user is in system:authenticated, as kube adds it.
+      const groups = user.groups.includes("system:authenticated")
+        ? user.groups
+        : [...user.groups, "system:authenticated"];
+      return { ...user, groups };
+    },
+  };
+}
+
+export function unionAuthenticator(list: Authenticator[]): Authenticator {
+  return {
+    async authenticate(req) {
+      for (const a of list) {
+        const user = await a.authenticate(req);
+        if (user) return user;
+      }
+      return undefined;
+    },
+  };
+}

@@ -1,0 +1,29 @@
+/** Printer columns shared by several built-in resources. */
+
+import { humanDuration } from "../../api/time.ts";
+import type { KubeObject, PrinterColumn } from "../definition.ts";
+
+/** Age from creationTimestamp, rendered as kube does (`5m`, `3d`). */
+export function ageColumn(now: () => Date = () => new Date()): PrinterColumn {
+  return {
+    name: "Age",
+    type: "string",
+    description:
+      "CreationTimestamp is a timestamp representing the server time when this object was created.",
+    value: (obj: KubeObject) => {
+      const ts = obj?.metadata?.creationTimestamp;
+      if (typeof ts !== "string") return "<unknown>";
+      const t = Date.parse(ts);
+      return Number.isNaN(t) ? "<unknown>" : humanDuration(now().getTime() - t);
+    },
+  };
+}
+
+export const AGE = ageColumn();
+
+/** Number of keys of an object-valued field (for DATA columns). */
+export function keyCount(...maps: unknown[]): number {
+  let n = 0;
+  for (const m of maps) if (m && typeof m === "object") n += Object.keys(m).length;
+  return n;
+}

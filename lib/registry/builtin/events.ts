@@ -1,0 +1,158 @@
+/**
+ * Events in two versions over one stored form. `events.platform.io/v1` objects are stored as
+ * core v1 events (the storage form) and converted on the way in and out, so the same event is
+ * readable through both APIs with each version's field names.
+ */
+
+import type { FieldError } from "../../api/errors.ts";
+import { ALL_VERBS, type KubeObject, type ResourceDefinition } from "../definition.ts";
+import { AGE } from "./columns.ts";
+
+/** events.platform.io/v1 field -> core v1 field, for fields that were renamed. */
+const RENAMED: [string, string][] = [
+  ["regarding", "involvedObject"],
+  ["note", "message"],
+  ["deprecatedSource", "source"],
+  ["deprecatedFirstTimestamp", "firstTimestamp"],
+  ["deprecatedLastTimestamp", "lastTimestamp"],
+  ["deprecatedCount", "count"],
+  ["reportingController", "reportingComponent"],
+];
+
+function rename(obj: KubeObject, pairs: [string, string][], apiVersion: string): KubeObject {
+  const out: KubeObject = { ...obj, apiVersion, kind: "Event" };
+  for (const [from, to] of pairs) {
+    delete out[from];
+    if (obj[from] !== undefined) out[to] = obj[from];
+  }
+  return out;
+}
+
+export const eventsConversion = {
+  toStorage: (obj: KubeObject) => rename(obj, RENAMED, "v1"),
+  fromStorage: (obj: KubeObject) => {
+    const out = rename(obj, RENAMED.map(([a, b]) => [b, a]), "events.platform.io/v1");
+    // Core events default these to zero values that the v1 API does not show.
+    if (out.deprecatedCount === 0) delete out.deprecatedCount;
+    if (out.deprecatedSource && Object.keys(out.deprecatedSource).length === 0) {
+      delete out.deprecatedSource;
+    }
+    return out;
+  },
+};
+
+function ref(prefix: string, field: string) {
+  return (o: KubeObject) => o[prefix]?.[field] as string | undefined;
+}
+
+export const coreEventFieldSelectors = {
+  "involvedObject.kind": ref("involvedObject", "kind"),
+  "involvedObject.namespace": ref("involvedObject", "namespace"),
+  "involvedObject.name": ref("involvedObject", "name"),
+  "involvedObject.uid": ref("involvedObject", "uid"),
+  "involvedObject.apiVersion": ref("involvedObject", "apiVersion"),
+  "involvedObject.resourceVersion": ref("involvedObject", "resourceVersion"),
+  "involvedObject.fieldPath": ref("involvedObject", "fieldPath"),
+  reason: (o: KubeObject) => o.reason,
+  reportingComponent: (o: KubeObject) => o.reportingComponent,
+  source: (o: KubeObject) => o.source?.component,
+  type: (o: KubeObject) => o.type,
+};
+
+const REQUIRED_ON_CREATE = [
+  "eventTime",
+  "action",
+  "reason",
+  "reportingController",
+  "reportingInstance",
+];
+const DEPRECATED = [
+  "deprecatedSource",
+  "deprecatedFirstTimestamp",
+  "deprecatedLastTimestamp",
+  "deprecatedCount",
+];
+
+function validateV1Event(obj: KubeObject, create: boolean): FieldError[] {
+  const errors: FieldError[] = [];
+  if (obj.type !== "Normal" && obj.type !== "Warning") {
+    errors.push(
+      obj.type === undefined || obj.type === "" ? { type: "Required", field: "type" } : {
+        type: "NotSupported",
+        field: "type",
+        value: obj.type,
+        detail: 'supported values: "Normal", "Warning"',
+      },
+    );
+  }
+  if (!create) return errors;
+  for (const f of REQUIRED_ON_CREATE) {
+    if (obj[f] === undefined || obj[f] === "") errors.push({ type: "Required", field: f });
+  }
+  for (const f of DEPRECATED) {
+    if (obj[f] !== undefined && obj[f] !== null) {
+      errors.push({ type: "Forbidden", field: f, detail: "deprecated field must not be set" });
+    }
+  }
+  if (obj.reportingController !== undefined && String(obj.reportingController).length > 128) {
+    errors.push({
+      type: "TooLong",
+      field: "reportingController",
+      detail: "may not be more than 128 bytes",
+    });
+  }
+  if (obj.reportingInstance !== undefined && String(obj.reportingInstance).length > 128) {
+    errors.push({
+      type: "TooLong",
+      field: "reportingInstance",
+      detail: "may not be more than 128 bytes",
+    });
+  }
+  if (obj.action !== undefined && String(obj.action).length > 128) {
+    errors.push({ type: "TooLong", field: "action", detail: "may not be more than 128 bytes" });
+  }
+  if (obj.reason !== undefined && String(obj.reason).length > 128) {
+    errors.push({ type: "TooLong", field: "reason", detail: "may not be more than 128 bytes" });
+  }
+  return errors;
+}
+
+export const eventsV1: ResourceDefinition = {
+  group: "events.platform.io",
+  version: "v1",
+  kind: "Event",
+  plural: "events",
+  singular: "event",
+  namespaced: true,
+  shortNames: ["ev"],
+  verbs: ALL_VERBS,
+  schema: "io.k8s.api.events.v1.Event",
+  fieldSelectors: {
+    "regarding.kind": ref("regarding", "kind"),
+    "regarding.namespace": ref("regarding", "namespace"),
+    "regarding.name": ref("regarding", "name"),
+    "regarding.uid": ref("regarding", "uid"),
+    "regarding.apiVersion": ref("regarding", "apiVersion"),
+    "regarding.resourceVersion": ref("regarding", "resourceVersion"),
+    "regarding.fieldPath": ref("regarding", "fieldPath"),
+    reason: (o) => o.reason,
+    reportingController: (o) => o.reportingController,
+    type: (o) => o.type,
+  },
+  printerColumns: [
+    { name: "Type", type: "string", value: (o) => o.type },
+    { name: "Reason", type: "string", value: (o) => o.reason },
+    {
+      name: "Object",
+      type: "string",
+      value: (o) => `${String(o.regarding?.kind ?? "").toLowerCase()}/${o.regarding?.name ?? ""}`,
+    },
+    { name: "Note", type: "string", value: (o) => o.note },
+    AGE,
+  ],
+  strategy: {
+    validateCreate: (o) => validateV1Event(o, true),
+    validateUpdate: (o) => validateV1Event(o, false),
+  },
+  storage: { group: "", resource: "events", conversion: eventsConversion },
+};

@@ -1,0 +1,661 @@
+/**
+ * The generic registry: turns one {@link ResourceDefinition} into get, list, create, update,
+ * delete, deletecollection and watch over a {@link Store}. It knows nothing of HTTP; it
+ * throws {@link StatusError}s and translates storage errors at its boundary.
+ *
+ * Every write follows the same steps: build the object to store (names, uid, timestamps,
+ * generation), run the strategy hooks, validate against the schema and metadata rules, and
+ * (unless a dry run) write it with one Store call that returns the new revision.
+ */
+
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  type FieldError,
+  forbidden,
+  type GroupResource,
+  invalid,
+  notFound,
+  OBJECT_MODIFIED,
+  StatusError,
+} from "../api/errors.ts";
+import { generateName } from "../api/names.ts";
+import { validateObjectMeta, validateObjectMetaUpdate } from "../api/meta_validation.ts";
+import { type Clock, rfc3339, systemClock } from "../api/time.ts";
+import { isStoreError, type KeyValue, type Store } from "../storage/store.ts";
+import {
+  apiVersionOf,
+  type KubeObject,
+  type ResourceDefinition,
+  type StrategyContext,
+} from "./definition.ts";
+import type { SchemaSet } from "./schema.ts";
+import { type ObjectFilter, selectsObject } from "./filter.ts";
+import { decodeContinue, encodeContinue } from "./continue.ts";
+
+export type FieldValidation = "Strict" | "Warn" | "Ignore";
+
+export interface WriteOptions {
+  dryRun?: boolean;
+  fieldValidation?: FieldValidation;
+  subresource?: string;
+}
+
+export interface WriteResult {
+  object: KubeObject;
+  /** Warnings for the `Warning` response header (e.g. unknown fields under Warn). */
+  warnings: string[];
+}
+
+export interface ListOptions {
+  filter?: ObjectFilter;
+  limit?: number;
+  continue?: string;
+  /** Read at this exact revision (must be retained). */
+  revision?: number;
+}
+
+export interface ListResult {
+  items: KubeObject[];
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export interface WatchEvent {
+  type: "ADDED" | "MODIFIED" | "DELETED";
+  object: KubeObject;
+}
+
+export interface DeleteOptions {
+  dryRun?: boolean;
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+export interface DeleteResult {
+  object: KubeObject;
+  /** False while finalizers hold the object (it now has a deletionTimestamp). */
+  deleted: boolean;
+}
+
+/** Checks that writes into a namespace are allowed (exists and not terminating). */
+export type NamespaceGate = (
+  namespace: string,
+  gr: GroupResource,
+  name: string,
+) => Promise<void>;
+
+export interface RegistryDeps {
+  store: Store;
+  schemas: SchemaSet;
+  clock?: Clock;
+  namespaceGate?: NamespaceGate;
+}
+
+/** Store key prefix of a stored resource: `/registry/<group|core>/<resource>/`. */
+export function resourcePrefix(group: string, resource: string): string {
+  return `/registry/${group || "core"}/${resource}/`;
+}
+
+const MAX_GENERATE_ATTEMPTS = 8;
+const MAX_UPDATE_RETRIES = 16;
+
+export class ResourceRegistry {
+  readonly def: ResourceDefinition;
+  readonly gr: GroupResource;
+  readonly apiVersion: string;
+  readonly #store: Store;
+  readonly #schemas: SchemaSet;
+  readonly #clock: Clock;
+  readonly #namespaceGate?: NamespaceGate;
+  readonly #prefix: string;
+
+  constructor(def: ResourceDefinition, deps: RegistryDeps) {
+    this.def = def;
+    this.gr = { group: def.group, resource: def.plural };
+    this.apiVersion = apiVersionOf(def);
+    this.#store = deps.store;
+    this.#schemas = deps.schemas;
+    this.#clock = deps.clock ?? systemClock;
+    this.#namespaceGate = deps.namespaceGate;
+    this.#prefix = def.storage
+      ? resourcePrefix(def.storage.group, def.storage.resource)
+      : resourcePrefix(def.group, def.plural);
+  }
+
+  /** The store key of one object. Names are validated before they get here. */
+  key(namespace: string, name: string): string {
+    return this.def.namespaced ? `${this.#prefix}${namespace}/${name}` : `${this.#prefix}${name}`;
+  }
+
+  /** The store prefix of a list: one namespace, or all objects of the resource. */
+  listPrefix(namespace: string): string {
+    return this.def.namespaced && namespace ? `${this.#prefix}${namespace}/` : this.#prefix;
+  }
+
+  // ---- reads ----
+
+  /** The object as stored now. 404 NotFound when missing. */
+  async get(
+    namespace: string,
+    name: string,
+    opts: { revision?: number } = {},
+  ): Promise<KubeObject> {
+    const kv = await this.#read(() => this.#store.get(this.key(namespace, name), opts));
+    if (!kv) throw notFound(this.gr, name);
+    return this.decode(kv);
+  }
+
+  /**
+   * A consistent list: every page of a chunked list reads at the revision of the first page.
+   * `remainingItemCount` is given only without a filter.
+   */
+  async list(namespace: string, opts: ListOptions = {}): Promise<ListResult> {
+    const prefix = this.listPrefix(namespace);
+    let revision = opts.revision;
+    let after: string | undefined;
+    if (opts.continue) {
+      const token = decodeContinue(opts.continue, prefix);
+      revision = token.revision;
+      after = token.after;
+    }
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
+    const items: KubeObject[] = [];
+    let listRevision = 0;
+    let lastKey: string | undefined;
+    let more = false;
+    let remaining = 0;
+    // With a filter a page may need several store reads to fill `limit` matching items.
+    for (;;) {
+      const batch = limit ? Math.max(limit - items.length, opts.filter ? 256 : 0) : 0;
+      const res = await this.#read(() =>
+        this.#store.list(prefix, { revision, after, limit: batch || undefined })
+      );
+      listRevision = res.revision;
+      revision = res.revision;
+      for (let i = 0; i < res.items.length; i++) {
+        const kv = res.items[i];
+        const obj = this.decode(kv);
+        lastKey = kv.key;
+        if (opts.filter && !selectsObject(opts.filter, obj, this.def)) continue;
+        items.push(obj);
+        if (limit && items.length >= limit) {
+          more = i < res.items.length - 1 || res.remaining > 0;
+          remaining = res.remaining + (res.items.length - 1 - i);
+          break;
+        }
+      }
+      if ((limit && items.length >= limit) || res.remaining === 0 || !res.items.length) break;
+      after = lastKey;
+    }
+    const result: ListResult = { items, resourceVersion: String(listRevision) };
+    if (more && lastKey !== undefined) {
+      result.continue = encodeContinue({ revision: listRevision, after: lastKey, prefix });
+      if (!opts.filter) result.remainingItemCount = remaining;
+    }
+    return result;
+  }
+
+  /** Stored value -> the object in this definition's version, with its resourceVersion. */
+  decode(kv: KeyValue): KubeObject {
+    let obj = JSON.parse(kv.value) as KubeObject;
+    if (this.def.storage) obj = this.def.storage.conversion.fromStorage(obj);
+    obj.metadata ??= {};
+    obj.metadata.resourceVersion = String(kv.modRevision);
+    return obj;
+  }
+
+  #encode(obj: KubeObject): string {
+    const stored = this.def.storage ? this.def.storage.conversion.toStorage(obj) : obj;
+    const metadata = { ...stored.metadata };
+    delete metadata.resourceVersion;
+    return JSON.stringify({ ...stored, metadata });
+  }
+
+  /**
+   * Changes after `afterRevision` as watch events. With a filter, an object that starts
+   * matching arrives as ADDED and one that stops matching as DELETED.
+   */
+  async *watch(
+    namespace: string,
+    opts: { afterRevision: number; filter?: ObjectFilter; signal?: AbortSignal },
+  ): AsyncGenerator<WatchEvent> {
+    const w = this.#store.watch(this.listPrefix(namespace), {
+      afterRevision: opts.afterRevision,
+      signal: opts.signal,
+    });
+    const selects = (o: KubeObject) => !opts.filter || selectsObject(opts.filter, o, this.def);
+    try {
+      for await (const ev of w) {
+        const obj = this.decode(ev.kv);
+        if (ev.type === "delete") {
+          if (selects(obj)) yield { type: "DELETED", object: obj };
+          continue;
+        }
+        const now = selects(obj);
+        const before = ev.prevKv ? selects(this.decode(ev.prevKv)) : false;
+        if (now && before) yield { type: "MODIFIED", object: obj };
+        else if (now) yield { type: "ADDED", object: obj };
+        else if (before) yield { type: "DELETED", object: obj };
+      }
+    } finally {
+      w.stop();
+    }
+  }
+
+  /** The store's newest revision. */
+  currentRevision(): number {
+    return this.#store.currentRevision();
+  }
+
+  // ---- create ----
+
+  /** Creates `obj` in `namespace`. 409 AlreadyExists, 422 Invalid, 404/403 for a missing or
+   * terminating namespace. Returns the stored object (or what would be stored, on dry run). */
+  async create(
+    namespace: string,
+    body: KubeObject,
+    ctx: StrategyContext,
+    opts: WriteOptions = {},
+  ): Promise<WriteResult> {
+    const obj = this.#checkBody(body);
+    const meta = obj.metadata;
+    if (this.def.namespaced) meta.namespace = namespace;
+    else delete meta.namespace;
+    // Server-owned fields are never taken from the client on create.
+    for (const f of SERVER_FIELDS) delete meta[f];
+    if (meta.name === "") delete meta.name;
+    const generated = !meta.name && typeof meta.generateName === "string" && meta.generateName;
+    if (generated) meta.name = generateName(meta.generateName);
+    meta.uid = crypto.randomUUID();
+    meta.creationTimestamp = rfc3339(this.#clock.now());
+    meta.generation = 1;
+    this.#checkTypes(obj);
+    this.def.strategy?.prepareForCreate?.(obj, ctx);
+    const warnings = this.#validate(obj, opts.fieldValidation, () => [
+      ...this.def.strategy?.validateCreate?.(obj, ctx) ?? [],
+    ]);
+    if (this.def.namespaced && this.#namespaceGate) {
+      await this.#namespaceGate(namespace, this.gr, meta.name ?? "");
+    }
+    if (opts.dryRun) {
+      if (await this.#store.get(this.key(namespace, meta.name))) {
+        throw alreadyExists(this.gr, meta.name);
+      }
+      return { object: obj, warnings };
+    }
+    for (let attempt = 1;; attempt++) {
+      try {
+        const kv = await this.#store.create(this.key(namespace, meta.name), this.#encode(obj));
+        meta.resourceVersion = String(kv.modRevision);
+        return { object: obj, warnings };
+      } catch (err) {
+        if (!isStoreError(err, "KeyExists")) throw this.#translate(err, meta.name);
+        if (!generated || attempt >= MAX_GENERATE_ATTEMPTS) throw alreadyExists(this.gr, meta.name);
+        meta.name = generateName(meta.generateName);
+      }
+    }
+  }
+
+  // ---- update ----
+
+  /**
+   * Replaces the object (or, with `subresource`, only the part that subresource owns).
+   * A body `metadata.resourceVersion` makes it conditional (409 when stale); without one the
+   * update retries on concurrent writes. PUT of a missing object creates it (main resource
+   * only). An update that changes nothing writes nothing and returns the stored object.
+   */
+  async update(
+    namespace: string,
+    name: string,
+    body: KubeObject,
+    ctx: StrategyContext,
+    opts: WriteOptions = {},
+  ): Promise<WriteResult & { created: boolean }> {
+    const input = this.#checkBody(body);
+    if (input.metadata.name && input.metadata.name !== name) {
+      throw badRequest(
+        `the name of the object (${input.metadata.name}) does not match the name on the URL (${name})`,
+      );
+    }
+    input.metadata.name = name;
+    const subresource = opts.subresource ?? "";
+    const key = this.key(namespace, name);
+    for (let attempt = 0;; attempt++) {
+      const kv = await this.#read(() => this.#store.get(key));
+      if (!kv) {
+        if (subresource) throw notFound(this.gr, name);
+        if (input.metadata.resourceVersion) throw notFound(this.gr, name);
+        const res = await this.create(namespace, input, ctx, opts);
+        return { ...res, created: true };
+      }
+      const old = this.decode(kv);
+      const wanted = input.metadata.resourceVersion;
+      if (wanted && wanted !== old.metadata.resourceVersion) {
+        throw conflict(this.gr, name, OBJECT_MODIFIED);
+      }
+      this.#checkTypes(input);
+      const obj = this.#prepareUpdate(structuredClone(input), old, { ...ctx, subresource });
+      const warnings = this.#validate(obj, opts.fieldValidation, () => [
+        ...validateObjectMetaUpdate(obj.metadata, old.metadata),
+        ...this.def.strategy?.validateUpdate?.(obj, old, { ...ctx, subresource }) ?? [],
+      ]);
+      if (this.#sameStoredState(obj, old)) return { object: old, warnings, created: false };
+      if (obj.metadata.deletionTimestamp && !this.#finalizersPending(obj)) {
+        // The last finalizer is gone: the pending deletion completes now.
+        if (opts.dryRun) return { object: obj, warnings, created: false };
+        try {
+          const gone = await this.#store.delete(key, kv.modRevision);
+          obj.metadata.resourceVersion = String(gone.modRevision);
+          return { object: obj, warnings, created: false };
+        } catch (err) {
+          if (isStoreError(err, "Conflict") && !wanted && attempt < MAX_UPDATE_RETRIES) continue;
+          throw this.#translate(err, name);
+        }
+      }
+      if (opts.dryRun) return { object: obj, warnings, created: false };
+      try {
+        const next = await this.#store.update(key, this.#encode(obj), kv.modRevision);
+        obj.metadata.resourceVersion = String(next.modRevision);
+        return { object: obj, warnings, created: false };
+      } catch (err) {
+        if (isStoreError(err, "Conflict") && !wanted && attempt < MAX_UPDATE_RETRIES) continue;
+        if (isStoreError(err, "NotFound") && !wanted && attempt < MAX_UPDATE_RETRIES) continue;
+        throw this.#translate(err, name);
+      }
+    }
+  }
+
+  /** Builds the object to store from the client's `obj` and the stored `old`. */
+  #prepareUpdate(obj: KubeObject, old: KubeObject, ctx: StrategyContext): KubeObject {
+    const meta = obj.metadata;
+    // Server-owned metadata always comes from the stored object.
+    for (
+      const f of [
+        "uid",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "generation",
+      ]
+    ) {
+      if (old.metadata[f] === undefined) delete meta[f];
+      else meta[f] = old.metadata[f];
+    }
+    if (this.def.namespaced) meta.namespace = old.metadata.namespace;
+    delete meta.resourceVersion;
+    if (ctx.subresource === "status") {
+      // /status changes only status: everything else is the stored object.
+      const next = structuredClone(old);
+      delete next.metadata.resourceVersion;
+      if (obj.status === undefined) delete next.status;
+      else next.status = obj.status;
+      return next;
+    }
+    if (ctx.subresource && ctx.subresource !== "finalize") {
+      const next = structuredClone(old);
+      delete next.metadata.resourceVersion;
+      if (obj.status !== undefined) next.status = obj.status;
+      return next;
+    }
+    const hasStatus = this.def.subresources?.includes("status");
+    if (hasStatus && ctx.subresource !== "finalize") {
+      // The main resource cannot change status when a status subresource exists.
+      if (old.status === undefined) delete obj.status;
+      else obj.status = old.status;
+    }
+    this.def.strategy?.prepareForUpdate?.(obj, old, ctx);
+    if (this.#specChanged(obj, old)) meta.generation = (old.metadata.generation ?? 0) + 1;
+    if (meta.deletionTimestamp && Array.isArray(meta.finalizers)) {
+      // Once deleting, finalizers may only be removed, never added.
+      const before = new Set<string>(old.metadata.finalizers ?? []);
+      const added = meta.finalizers.filter((f: string) => !before.has(f));
+      if (added.length) {
+        throw invalid(this.def.kind, this.def.group, old.metadata.name, [{
+          type: "Forbidden",
+          field: "metadata.finalizers",
+          detail:
+            `no new finalizers can be added if the object is being deleted, found new finalizers ${
+              JSON.stringify(added)
+            }`,
+        }]);
+      }
+    }
+    return obj;
+  }
+
+  #specChanged(obj: KubeObject, old: KubeObject): boolean {
+    const fields = this.def.strategy?.specFields ??
+      [...new Set([...Object.keys(obj), ...Object.keys(old)])].filter((f) =>
+        !["apiVersion", "kind", "metadata", "status"].includes(f)
+      );
+    return fields.some((f) => JSON.stringify(obj[f]) !== JSON.stringify(old[f]));
+  }
+
+  #sameStoredState(obj: KubeObject, old: KubeObject): boolean {
+    const a = { ...old, metadata: { ...old.metadata } };
+    delete a.metadata.resourceVersion;
+    return this.#encode(obj) === this.#encode(a);
+  }
+
+  #finalizersPending(obj: KubeObject): boolean {
+    const meta = obj.metadata ?? {};
+    if (Array.isArray(meta.finalizers) && meta.finalizers.length) return true;
+    return this.def.strategy?.finalizersPending?.(obj) ?? false;
+  }
+
+  // ---- delete ----
+
+  /**
+   * Deletes one object. Preconditions (uid, resourceVersion) give 409 when they do not match.
+   * With finalizers the object is only marked (deletionTimestamp) and stays until they are
+   * removed; the result says which happened.
+   */
+  async delete(namespace: string, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
+    const key = this.key(namespace, name);
+    for (let attempt = 0;; attempt++) {
+      const kv = await this.#read(() => this.#store.get(key));
+      if (!kv) throw notFound(this.gr, name);
+      const obj = this.decode(kv);
+      const pre = opts.preconditions ?? {};
+      if (pre.uid && pre.uid !== obj.metadata.uid) {
+        throw conflict(
+          this.gr,
+          name,
+          `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`,
+        );
+      }
+      if (pre.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
+        throw conflict(
+          this.gr,
+          name,
+          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`,
+        );
+      }
+      if (this.#finalizersPending(obj)) {
+        if (obj.metadata.deletionTimestamp) return { object: obj, deleted: false };
+        obj.metadata.deletionTimestamp = rfc3339(this.#clock.now());
+        obj.metadata.deletionGracePeriodSeconds = 0;
+        this.def.strategy?.prepareForDelete?.(obj);
+        if (opts.dryRun) return { object: obj, deleted: false };
+        try {
+          const next = await this.#store.update(key, this.#encode(obj), kv.modRevision);
+          obj.metadata.resourceVersion = String(next.modRevision);
+          return { object: obj, deleted: false };
+        } catch (err) {
+          if (isStoreError(err, "Conflict") && attempt < MAX_UPDATE_RETRIES) continue;
+          throw this.#translate(err, name);
+        }
+      }
+      if (opts.dryRun) return { object: obj, deleted: true };
+      try {
+        const gone = await this.#store.delete(key, kv.modRevision);
+        obj.metadata.resourceVersion = String(gone.modRevision);
+        return { object: obj, deleted: true };
+      } catch (err) {
+        if (isStoreError(err, "Conflict") && attempt < MAX_UPDATE_RETRIES) continue;
+        throw this.#translate(err, name);
+      }
+    }
+  }
+
+  /** Deletes every object the filter selects; returns them (as deleted or as marked). */
+  async deleteCollection(
+    namespace: string,
+    opts: { filter?: ObjectFilter; dryRun?: boolean } = {},
+  ): Promise<ListResult> {
+    const listed = await this.list(namespace, { filter: opts.filter });
+    const items: KubeObject[] = [];
+    for (const obj of listed.items) {
+      try {
+        const res = await this.delete(obj.metadata.namespace ?? "", obj.metadata.name, {
+          dryRun: opts.dryRun,
+          preconditions: { uid: obj.metadata.uid },
+        });
+        items.push(res.object);
+      } catch (err) {
+        // Deleted or replaced meanwhile: not ours to delete any more.
+        if (err instanceof StatusError && (err.code === 404 || err.code === 409)) continue;
+        throw err;
+      }
+    }
+    return { items, resourceVersion: String(this.#store.currentRevision()) };
+  }
+
+  // ---- shared steps ----
+
+  /** A body must be an object of this kind; apiVersion/kind are defaulted when absent. */
+  #checkBody(body: unknown): KubeObject {
+    if (!body || typeof body !== "object" || Array.isArray(body)) {
+      throw badRequest(`the body of the request must be a ${this.def.kind} object`);
+    }
+    const obj = structuredClone(body) as KubeObject;
+    if (obj.kind !== undefined && obj.kind !== "" && obj.kind !== this.def.kind) {
+      throw badRequest(
+        `the kind in the body (${obj.kind}) does not match the kind of the resource (${this.def.kind})`,
+      );
+    }
+    if (
+      obj.apiVersion !== undefined && obj.apiVersion !== "" && obj.apiVersion !== this.apiVersion
+    ) {
+      throw badRequest(
+        `the API version in the data (${obj.apiVersion}) does not match the expected API version (${this.apiVersion})`,
+      );
+    }
+    obj.apiVersion = this.apiVersion;
+    obj.kind = this.def.kind;
+    if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
+    if (typeof obj.metadata !== "object" || Array.isArray(obj.metadata)) {
+      throw invalid(this.def.kind, this.def.group, "", [{
+        type: "TypeInvalid",
+        field: "metadata",
+        value: obj.metadata,
+        detail: "must be of type object",
+      }]);
+    }
+    return obj;
+  }
+
+  /** Wrong types are refused before any strategy hook sees the object (kube fails them at
+   * decoding), so hooks can rely on the schema's types. */
+  #checkTypes(obj: KubeObject): void {
+    const wrong = this.#schemas.validate(obj, this.def.schema).errors.filter((e) =>
+      e.type === "TypeInvalid"
+    );
+    if (wrong.length) throw invalid(this.def.kind, this.def.group, obj.metadata?.name ?? "", wrong);
+  }
+
+  /**
+   * Schema, metadata and strategy validation. Unknown fields fail under Strict (400), become
+   * warnings under Warn (the default) and are dropped silently under Ignore.
+   */
+  #validate(
+    obj: KubeObject,
+    fieldValidation: FieldValidation | undefined,
+    extra: () => FieldError[],
+  ): string[] {
+    const mode = fieldValidation ?? "Warn";
+    const res = this.#schemas.validate(obj, this.def.schema);
+    const warnings: string[] = [];
+    if (res.unknownFields.length) {
+      if (mode === "Strict") {
+        const list = res.unknownFields.map((f) => `unknown field "${f}"`);
+        throw badRequest(
+          `${this.def.kind} in version "${this.def.version}" cannot be handled as a ${this.def.kind}: strict decoding error: ${
+            list.join(", ")
+          }`,
+        );
+      }
+      if (mode === "Warn") warnings.push(...res.unknownFields.map((f) => `unknown field "${f}"`));
+      this.#schemas.prune(obj, this.def.schema);
+    }
+    const errors: FieldError[] = [...res.errors];
+    errors.push(
+      ...validateObjectMeta(obj.metadata, {
+        namespaced: this.def.namespaced,
+        nameFn: this.def.nameValidation ?? "dns1123Subdomain",
+      }),
+    );
+    errors.push(...extra());
+    if (errors.length) {
+      throw invalid(this.def.kind, this.def.group, obj.metadata?.name ?? "", dedupe(errors));
+    }
+    return warnings;
+  }
+
+  async #read<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw this.#translate(err, "");
+    }
+  }
+
+  /** Storage errors -> API errors. */
+  #translate(err: unknown, name: string): unknown {
+    if (err instanceof StatusError) return err;
+    if (isStoreError(err, "KeyExists")) return alreadyExists(this.gr, name);
+    if (isStoreError(err, "NotFound")) return notFound(this.gr, name);
+    if (isStoreError(err, "Conflict")) return conflict(this.gr, name, OBJECT_MODIFIED);
+    if (isStoreError(err, "Compacted")) {
+      return new StatusError(
+        410,
+        "Expired",
+        "The resourceVersion for the provided list is too old.",
+      );
+    }
+    return err;
+  }
+
+  /** Forbidden for writes into a terminating namespace, in kube's words. */
+  static terminating(gr: GroupResource, name: string, namespace: string): StatusError {
+    const why =
+      `unable to create new content in namespace ${namespace} because it is being terminated`;
+    return forbidden(gr, name, why, [{
+      reason: "NamespaceTerminating",
+      message: why,
+      field: "metadata.namespace",
+    }]);
+  }
+}
+
+const SERVER_FIELDS = [
+  "uid",
+  "resourceVersion",
+  "creationTimestamp",
+  "deletionTimestamp",
+  "deletionGracePeriodSeconds",
+  "generation",
+  "selfLink",
+];
+
+function dedupe(errors: FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return errors.filter((e) => {
+    const k = `${e.type}|${e.field}|${e.detail}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}

@@ -1,0 +1,60 @@
+/**
+ * The filter chain, built in one function, in order. Each filter is a function of
+ * (context, next); the first one is the single error exit that turns anything thrown into a
+ * Status response.
+ */
+
+import type { Authenticator } from "../auth/authenticator.ts";
+import { internalError, StatusError } from "../api/errors.ts";
+import type { Filter, Handler, RequestContext } from "./context.ts";
+import { authenticationFilter } from "./filters/authentication.ts";
+import { authorizationFilter } from "./filters/authorization.ts";
+import { bodyLimitFilter } from "./filters/limits.ts";
+import { requestInfoOf } from "./request_info.ts";
+import { errorResponse } from "./respond.ts";
+import type { Logger } from "./log.ts";
+
+export interface ChainDeps {
+  authenticator: Authenticator;
+  maxBodyBytes: number;
+  logger: Logger;
+  handler: Handler;
+}
+
+export function buildHandlerChain(
+  deps: ChainDeps,
+): (req: Request, signal: AbortSignal) => Promise<Response> {
+  const filters: Filter[] = [
+    // Authentication first: everything after it may rely on ctx.user.
+    authenticationFilter(deps.authenticator),
+    // Authorization after authentication, before any work is done for the request.
+    authorizationFilter(),
+    // Limits last, so a refused body is still attributed to a user in audit logs later.
+    bodyLimitFilter(deps.maxBodyBytes),
+  ];
+  const handler = filters.reduceRight<Handler>(
+    (next, filter) => (ctx) => filter(ctx, next),
+    deps.handler,
+  );
+  return async (req, signal) => {
+    let ctx: RequestContext | undefined;
+    try {
+      const url = new URL(req.url);
+      ctx = { req, url, info: requestInfoOf(req.method, url), warnings: [], signal };
+      return await handler(ctx);
+    } catch (err) {
+      if (!(err instanceof StatusError)) {
+        deps.logger.error(
+          `${req.method} ${req.url}: internal error`,
+          err,
+          (err as Error)?.stack ?? "",
+        );
+        return errorResponse(
+          ctx,
+          internalError("an unexpected error occurred; see the server log"),
+        );
+      }
+      return errorResponse(ctx, err);
+    }
+  };
+}

@@ -1,0 +1,25 @@
+/** The per-request context that filters fill in and handlers read. */
+
+import type { RequestInfo } from "./request_info.ts";
+
+export interface UserInfo {
+  username: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
+export interface RequestContext {
+  req: Request;
+  url: URL;
+  info: RequestInfo;
+  /** Set by authentication; absent for anonymous requests to always-allowed paths. */
+  user?: UserInfo;
+  /** Collected `Warning` headers. */
+  warnings: string[];
+  /** Aborted when the client goes away or the server shuts down. */
+  signal: AbortSignal;
+}
+
+export type Handler = (ctx: RequestContext) => Promise<Response>;
+export type Filter = (ctx: RequestContext, next: Handler) => Promise<Response>;

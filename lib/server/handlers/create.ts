@@ -1,0 +1,27 @@
+/** POST: create an object in a collection. */
+
+import { negotiateOutput } from "../../codec/negotiate.ts";
+import type { RequestContext } from "../context.ts";
+import { objectResponse } from "../respond.ts";
+import {
+  checkNamespace,
+  dryRunOf,
+  fieldValidationOf,
+  readObject,
+  type ResourceScope,
+  strategyContext,
+} from "./scope.ts";
+
+export async function createHandler(ctx: RequestContext, scope: ResourceScope): Promise<Response> {
+  const negotiated = negotiateOutput(ctx.req.headers.get("Accept"));
+  const dryRun = dryRunOf(ctx, "CreateOptions");
+  const fieldValidation = fieldValidationOf(ctx);
+  const body = await readObject(ctx, scope);
+  checkNamespace(body, ctx.info.namespace, scope.registry.def.namespaced);
+  const res = await scope.registry.create(ctx.info.namespace, body, strategyContext(ctx), {
+    dryRun,
+    fieldValidation,
+  });
+  ctx.warnings.push(...res.warnings);
+  return objectResponse(ctx, 201, res.object, negotiated);
+}

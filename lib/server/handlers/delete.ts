@@ -1,0 +1,98 @@
+/** DELETE of one object, and of a collection (deletecollection). */
+
+import { badRequest } from "../../api/errors.ts";
+import { negotiateOutput, requestEncoding } from "../../codec/negotiate.ts";
+import { decodeBody } from "../../codec/encode.ts";
+import { parseFilter } from "../../registry/filter.ts";
+import type { KubeObject } from "../../registry/definition.ts";
+import type { RequestContext } from "../context.ts";
+import { objectResponse } from "../respond.ts";
+import { dryRunOf, readBody, type ResourceScope } from "./scope.ts";
+import { invalid } from "../../api/errors.ts";
+
+const POLICIES = ["Foreground", "Background", "Orphan"];
+
+interface ParsedDeleteOptions {
+  dryRun: boolean;
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+/** DeleteOptions from the body (optional) and the query; query values win for scalars. */
+async function deleteOptionsOf(
+  ctx: RequestContext,
+  scope: ResourceScope,
+): Promise<ParsedDeleteOptions> {
+  let body: KubeObject = {};
+  const text = await readBody(ctx, scope.maxBodyBytes);
+  if (text.trim()) {
+    const decoded = decodeBody(text, requestEncoding(ctx.req.headers.get("Content-Type")));
+    if (!decoded || typeof decoded !== "object" || Array.isArray(decoded)) {
+      throw badRequest("the request body must be a DeleteOptions object");
+    }
+    body = decoded as KubeObject;
+    if (body.kind !== undefined && body.kind !== "DeleteOptions") {
+      throw badRequest(`the body of a delete must be DeleteOptions, not ${body.kind}`);
+    }
+  }
+  const q = ctx.url.searchParams;
+  const policy = q.get("propagationPolicy") ?? body.propagationPolicy;
+  if (policy !== undefined && policy !== null && !POLICIES.includes(policy)) {
+    throw invalid("DeleteOptions", "meta.platform.io", "", [{
+      type: "NotSupported",
+      field: "propagationPolicy",
+      value: policy,
+      detail: 'supported values: "Foreground", "Background", "Orphan"',
+    }]);
+  }
+  const grace = q.get("gracePeriodSeconds") ?? body.gracePeriodSeconds;
+  if (grace !== undefined && grace !== null && !Number.isInteger(Number(grace))) {
+    throw badRequest(`invalid gracePeriodSeconds: "${grace}"`);
+  }
+  if (body.dryRun !== undefined && !q.has("dryRun")) {
+    for (const v of [body.dryRun].flat()) ctx.url.searchParams.append("dryRun", String(v));
+  }
+  const pre = body.preconditions;
+  return {
+    dryRun: dryRunOf(ctx, "DeleteOptions"),
+    preconditions: pre && typeof pre === "object"
+      ? { uid: pre.uid ?? undefined, resourceVersion: pre.resourceVersion ?? undefined }
+      : undefined,
+  };
+}
+
+export async function deleteHandler(ctx: RequestContext, scope: ResourceScope): Promise<Response> {
+  const negotiated = negotiateOutput(ctx.req.headers.get("Accept"));
+  const opts = await deleteOptionsOf(ctx, scope);
+  const { namespace, name } = ctx.info;
+  const res = await scope.registry.delete(namespace, name, opts);
+  const { def } = scope.registry;
+  if (!res.deleted || def.deleteReturnsObject) {
+    return objectResponse(ctx, 200, res.object, negotiated);
+  }
+  const details: Record<string, unknown> = { name, kind: def.plural, uid: res.object.metadata.uid };
+  if (def.group) details.group = def.group;
+  const status = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details };
+  return objectResponse(ctx, 200, status, negotiated);
+}
+
+export async function deleteCollectionHandler(
+  ctx: RequestContext,
+  scope: ResourceScope,
+): Promise<Response> {
+  const negotiated = negotiateOutput(ctx.req.headers.get("Accept"));
+  const opts = await deleteOptionsOf(ctx, scope);
+  const q = ctx.url.searchParams;
+  const def = scope.registry.def;
+  const filter = parseFilter(def, q.get("labelSelector"), q.get("fieldSelector"));
+  const res = await scope.registry.deleteCollection(ctx.info.namespace, {
+    filter,
+    dryRun: opts.dryRun,
+  });
+  const list = {
+    kind: `${def.kind}List`,
+    apiVersion: scope.registry.apiVersion,
+    metadata: { resourceVersion: res.resourceVersion },
+    items: res.items,
+  };
+  return objectResponse(ctx, 200, list, negotiated);
+}

@@ -1,0 +1,112 @@
+/**
+ * What every resource handler shares: the registry of the addressed resource, body reading
+ * with a size cap, decoding, and the query options common to writes.
+ */
+
+import {
+  badRequest,
+  entityTooLarge,
+  type FieldError,
+  invalid,
+  type StatusError,
+} from "../../api/errors.ts";
+import { decodeBody } from "../../codec/encode.ts";
+import { requestEncoding } from "../../codec/negotiate.ts";
+import type { KubeObject, StrategyContext } from "../../registry/definition.ts";
+import type { FieldValidation, ResourceRegistry } from "../../registry/generic.ts";
+import type { RequestContext } from "../context.ts";
+
+export interface ResourceScope {
+  registry: ResourceRegistry;
+  maxBodyBytes: number;
+}
+
+/** Reads the body up to `limit` bytes; 413 beyond it. */
+export async function readBody(ctx: RequestContext, limit: number): Promise<string> {
+  const declared = Number(ctx.req.headers.get("Content-Length") ?? "0");
+  if (declared > limit) throw entityTooLarge(limit);
+  if (!ctx.req.body) return "";
+  const reader = ctx.req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw entityTooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.byteLength;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(all);
+  } catch {
+    throw badRequest("the request body is not valid UTF-8");
+  }
+}
+
+/** Reads and decodes an object body (JSON or YAML by Content-Type). */
+export async function readObject(ctx: RequestContext, scope: ResourceScope): Promise<KubeObject> {
+  const encoding = requestEncoding(ctx.req.headers.get("Content-Type"));
+  const text = await readBody(ctx, scope.maxBodyBytes);
+  if (!text.trim()) throw badRequest("the request body is empty: an object is required");
+  const body = decodeBody(text, encoding);
+  if (!body || typeof body !== "object" || Array.isArray(body)) {
+    throw badRequest(`the request body must be a ${scope.registry.def.kind} object`);
+  }
+  return body as KubeObject;
+}
+
+/** The body's namespace must match the path's; an empty one is defaulted from the path. */
+export function checkNamespace(obj: KubeObject, namespace: string, namespaced: boolean): void {
+  obj.metadata ??= {};
+  const meta = obj.metadata;
+  // A malformed metadata is reported by validation, with its field path.
+  if (!namespaced || typeof meta !== "object" || Array.isArray(meta)) return;
+  if (meta.namespace && meta.namespace !== namespace) {
+    throw badRequest(
+      "the namespace of the provided object does not match the namespace sent on the request",
+    );
+  }
+  meta.namespace = namespace;
+}
+
+function optionsError(kind: string, errors: FieldError[]): StatusError {
+  return invalid(kind, "meta.platform.io", "", errors);
+}
+
+/** `dryRun`: only `All` is defined; anything else is 422 as kube. */
+export function dryRunOf(ctx: RequestContext, optionsKind: string): boolean {
+  const values = ctx.url.searchParams.getAll("dryRun").filter((v) => v !== "");
+  if (!values.length) return false;
+  const bad = values.filter((v) => v !== "All");
+  if (bad.length) {
+    throw optionsError(optionsKind, [{
+      type: "NotSupported",
+      field: "dryRun",
+      value: values,
+      detail: 'supported values: "All"',
+    }]);
+  }
+  return true;
+}
+
+/** `fieldValidation`: Strict, Warn (default) or Ignore. */
+export function fieldValidationOf(ctx: RequestContext): FieldValidation | undefined {
+  const v = ctx.url.searchParams.get("fieldValidation");
+  if (v === null || v === "") return undefined;
+  if (v === "Strict" || v === "Warn" || v === "Ignore") return v;
+  throw badRequest(`fieldValidation parameter unsupported: "${v}" (use Ignore, Warn or Strict)`);
+}
+
+export function strategyContext(ctx: RequestContext, subresource = ""): StrategyContext {
+  const user = ctx.user ?? { username: "system:anonymous", groups: ["system:unauthenticated"] };
+  return { user, subresource: subresource || undefined };
+}

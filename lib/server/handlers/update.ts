@@ -1,0 +1,35 @@
+/** PUT: replace an object (or a subresource's part of it); creates a missing object. */
+
+import { negotiateOutput } from "../../codec/negotiate.ts";
+import type { RequestContext } from "../context.ts";
+import { objectResponse } from "../respond.ts";
+import {
+  checkNamespace,
+  dryRunOf,
+  fieldValidationOf,
+  readObject,
+  type ResourceScope,
+  strategyContext,
+} from "./scope.ts";
+
+export async function updateHandler(ctx: RequestContext, scope: ResourceScope): Promise<Response> {
+  const negotiated = negotiateOutput(ctx.req.headers.get("Accept"));
+  const dryRun = dryRunOf(ctx, "UpdateOptions");
+  const fieldValidation = fieldValidationOf(ctx);
+  const body = await readObject(ctx, scope);
+  const { namespace, name, subresource } = ctx.info;
+  checkNamespace(body, namespace, scope.registry.def.namespaced);
+  const res = await scope.registry.update(
+    namespace,
+    name,
+    body,
+    strategyContext(ctx, subresource),
+    {
+      dryRun,
+      fieldValidation,
+      subresource,
+    },
+  );
+  ctx.warnings.push(...res.warnings);
+  return objectResponse(ctx, res.created ? 201 : 200, res.object, negotiated);
+}

@@ -1,0 +1,35 @@
+/** A small leveled logger writing one line per message to stderr. */
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+const ORDER: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+
+export interface Logger {
+  debug(msg: string, ...extra: unknown[]): void;
+  info(msg: string, ...extra: unknown[]): void;
+  warn(msg: string, ...extra: unknown[]): void;
+  error(msg: string, ...extra: unknown[]): void;
+}
+
+function format(extra: unknown[]): string {
+  return extra.map((
+    e,
+  ) => (e instanceof Error ? e.message : typeof e === "string" ? e : JSON.stringify(e)))
+    .join(" ");
+}
+
+/** Logs at `level` and above; `sink` defaults to stderr. */
+export function createLogger(
+  level: LogLevel = "info",
+  sink: (line: string) => void = (line) => console.error(line),
+): Logger {
+  const at = (l: LogLevel) => (msg: string, ...extra: unknown[]) => {
+    if (ORDER[l] < ORDER[level]) return;
+    const tail = extra.length ? ` ${format(extra)}` : "";
+    sink(`${new Date().toISOString()} ${l.toUpperCase().padEnd(5)} ${msg}${tail}`);
+  };
+  return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+}
+
+/** A logger that drops everything (embedded servers in tests). */
+export const silentLogger: Logger = createLogger("error", () => {});

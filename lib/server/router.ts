@@ -1,0 +1,101 @@
+/**
+ * The last handler of the chain: non-resource paths (version, discovery, OpenAPI, health)
+ * and then resource requests.
+ */
+
+import { negotiateOutput } from "../codec/negotiate.ts";
+import type { Catalogue } from "../registry/catalogue.ts";
+import type { RequestContext } from "./context.ts";
+import {
+  aggregatedDiscovery,
+  apiGroup,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+} from "./discovery.ts";
+import { type HealthCheck, healthResponse } from "./health.ts";
+import { pathNotFound } from "./handlers/resource.ts";
+import { objectResponse } from "./respond.ts";
+import { versionInfo } from "./version.ts";
+import { methodNotAllowed, notAcceptable } from "../api/errors.ts";
+
+export interface OpenAPIProvider {
+  index(): unknown;
+  document(path: string): { body: string; hash: string } | undefined;
+  v2(): string;
+}
+
+export interface RouterDeps {
+  catalogue: Catalogue;
+  openapi: OpenAPIProvider;
+  health: Record<"livez" | "readyz" | "healthz", HealthCheck[]>;
+  serverAddress: () => string;
+  resources: (ctx: RequestContext) => Promise<Response>;
+}
+
+export function router(deps: RouterDeps) {
+  return async (ctx: RequestContext): Promise<Response> => {
+    const { info, url } = ctx;
+    if (info.isResourceRequest) return await deps.resources(ctx);
+    const path = url.pathname.replace(/\/+$/, "") || "/";
+    const health = healthResponse(path, url, deps.health);
+    if (health) return health;
+    if (ctx.req.method !== "GET" && ctx.req.method !== "HEAD") throw methodNotAllowed();
+    const accept = ctx.req.headers.get("Accept");
+    if (path === "/version") return json(ctx, versionInfo());
+    if (path === "/api" || path === "/apis") {
+      const which = path === "/api" ? "api" : "apis";
+      const n = negotiateOutput(accept, { allowAs: ["APIGroupDiscoveryList"] });
+      if (n.as) {
+        const body = aggregatedDiscovery(deps.catalogue, which, `${n.as.group}/${n.as.version}`);
+        return objectResponse(ctx, 200, body, n);
+      }
+      const body = which === "api"
+        ? apiVersions(deps.serverAddress())
+        : apiGroupList(deps.catalogue);
+      return objectResponse(ctx, 200, body, n);
+    }
+    const parts = path.split("/").slice(1);
+    if (parts[0] === "api" && parts.length === 2) {
+      const body = apiResourceList(deps.catalogue, "", parts[1]);
+      if (body) return json(ctx, body);
+    }
+    if (parts[0] === "apis" && parts.length === 2) {
+      const body = apiGroup(deps.catalogue, parts[1]);
+      if (body) return json(ctx, body);
+    }
+    if (parts[0] === "apis" && parts.length === 3) {
+      const body = apiResourceList(deps.catalogue, parts[1], parts[2]);
+      if (body) return json(ctx, body);
+    }
+    if (path === "/openapi/v3") return json(ctx, deps.openapi.index());
+    if (path.startsWith("/openapi/v3/")) {
+      const doc = deps.openapi.document(path.slice("/openapi/v3/".length));
+      if (doc) {
+        const immutable = url.searchParams.get("hash") === doc.hash;
+        return new Response(doc.body, {
+          headers: {
+            "Content-Type": "application/json",
+            "Etag": `"${doc.hash}"`,
+            "Cache-Control": immutable ? "public, immutable" : "no-cache, private",
+          },
+        });
+      }
+    }
+    if (path === "/openapi/v2") {
+      // kubectl asks for the protobuf form only as a fallback; we serve the JSON form.
+      const wantsJson = (accept ?? "").split(",").some((a) =>
+        /^\s*(application\/json|\*\/\*|application\/\*)/.test(a)
+      ) || !accept;
+      if (!wantsJson) {
+        throw notAcceptable(["application/json"]);
+      }
+      return new Response(deps.openapi.v2(), { headers: { "Content-Type": "application/json" } });
+    }
+    throw pathNotFound();
+  };
+}
+
+function json(ctx: RequestContext, body: unknown): Response {
+  return objectResponse(ctx, 200, body, negotiateOutput(ctx.req.headers.get("Accept")));
+}

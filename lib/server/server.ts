@@ -1,0 +1,240 @@
+/**
+ * The composition root: opens the store, prepares certificates and credentials, builds the
+ * catalogue, the registries and the filter chain, starts controllers and serves HTTPS.
+ * `startServer` is both what `platform serve` runs and what `mod.ts` exports for embedding.
+ */
+
+import type { Store } from "../storage/store.ts";
+import { MemoryStore } from "../storage/memory.ts";
+import { FileStore } from "../storage/file.ts";
+import { ensureAdminToken, ensurePki, writeKubeconfig } from "../certificates/pki.ts";
+import { loadTokenFile } from "../auth/token_file.ts";
+import { tokenAuthenticator, unionAuthenticator } from "../auth/authenticator.ts";
+import { Catalogue } from "../registry/catalogue.ts";
+import { builtinDefinitions } from "../registry/builtin/mod.ts";
+import type { ResourceDefinition } from "../registry/definition.ts";
+import { ResourceRegistry } from "../registry/generic.ts";
+import {
+  NamespaceController,
+  namespaceGate,
+  SYSTEM_NAMESPACES,
+} from "../registry/namespace_lifecycle.ts";
+import { SchemaSet } from "../registry/schema.ts";
+import { OpenAPIService } from "./openapi.ts";
+import { buildHandlerChain } from "./chain.ts";
+import type { UserInfo } from "./context.ts";
+import { resourceHandler } from "./handlers/resource.ts";
+import { createLogger, type Logger } from "./log.ts";
+import { router } from "./router.ts";
+
+export const ADMIN_USER = "platform-admin";
+export const ADMIN_GROUP = "system:masters";
+
+export interface StartOptions {
+  /** Where certificates, credentials and (for the file store) objects live. Default: a new
+   * temporary directory, removed by `close()`. */
+  dataDir?: string;
+  /** @default "127.0.0.1" */
+  bindAddress?: string;
+  /** 0 picks a free port. @default 0 */
+  securePort?: number;
+  /** @default "file" */
+  storage?: "file" | "memory";
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  tlsSANs?: string[];
+  tokenAuthFile?: string;
+  /** @default 300000 (5 minutes) */
+  watchHistoryRetentionMs?: number;
+  /** @default 3145728 (3 MiB) */
+  maxRequestBodyBytes?: number;
+  /** @default 30000 */
+  shutdownTimeoutMs?: number;
+  /** Write `<dataDir>/admin.kubeconfig` once listening. @default true */
+  writeKubeconfig?: boolean;
+  featureGates?: Map<string, boolean>;
+  logger?: Logger;
+}
+
+/** A running server. */
+export interface ServerHandle {
+  /** `https://127.0.0.1:<port>` */
+  url: string;
+  port: number;
+  hostname: string;
+  dataDir: string;
+  /** PEM of the CA that verifies the serving certificate (trust it in clients). */
+  caCertPem: string;
+  /** The admin bearer token (user platform-admin, group system:masters). */
+  adminToken: string;
+  kubeconfigPath?: string;
+  store: Store;
+  /** Resolves when the server has stopped. */
+  finished: Promise<void>;
+  /** Stops accepting, ends watches, finishes in-flight requests, flushes the store. */
+  close(): Promise<void>;
+}
+
+/** Starts the server and resolves once it listens and its namespaces exist. */
+export async function startServer(opts: StartOptions = {}): Promise<ServerHandle> {
+  const logger = opts.logger ?? createLogger("info");
+  const temporary = opts.dataDir === undefined;
+  const dataDir = opts.dataDir ?? await Deno.makeTempDir({ prefix: "platform-" });
+  await Deno.mkdir(dataDir, { recursive: true });
+  const hostname = opts.bindAddress ?? "127.0.0.1";
+  const maxBodyBytes = opts.maxRequestBodyBytes ?? 3 * 1024 * 1024;
+
+  const pki = await ensurePki({
+    dataDir,
+    sans: opts.tlsSANs ?? [],
+    bindAddress: hostname,
+    tlsCertFile: opts.tlsCertFile,
+    tlsPrivateKeyFile: opts.tlsPrivateKeyFile,
+    logger,
+  });
+  const adminToken = await ensureAdminToken(dataDir);
+  const tokens = new Map<string, UserInfo>();
+  if (opts.tokenAuthFile) {
+    for (const [token, user] of await loadTokenFile(opts.tokenAuthFile)) tokens.set(token, user);
+  }
+  tokens.set(adminToken, { username: ADMIN_USER, uid: ADMIN_USER, groups: [ADMIN_GROUP] });
+
+  const historyRetentionMs = opts.watchHistoryRetentionMs ?? 5 * 60_000;
+  const store: Store = opts.storage === "memory"
+    ? new MemoryStore({ historyRetentionMs })
+    : await FileStore.open({ dir: `${dataDir}/store`, historyRetentionMs, logger });
+
+  const catalogue = new Catalogue(builtinDefinitions());
+  const schemas = SchemaSet.builtin();
+  const gate = namespaceGate(store);
+  const registries = new Map<ResourceDefinition, ResourceRegistry>();
+  for (const def of catalogue.definitions) {
+    registries.set(
+      def,
+      new ResourceRegistry(def, {
+        store,
+        schemas,
+        namespaceGate: def.namespaced ? gate : undefined,
+      }),
+    );
+  }
+  const namespaces = registries.get(catalogue.lookup("", "v1", "namespaces")!)!;
+  await ensureNamespaces(namespaces);
+  const nsController = new NamespaceController({
+    store,
+    namespaces,
+    contents: () => catalogue.namespacedStorage().map((d) => registries.get(d)!),
+    logger,
+  });
+  await nsController.start();
+
+  let shuttingDown = false;
+  const shutdownSignal = new AbortController();
+  let port = 0;
+  const openapi = new OpenAPIService([...catalogue.definitions], schemas);
+  const chain = buildHandlerChain({
+    authenticator: unionAuthenticator([tokenAuthenticator(tokens)]),
+    maxBodyBytes,
+    logger,
+    handler: router({
+      catalogue,
+      openapi,
+      health: {
+        livez: [{ name: "ping", check: () => true }, { name: "log", check: () => true }],
+        readyz: [
+          { name: "ping", check: () => true },
+          { name: "storage", check: () => store.currentRevision() >= 0 },
+          { name: "shutdown", check: () => !shuttingDown },
+        ],
+        healthz: [{ name: "ping", check: () => true }, { name: "storage", check: () => true }],
+      },
+      serverAddress: () => `${hostname}:${port}`,
+      resources: resourceHandler({ catalogue, registries, maxBodyBytes }),
+    }),
+  });
+
+  let server: Deno.HttpServer<Deno.NetAddr>;
+  try {
+    server = Deno.serve({
+      hostname,
+      port: opts.securePort ?? 0,
+      cert: pki.servingCertPem,
+      key: pki.servingKeyPem,
+      onListen: () => {},
+      onError: (err) => {
+        logger.error("unhandled request error", err);
+        return new Response("internal error", { status: 500 });
+      },
+    }, (req) => chain(req, shutdownSignal.signal));
+  } catch (err) {
+    await nsController.stop();
+    await store.close();
+    throw err;
+  }
+  port = server.addr.port;
+  const url = `https://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
+  let kubeconfigPath: string | undefined;
+  if (opts.writeKubeconfig ?? true) {
+    kubeconfigPath = `${dataDir}/admin.kubeconfig`;
+    await writeKubeconfig({
+      path: kubeconfigPath,
+      server: `https://${connectHost(hostname)}:${port}`,
+      caCertPem: pki.servingCaPem,
+      token: adminToken,
+      user: ADMIN_USER,
+      clusterName: "platform",
+      contextName: "platform",
+    });
+  }
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      shuttingDown = true;
+      shutdownSignal.abort();
+      const timeoutMs = opts.shutdownTimeoutMs ?? 30_000;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        server.shutdown(),
+        new Promise<void>((r) => timer = setTimeout(r, timeoutMs)),
+      ]);
+      clearTimeout(timer);
+      await nsController.stop();
+      await store.close();
+      if (temporary) await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+    })();
+    return closing;
+  };
+  return {
+    url,
+    port,
+    hostname,
+    dataDir,
+    caCertPem: pki.servingCaPem ?? pki.caCertPem,
+    adminToken,
+    kubeconfigPath,
+    store,
+    finished: server.finished,
+    close,
+  };
+}
+
+/** A wildcard bind address is reached through loopback. */
+function connectHost(bind: string): string {
+  if (bind === "0.0.0.0" || bind === "") return "127.0.0.1";
+  if (bind === "::" || bind === "[::]") return "[::1]";
+  return bind.includes(":") ? `[${bind}]` : bind;
+}
+
+async function ensureNamespaces(namespaces: ResourceRegistry): Promise<void> {
+  const ctx = { user: { username: ADMIN_USER, groups: [ADMIN_GROUP] } };
+  for (const name of SYSTEM_NAMESPACES) {
+    try {
+      await namespaces.get("", name);
+    } catch {
+      await namespaces.create("", { metadata: { name } }, ctx).catch((err) => {
+        if (err?.code !== 409) throw err;
+      });
+    }
+  }
+}

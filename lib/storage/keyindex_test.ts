@@ -1,0 +1,41 @@
+import assert from "node:assert/strict";
+import { SortedList } from "./keyindex.ts";
+
+Deno.test("SortedList matches a sorted array through random inserts, deletes and ranges", () => {
+  let seed = 7;
+  const rand = (n: number) => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed % n;
+  };
+  const list = new SortedList<number>();
+  const model = new Map<string, number>();
+  const prefixes = ["", "/a/", "/a/1", "/b/", "/c/9", "/z"];
+  for (let step = 0; step < 20_000; step++) {
+    const key = `/${"abc"[rand(3)]}/${rand(3000)}`;
+    if (rand(4) === 0) {
+      list.delete(key);
+      model.delete(key);
+    } else {
+      list.set(key, step);
+      model.set(key, step);
+    }
+    if (step % 2000 !== 1999) continue;
+    const keys = [...model.keys()].sort();
+    assert.equal(list.size, keys.length);
+    assert.deepEqual(list.slice(0, list.size), keys.map((k) => model.get(k)));
+    for (const prefix of prefixes) {
+      const after = rand(2) ? undefined : keys[rand(keys.length)];
+      const want = keys.filter((k) => k.startsWith(prefix) && (after === undefined || k > after));
+      const r = list.range(prefix, after);
+      const got = [];
+      for (let i = r.start; i < r.end; i++) got.push(list.keyAt(i));
+      assert.deepEqual(got, want, `range ${prefix} after ${after}`);
+    }
+  }
+  const keys = [...model.keys()].sort();
+  const fresh = new SortedList<number>();
+  fresh.load(keys, keys.map((k) => model.get(k)!));
+  assert.deepEqual(fresh.slice(0, fresh.size), list.slice(0, list.size));
+  fresh.set("/0", -1);
+  assert.equal(fresh.keyAt(0), "/0");
+});

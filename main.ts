@@ -1,0 +1,147 @@
+/**
+ * The `platform` command.
+ *
+ *   platform [serve] [flags]     serve the API (the default)
+ *   platform check-config [flags] validate flags and the configuration file, then exit
+ *   platform version             print the version
+ *
+ * Exit codes: 0 on a clean stop, 2 for bad configuration, 1 for anything else.
+ */
+
+import { ConfigError } from "./lib/config/flags.ts";
+import { loadServerConfig, type ServerConfig } from "./lib/config/mod.ts";
+import { describeListenError } from "./lib/config/mod.ts";
+import { startServer } from "./lib/server/server.ts";
+import { createLogger } from "./lib/server/log.ts";
+import { PLATFORM_VERSION, versionInfo } from "./lib/server/version.ts";
+import { Catalogue } from "./lib/registry/catalogue.ts";
+import { builtinDefinitions } from "./lib/registry/builtin/mod.ts";
+import { validateRuntimeConfig } from "./lib/config/runtime_config.ts";
+
+const USAGE = `platform ${PLATFORM_VERSION}: a small Kubernetes-style API server
+
+Usage:
+  platform [serve] [flags]        serve the API over HTTPS (default)
+  platform check-config [flags]   validate the configuration and exit
+  platform version                print the version
+`;
+
+async function main(args: string[]): Promise<number> {
+  let command = "serve";
+  if (args[0] && !args[0].startsWith("-")) {
+    command = args[0];
+    args = args.slice(1);
+  }
+  switch (command) {
+    case "version":
+      console.log(JSON.stringify({ platformVersion: PLATFORM_VERSION, ...versionInfo() }, null, 2));
+      return 0;
+    case "serve":
+    case "check-config":
+      break;
+    case "help":
+      args = ["--help"];
+      break;
+    default:
+      console.error(`platform: unknown command "${command}"\n\n${USAGE}`);
+      return 2;
+  }
+
+  let config: ServerConfig;
+  try {
+    const loaded = await loadServerConfig(args);
+    if ("help" in loaded) {
+      console.log(`${USAGE}\nFlags:\n${loaded.help}`);
+      return 0;
+    }
+    config = loaded;
+    checkRuntimeConfig(config);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`platform: ${err.message}`);
+      return 2;
+    }
+    throw err;
+  }
+  if (command === "check-config") {
+    console.log("configuration is valid");
+    return 0;
+  }
+  return await serve(config);
+}
+
+function checkRuntimeConfig(config: ServerConfig): void {
+  const catalogue = new Catalogue(builtinDefinitions());
+  const errors = validateRuntimeConfig(config.runtimeConfig, {
+    groupVersions: catalogue.groupVersions().map((gv) =>
+      gv.group ? `${gv.group}/${gv.version}` : gv.version
+    ),
+    resources: catalogue.definitions.map((d) =>
+      `${d.group ? `${d.group}/` : ""}${d.version}/${d.plural}`
+    ),
+  });
+  if (errors.length) throw new ConfigError(`--runtime-config: ${errors.join("; ")}`);
+}
+
+async function serve(config: ServerConfig): Promise<number> {
+  const logger = createLogger(config.logLevel);
+  let server;
+  try {
+    server = await startServer({
+      dataDir: config.dataDir,
+      bindAddress: config.bindAddress,
+      securePort: config.securePort,
+      storage: config.storage,
+      tlsCertFile: config.tlsCertFile,
+      tlsPrivateKeyFile: config.tlsPrivateKeyFile,
+      tlsSANs: config.tlsSANs,
+      tokenAuthFile: config.tokenAuthFile,
+      watchHistoryRetentionMs: config.watchHistoryRetention,
+      maxRequestBodyBytes: config.maxRequestBodyBytes,
+      shutdownTimeoutMs: config.shutdownTimeout,
+      featureGates: config.featureGates,
+      logger,
+    });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`platform: ${err.message}`);
+      return 2;
+    }
+    if (
+      err instanceof Deno.errors.AddrInUse || err instanceof Deno.errors.AddrNotAvailable ||
+      err instanceof Deno.errors.PermissionDenied
+    ) {
+      console.error(`platform: ${describeListenError(err, config.bindAddress, config.securePort)}`);
+      return 2;
+    }
+    throw err;
+  }
+  logger.info(`serving on ${server.url}`);
+  logger.info(`data directory: ${server.dataDir}`);
+  if (server.kubeconfigPath) {
+    logger.info(`admin kubeconfig: ${server.kubeconfigPath}`);
+    logger.info(`try: kubectl --kubeconfig ${server.kubeconfigPath} get namespaces`);
+  }
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info(`received ${signal}: shutting down`);
+    server.close().then(() => logger.info("stopped"));
+  };
+  Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
+  Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
+  await server.finished;
+  await server.close();
+  return 0;
+}
+
+if (import.meta.main) {
+  try {
+    Deno.exit(await main(Deno.args));
+  } catch (err) {
+    console.error(`platform: ${(err as Error)?.stack ?? err}`);
+    Deno.exit(1);
+  }
+}

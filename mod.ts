@@ -1,0 +1,27 @@
+/**
+ * platform as a library: start a real API server in-process, for example in another
+ * project's tests.
+ *
+ * @example
+ * ```ts
+ * import { startServer } from "./mod.ts";
+ * const server = await startServer({ storage: "memory" });
+ * const client = Deno.createHttpClient({ caCerts: [server.caCertPem] });
+ * const res = await fetch(`${server.url}/api/v1/namespaces`, {
+ *   headers: { Authorization: `Bearer ${server.adminToken}` },
+ *   client,
+ * });
+ * console.log((await res.json()).items.length); // 4
+ * client.close();
+ * await server.close();
+ * ```
+ * @module
+ */
+
+export { startServer } from "./lib/server/server.ts";
+export type { ServerHandle, StartOptions } from "./lib/server/server.ts";
+export { loadServerConfig } from "./lib/config/mod.ts";
+export type { ServerConfig } from "./lib/config/mod.ts";
+export { StatusError } from "./lib/api/errors.ts";
+export type { Store } from "./lib/storage/store.ts";
+export type { ResourceDefinition } from "./lib/registry/definition.ts";

@@ -1,0 +1,57 @@
+// deno-lint-ignore-file no-explicit-any
+/**
+ * Test harness: a real server on a free loopback port over real HTTPS, and a small client
+ * that trusts its CA and sends the admin token.
+ */
+
+import { type ServerHandle, type StartOptions, startServer } from "../mod.ts";
+import { silentLogger } from "../lib/server/log.ts";
+
+export interface TestServer extends AsyncDisposable {
+  server: ServerHandle;
+  /** fetch against the server with the admin token (unless `token: null`). */
+  request(
+    method: string,
+    path: string,
+    opts?: { body?: unknown; headers?: Record<string, string>; token?: string | null },
+  ): Promise<Response>;
+  /** request() + JSON body. */
+  json(
+    method: string,
+    path: string,
+    opts?: { body?: unknown; headers?: Record<string, string>; token?: string | null },
+  ): Promise<{ status: number; body: any; headers: Headers }>;
+}
+
+export async function testServer(opts: StartOptions = {}): Promise<TestServer> {
+  const server = await startServer({ storage: "memory", logger: silentLogger, ...opts });
+  const client = Deno.createHttpClient({ caCerts: [server.caCertPem] });
+  const request: TestServer["request"] = (method, path, o = {}) => {
+    const headers: Record<string, string> = { ...o.headers };
+    const token = o.token === undefined ? server.adminToken : o.token;
+    if (token) headers["Authorization"] = `Bearer ${token}`;
+    let body: string | undefined;
+    if (o.body !== undefined) {
+      body = typeof o.body === "string" ? o.body : JSON.stringify(o.body);
+      headers["Content-Type"] ??= "application/json";
+    }
+    return fetch(server.url + path, { method, headers, body, client });
+  };
+  return {
+    server,
+    request,
+    async json(method, path, o) {
+      const res = await request(method, path, o);
+      const text = await res.text();
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch { /* not JSON */ }
+      return { status: res.status, body, headers: res.headers };
+    },
+    async [Symbol.asyncDispose]() {
+      client.close();
+      await server.close();
+    },
+  };
+}

@@ -1,0 +1,167 @@
+/**
+ * End to end with the real kubectl (`/usr/bin/kubectl`, a dispatcher that picks the kubectl
+ * matching our /version). Skipped when kubectl is missing, except under CI=true where that is
+ * a failure.
+ */
+
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { startServer } from "../mod.ts";
+import { silentLogger } from "../lib/server/log.ts";
+
+const KUBECTL = Deno.env.get("KUBECTL") ?? "/usr/bin/kubectl";
+
+async function kubectlAvailable(): Promise<boolean> {
+  try {
+    return (await Deno.stat(KUBECTL)).isFile;
+  } catch {
+    return false;
+  }
+}
+
+const available = await kubectlAvailable();
+if (!available && Deno.env.get("CI") === "true") {
+  Deno.test("kubectl is installed (required under CI)", () => {
+    throw new Error(`${KUBECTL} not found: the kubectl end-to-end test cannot run`);
+  });
+}
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+Deno.test({
+  name: "kubectl drives the server end to end",
+  ignore: !available,
+  sanitizeResources: false,
+  sanitizeOps: false,
+}, async (t) => {
+  const dataDir = await Deno.makeTempDir({ prefix: "platform-e2e-" });
+  const home = await Deno.makeTempDir({ prefix: "platform-e2e-home-" });
+  const server = await startServer({ dataDir, logger: silentLogger });
+  const kubectl = async (args: string[], stdin?: string): Promise<Run> => {
+    const cmd = new Deno.Command(KUBECTL, {
+      args: ["--kubeconfig", server.kubeconfigPath!, ...args],
+      env: { HOME: home, KUBECONFIG: server.kubeconfigPath! },
+      stdin: stdin === undefined ? "null" : "piped",
+      stdout: "piped",
+      stderr: "piped",
+    });
+    const child = cmd.spawn();
+    if (stdin !== undefined) {
+      const w = child.stdin.getWriter();
+      await w.write(new TextEncoder().encode(stdin));
+      await w.close();
+    }
+    const out = await child.output();
+    return {
+      code: out.code,
+      stdout: new TextDecoder().decode(out.stdout),
+      stderr: new TextDecoder().decode(out.stderr),
+    };
+  };
+  const ok = async (args: string[], stdin?: string): Promise<string> => {
+    const r = await kubectl(args, stdin);
+    assertEquals(r.code, 0, `kubectl ${args.join(" ")} failed:\n${r.stderr}\n${r.stdout}`);
+    return r.stdout;
+  };
+
+  try {
+    await t.step("get namespaces", async () => {
+      const out = await ok(["get", "namespaces"]);
+      assertMatch(out, /^NAME\s+STATUS\s+AGE/);
+      assertMatch(out, /\ndefault\s+Active\s+\d+s/);
+      assertMatch(out, /platform-system/);
+    });
+
+    await t.step("create -f a namespace and configmaps", async () => {
+      const out = await ok(
+        ["create", "-f", "-"],
+        `apiVersion: v1
+kind: Namespace
+metadata:
+  name: e2e
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cfg
+  namespace: e2e
+  labels: {app: demo}
+data:
+  greeting: hello
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: other
+  namespace: e2e
+  labels: {app: else}
+`,
+      );
+      assertMatch(out, /namespace\/e2e created/);
+      assertMatch(out, /configmap\/cfg created/);
+    });
+
+    await t.step("get -l and -o json", async () => {
+      const out = await ok(["get", "configmaps", "-n", "e2e", "-l", "app=demo"]);
+      assertMatch(out, /^NAME\s+DATA\s+AGE/);
+      assertMatch(out, /\ncfg\s+1\s+/);
+      assert(!out.includes("other"));
+      const json = JSON.parse(await ok(["get", "cm", "cfg", "-n", "e2e", "-o", "json"]));
+      assertEquals(json.data, { greeting: "hello" });
+    });
+
+    await t.step("replace -f", async () => {
+      const current = JSON.parse(await ok(["get", "cm", "cfg", "-n", "e2e", "-o", "json"]));
+      current.data.greeting = "bonjour";
+      const out = await ok(["replace", "-f", "-"], JSON.stringify(current));
+      assertMatch(out, /configmap\/cfg replaced/);
+      const after = JSON.parse(await ok(["get", "cm", "cfg", "-n", "e2e", "-o", "json"]));
+      assertEquals(after.data.greeting, "bonjour");
+    });
+
+    await t.step("api-resources", async () => {
+      const out = await ok(["api-resources"]);
+      assertMatch(out, /configmaps\s+cm\s+v1\s+true\s+ConfigMap/);
+      assertMatch(
+        out,
+        /certificatesigningrequests\s+csr\s+certificates\.platform\.io\/v1\s+false\s+CertificateSigningRequest/,
+      );
+      assertMatch(out, /leases\s+coordination\.platform\.io\/v1\s+true\s+Lease/);
+    });
+
+    await t.step("explain configmap", async () => {
+      const out = await ok(["explain", "configmap"]);
+      assertMatch(out, /KIND:\s+ConfigMap/);
+      assertMatch(out, /data\s+<map\[string\]string>/);
+    });
+
+    await t.step("error for a missing object", async () => {
+      const r = await kubectl(["get", "configmap", "missing", "-n", "e2e"]);
+      assertEquals(r.code, 1);
+      assertMatch(r.stderr, /Error from server \(NotFound\): configmaps "missing" not found/);
+    });
+
+    await t.step("delete configmap and namespace, with cleanup", async () => {
+      assertMatch(
+        await ok(["delete", "configmap", "other", "-n", "e2e"]),
+        /configmap "other" deleted/,
+      );
+      assertMatch(
+        await ok(["delete", "namespace", "e2e", "--timeout=30s"]),
+        /namespace "e2e" deleted/,
+      );
+      const r = await kubectl(["get", "namespace", "e2e"]);
+      assertEquals(r.code, 1);
+      assertMatch(r.stderr, /namespaces "e2e" not found/);
+      const cm = await kubectl(["get", "configmap", "cfg", "-n", "e2e"]);
+      assertEquals(cm.code, 1);
+    });
+  } finally {
+    await server.close();
+    await Deno.remove(dataDir, { recursive: true });
+    await Deno.remove(home, { recursive: true });
+  }
+});
