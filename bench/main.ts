@@ -18,6 +18,7 @@
 
 import { fileURLToPath } from "node:url";
 import { ensurePki } from "../lib/certificates/pki.ts";
+import { haveWrk, wrk, type WrkRequest } from "./wrk.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -231,8 +232,29 @@ async function request(
   return `${method} ${path} → ${res.status}: ${(await res.text()).slice(0, 300)}`;
 }
 
+/** The paths of the first `limit` objects of a collection, and how many there are. */
+async function listNames(
+  api: Api,
+  collection: string,
+  limit: number,
+): Promise<{ paths: string[]; total: number }> {
+  const res = await fetch(`${api.url}${collection}?limit=${limit}`, {
+    client: api.client,
+    headers: api.headers,
+  });
+  const list = await res.json();
+  if (res.status !== 200) throw new Error(`list ${collection} → ${res.status}`);
+  const paths = list.items.map((o: { metadata: { name: string } }) =>
+    `${collection}/${o.metadata.name}`
+  );
+  if (!paths.length) throw new Error(`${collection} is empty`);
+  return { paths, total: paths.length + (list.metadata.remainingItemCount ?? 0) };
+}
+
 interface LoadResult {
   ops: number;
+  /** Successful writes over warm-up and measurement (creates: objects that must exist). */
+  acknowledged?: number;
   errors: number;
   perSec: number;
   p50: number;
@@ -281,6 +303,46 @@ async function load(
   };
   if (warmupMs > 0) await run(warmupMs, false);
   return await run(ms, true);
+}
+
+/**
+ * One load figure: with wrk when installed (see wrk.ts), else with `concurrency` fetch loops.
+ * Both run a warm-up first that is not recorded.
+ */
+async function measure(
+  api: Api,
+  concurrency: number,
+  ms: number,
+  req: WrkRequest & { expected: number },
+): Promise<LoadResult> {
+  if (await haveWrk()) {
+    const headers = { ...api.headers, ...req.headers };
+    const spec = { ...req, headers };
+    const warm = await wrk(api.url, spec, concurrency, Math.max(1000, WARMUP_MS));
+    const r = await wrk(api.url, spec, concurrency, ms);
+    const ok = r.requests - r.errors;
+    return {
+      ops: ok,
+      acknowledged: warm.requests - warm.errors + ok,
+      errors: r.errors + warm.errors,
+      perSec: r.perSec * (ok / Math.max(1, r.requests)),
+      p50: r.p50,
+      p99: r.p99,
+      firstError: r.errors + warm.errors
+        ? `${r.errors + warm.errors} responses were not ${req.expected}`
+        : r.socketErrors,
+    };
+  }
+  let i = 0;
+  let acknowledged = 0;
+  const op = async () => {
+    const path = req.paths[i++ % req.paths.length];
+    const err = await request(api, req.method, path, req.expected, req.body);
+    if (!err) acknowledged++;
+    return err;
+  };
+  const r = await load(concurrency, ms, op);
+  return { ...r, acknowledged };
 }
 
 function describeLoad(label: string, r: LoadResult): void {
@@ -377,6 +439,13 @@ async function main(): Promise<void> {
       }`,
     );
 
+    note(
+      await haveWrk()
+        ? "client: wrk (1 thread) for every load figure"
+        : "client: Deno fetch (wrk is not installed: `apt-get install wrk` for a client that " +
+          "does not compete with the server for the CPU)",
+    );
+
     // A: fdatasync baseline
     const fsyncPerSec = await fsyncBaseline(tmp, 2000 * T);
     note(`A: fdatasync'd 200-byte appends: ${fmt(fsyncPerSec)}/s`);
@@ -385,9 +454,10 @@ async function main(): Promise<void> {
     const helloDir = `${tmp}/hello`;
     const hello = track(await spawnServer([SELF, "--hello-world", helloDir], helloDir));
     const helloApi = trackApi(await apiFor(hello, false));
-    const hello1 = await load(1, 2000 * T, () => request(helloApi, "GET", "/", 200));
+    const helloReq = { method: "GET", paths: ["/"], headers: {}, expected: 200 } as const;
+    const hello1 = await measure(helloApi, 1, 2000 * T, helloReq);
     describeLoad("B: hello-world, 1 client", hello1);
-    const hello32 = await load(32, 3000 * T, () => request(helloApi, "GET", "/", 200));
+    const hello32 = await measure(helloApi, 32, 3000 * T, helloReq);
     describeLoad("B: hello-world, 32 clients", hello32);
     await stopServer(hello, "SIGTERM", "hello-world server");
 
@@ -395,32 +465,37 @@ async function main(): Promise<void> {
     const serverDir = `${tmp}/server`;
     const server = track(await platformServer(serverDir));
     const api = trackApi(await apiFor(server, true));
-    let created = 0;
     const payload = "x".repeat(120);
-    const create = () => {
-      const name = `bench-${created++}`;
-      return request(
-        api,
-        "POST",
-        CM,
-        201,
-        `{"metadata":{"name":"${name}","labels":{"app":"bench"}},"data":{"payload":"${payload}"}}`,
-      );
-    };
-    const creates1 = await load(1, 2000 * T, create);
+    // generateName: every request is the same, so wrk can send it.
+    const createReq = {
+      method: "POST",
+      paths: [CM],
+      headers: { "Content-Type": "application/json" },
+      body:
+        `{"metadata":{"generateName":"bench-","labels":{"app":"bench"}},"data":{"payload":"${payload}"}}`,
+      expected: 201,
+    } as const;
+    const creates1 = await measure(api, 1, 2000 * T, createReq);
     describeLoad("creates, 1 client", creates1);
-    const creates32 = await load(32, 3000 * T, create);
-    describeLoad("creates, 32 clients", creates32);
-    const settledAfter = created;
-    const settleCreates = await settle(api, `${CM}/bench-0`, `after ${created} creates`);
-
-    const existing = Math.max(1, Math.min(created, 1000));
-    let g = 0;
-    const get = () => request(api, "GET", `${CM}/bench-${g++ % existing}`, 200);
-    const gets1 = await load(1, 2000 * T, get);
+    // Gets before the big burst of creates: after it the store writes tens of thousands of
+    // object files in the background for a while, which is a figure of its own (settle).
+    const names = await listNames(api, CM, 1000);
+    await settle(api, names.paths[0], `after ${names.total} creates`);
+    const getReq = { method: "GET", paths: names.paths, headers: {}, expected: 200 } as const;
+    const gets1 = await measure(api, 1, 2000 * T, getReq);
     describeLoad("gets, 1 client", gets1);
-    const gets32 = await load(32, 3000 * T, get);
+    const gets32 = await measure(api, 32, 3000 * T, getReq);
     describeLoad("gets, 32 clients", gets32);
+
+    const creates32 = await measure(api, 32, 3000 * T, createReq);
+    describeLoad("creates, 32 clients", creates32);
+    const acknowledged = (creates1.acknowledged ?? 0) + (creates32.acknowledged ?? 0);
+    const created = (await listNames(api, CM, 1)).total;
+    if (created < acknowledged) {
+      problems.push(`${acknowledged} creates were acknowledged but only ${created} objects exist`);
+    }
+    const settledAfter = created;
+    const settleCreates = await settle(api, names.paths[0], `after ${created} creates`);
 
     // List 10,000 configmaps in their own namespace.
     const nsErr = await request(
@@ -708,7 +783,9 @@ async function main(): Promise<void> {
   ];
   console.log(
     `\nplatform bench — Deno ${Deno.version.deno}, ${Deno.build.os}/${Deno.build.arch}, ` +
-      `${navigator.hardwareConcurrency} CPUs${QUICK ? ", --quick" : ""}\n`,
+      `${navigator.hardwareConcurrency} CPUs, client ${await haveWrk() ? "wrk" : "Deno fetch"}${
+        QUICK ? ", --quick" : ""
+      }\n`,
   );
   console.log(lines.join("\n"));
   if (problems.length) console.log(`\nproblems:\n${problems.map((p) => `- ${p}`).join("\n")}`);

@@ -7,8 +7,17 @@ export const systemClock: Clock = { now: () => new Date() };
 
 /** RFC 3339 with second precision, as kube's metav1.Time: `2024-05-01T12:00:00Z`. */
 export function rfc3339(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, "Z");
+  // Every write stamps the time; within one second the text is the same.
+  const second = Math.floor(d.getTime() / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastText = d.toISOString().replace(/\.\d{3}Z$/, "Z");
+  }
+  return lastText;
 }
+
+let lastSecond = NaN;
+let lastText = "";
 
 /** RFC 3339 with microseconds, as kube's metav1.MicroTime: `2024-05-01T12:00:00.123456Z`. */
 export function rfc3339Micro(d: Date): string {

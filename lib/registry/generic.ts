@@ -99,6 +99,7 @@ export function resourcePrefix(group: string, resource: string): string {
 }
 
 const MAX_GENERATE_ATTEMPTS = 8;
+const JSON_CACHE_ENTRIES = 4096;
 const MAX_UPDATE_RETRIES = 16;
 
 export class ResourceRegistry {
@@ -110,6 +111,8 @@ export class ResourceRegistry {
   readonly #clock: Clock;
   readonly #namespaceGate?: NamespaceGate;
   readonly #prefix: string;
+  /** Insertion-ordered: the first entry is the oldest. */
+  readonly #jsonCache = new Map<KeyValue, string>();
 
   constructor(def: ResourceDefinition, deps: RegistryDeps) {
     this.def = def;
@@ -197,6 +200,25 @@ export class ResourceRegistry {
     return result;
   }
 
+  /**
+   * The object as JSON text (what a plain GET answers), from a small cache of recent
+   * encodings: stored values are immutable, so an encoding stays right until the object
+   * changes, when its entry is simply never asked for again and ages out.
+   */
+  async getJson(namespace: string, name: string): Promise<string> {
+    const kv = await this.#read(() => this.#store.get(this.key(namespace, name)));
+    if (!kv) throw notFound(this.gr, name);
+    let text = this.#jsonCache.get(kv);
+    if (text === undefined) {
+      text = JSON.stringify(this.decode(kv)) + "\n";
+      if (this.#jsonCache.size >= JSON_CACHE_ENTRIES) {
+        this.#jsonCache.delete(this.#jsonCache.keys().next().value!);
+      }
+      this.#jsonCache.set(kv, text);
+    }
+    return text;
+  }
+
   /** Stored value -> the object in this definition's version, with its resourceVersion. */
   decode(kv: KeyValue): KubeObject {
     let obj = JSON.parse(kv.value) as KubeObject;
@@ -251,8 +273,9 @@ export class ResourceRegistry {
 
   // ---- create ----
 
-  /** Creates `obj` in `namespace`. 409 AlreadyExists, 422 Invalid, 404/403 for a missing or
-   * terminating namespace. Returns the stored object (or what would be stored, on dry run). */
+  /** Creates `body` in `namespace`. 409 AlreadyExists, 422 Invalid, 404/403 for a missing or
+   * terminating namespace. Returns the stored object (or what would be stored, on dry run).
+   * Takes ownership of `body`: it becomes the returned object. */
   async create(
     namespace: string,
     body: KubeObject,
@@ -305,6 +328,7 @@ export class ResourceRegistry {
    * A body `metadata.resourceVersion` makes it conditional (409 when stale); without one the
    * update retries on concurrent writes. PUT of a missing object creates it (main resource
    * only). An update that changes nothing writes nothing and returns the stored object.
+   * Takes ownership of `body`.
    */
   async update(
     namespace: string,
@@ -530,7 +554,8 @@ export class ResourceRegistry {
     if (!body || typeof body !== "object" || Array.isArray(body)) {
       throw badRequest(`the body of the request must be a ${this.def.kind} object`);
     }
-    const obj = structuredClone(body) as KubeObject;
+    // The caller hands the body over (it is freshly decoded): no copy.
+    const obj = body as KubeObject;
     if (obj.kind !== undefined && obj.kind !== "" && obj.kind !== this.def.kind) {
       throw badRequest(
         `the kind in the body (${obj.kind}) does not match the kind of the resource (${this.def.kind})`,

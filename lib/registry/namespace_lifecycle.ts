@@ -5,7 +5,7 @@
  */
 
 import { type GroupResource, notFound } from "../api/errors.ts";
-import type { Store } from "../storage/store.ts";
+import type { KeyValue, Store } from "../storage/store.ts";
 import type { Logger } from "../server/log.ts";
 import { resourcePrefix, ResourceRegistry } from "./generic.ts";
 import { NAMESPACE_FINALIZER } from "./builtin/namespace.ts";
@@ -22,11 +22,21 @@ const NAMESPACES_PREFIX = resourcePrefix("", "namespaces");
 
 /** A write into `namespace` is allowed only while it exists and is not terminating. */
 export function namespaceGate(store: Store) {
+  // Stored values are immutable and replaced on every write: decode each one once.
+  const terminating = new WeakMap<KeyValue, boolean>();
+  const isTerminating = (kv: KeyValue): boolean => {
+    let t = terminating.get(kv);
+    if (t === undefined) {
+      const ns = JSON.parse(kv.value);
+      t = Boolean(ns.metadata?.deletionTimestamp) || ns.status?.phase === "Terminating";
+      terminating.set(kv, t);
+    }
+    return t;
+  };
   return async (namespace: string, gr: GroupResource, name: string): Promise<void> => {
     const kv = await store.get(NAMESPACES_PREFIX + namespace);
     if (!kv) throw notFound({ group: "", resource: "namespaces" }, namespace);
-    const ns = JSON.parse(kv.value);
-    if (ns.metadata?.deletionTimestamp || ns.status?.phase === "Terminating") {
+    if (isTerminating(kv)) {
       throw ResourceRegistry.terminating(gr, name, namespace);
     }
   };

@@ -3,6 +3,8 @@
  * paths (`/readyz/storage`). Readiness fails while the server is shutting down.
  */
 
+import { responseBody } from "./respond.ts";
+
 export interface HealthCheck {
   name: string;
   check: () => boolean;
@@ -31,7 +33,10 @@ export function healthResponse(
     r.ok ? `[+]${r.name} ok` : `[-]${r.name} failed: reason withheld`
   );
   lines.push(ok ? `${endpoint} check passed` : `${endpoint} check failed`);
-  return new Response(lines.join("\n") + "\n", { status: ok ? 200 : 500, headers });
+  return new Response(responseBody(lines.join("\n") + "\n"), {
+    status: ok ? 200 : 500,
+    headers,
+  });
 }
 
 function safe(fn: () => boolean): boolean {

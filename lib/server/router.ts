@@ -15,7 +15,7 @@ import {
 } from "./discovery.ts";
 import { type HealthCheck, healthResponse } from "./health.ts";
 import { pathNotFound } from "./handlers/resource.ts";
-import { objectResponse } from "./respond.ts";
+import { objectResponse, responseBody } from "./respond.ts";
 import { versionInfo } from "./version.ts";
 import { methodNotAllowed, notAcceptable } from "../api/errors.ts";
 
@@ -73,7 +73,7 @@ export function router(deps: RouterDeps) {
       const doc = deps.openapi.document(path.slice("/openapi/v3/".length));
       if (doc) {
         const immutable = url.searchParams.get("hash") === doc.hash;
-        return new Response(doc.body, {
+        return new Response(responseBody(doc.body), {
           headers: {
             "Content-Type": "application/json",
             "Etag": `"${doc.hash}"`,
@@ -90,7 +90,9 @@ export function router(deps: RouterDeps) {
       if (!wantsJson) {
         throw notAcceptable(["application/json"]);
       }
-      return new Response(deps.openapi.v2(), { headers: { "Content-Type": "application/json" } });
+      return new Response(responseBody(deps.openapi.v2()), {
+        headers: { "Content-Type": "application/json" },
+      });
     }
     throw pathNotFound();
   };

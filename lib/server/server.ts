@@ -26,6 +26,8 @@ import type { UserInfo } from "./context.ts";
 import { resourceHandler } from "./handlers/resource.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { router } from "./router.ts";
+import { setListenerNoDelay } from "./nodelay.ts";
+import { streamLargeBodies } from "./respond.ts";
 
 export const ADMIN_USER = "platform-admin";
 export const ADMIN_GROUP = "system:masters";
@@ -172,6 +174,11 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     throw err;
   }
   port = server.addr.port;
+  const noDelay = setListenerNoDelay(port);
+  if (noDelay !== undefined) {
+    logger.warn(`cannot set TCP_NODELAY on the listener (${noDelay}): streaming larger bodies`);
+    streamLargeBodies(true);
+  }
   const url = `https://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
   let kubeconfigPath: string | undefined;
   if (opts.writeKubeconfig ?? true) {

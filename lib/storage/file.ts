@@ -199,6 +199,9 @@ export class FileStore extends Engine {
       await this.checkpoint();
     } finally {
       await this.#journal.close();
+      // Unlock before closing: closing a file can be deferred while an operation on it is
+      // pending, and the next open must find the directory free once close() resolves.
+      await this.#lock.unlock().catch(() => {});
       this.#lock.close();
     }
   }

@@ -1,7 +1,7 @@
 /**
  * Sorted keys for O(1) `get` and O(log n + k) prefix ranges.
  *
- * {@link SortedList} keeps keys (and a value per key) in blocks of at most 1,024, so an
+ * {@link SortedList} keeps keys (and a value per key) in blocks of at most 256, so an
  * insert or delete moves at most a block's worth of elements (one large array would move
  * everything after the insertion point: hundreds of microseconds per create once an array
  * outgrows V8's fast path, around 100,000 keys). Positions are global indices; each block's
@@ -18,7 +18,7 @@ export interface Range {
   end: number;
 }
 
-const BLOCK_MAX = 1024;
+const BLOCK_MAX = 256;
 
 interface Block<V> {
   keys: string[];

@@ -3,12 +3,16 @@
 import { negotiateOutput } from "../../codec/negotiate.ts";
 import { parseIncludeObject, toTable } from "../../codec/table.ts";
 import type { RequestContext } from "../context.ts";
-import { objectResponse } from "../respond.ts";
+import { encodedResponse, isPretty, objectResponse } from "../respond.ts";
 import type { ResourceScope } from "./scope.ts";
 
 export async function getHandler(ctx: RequestContext, scope: ResourceScope): Promise<Response> {
   const negotiated = negotiateOutput(ctx.req.headers.get("Accept"), { allowAs: ["Table"] });
   const { namespace, name } = ctx.info;
+  if (negotiated.encoding === "json" && !negotiated.as && !isPretty(ctx)) {
+    const text = await scope.registry.getJson(namespace, name);
+    return encodedResponse(ctx, 200, text, negotiated);
+  }
   const obj = await scope.registry.get(namespace, name);
   if (negotiated.as?.kind === "Table") {
     const table = toTable(scope.registry.def, [obj], {

@@ -26,6 +26,8 @@ export async function readBody(ctx: RequestContext, limit: number): Promise<stri
   const declared = Number(ctx.req.headers.get("Content-Length") ?? "0");
   if (declared > limit) throw entityTooLarge(limit);
   if (!ctx.req.body) return "";
+  // A declared length is enforced by the HTTP layer: read the body in one step.
+  if (ctx.req.headers.has("Content-Length")) return decodeUtf8(await ctx.req.bytes());
   const reader = ctx.req.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -45,8 +47,14 @@ export async function readBody(ctx: RequestContext, limit: number): Promise<stri
     all.set(c, at);
     at += c.byteLength;
   }
+  return decodeUtf8(all);
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+function decodeUtf8(bytes: Uint8Array): string {
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(all);
+    return utf8.decode(bytes);
   } catch {
     throw badRequest("the request body is not valid UTF-8");
   }

@@ -87,7 +87,7 @@ export function encodeRecord(rec: JournalRecord): Uint8Array {
   buf[0] = RECORD_MAGIC;
   view.setUint32(1, length, true);
   view.setUint32(5, crc32c(buf.subarray(HEADER_BYTES, at), crc32c(buf.subarray(0, 5))), true);
-  return buf.slice(0, at);
+  return buf.subarray(0, at);
 }
 
 /** The outcome of reading one record from a buffer. */
