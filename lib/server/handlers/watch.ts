@@ -2,7 +2,7 @@
  * Watch: a chunked stream of newline-delimited `{type, object}` events. Without a
  * resourceVersion (or with `0`) the stream starts with synthetic ADDED events for the current
  * state; with one, it starts right after it. A version no longer retained gives an ERROR event
- * carrying a 410 Status.
+ * carrying a 410 Status. A watcher too slow to keep up is ended without an error.
  */
 
 import { badRequest, gone, StatusError, timeout } from "../../api/errors.ts";
@@ -111,7 +111,9 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
         }
         controller.enqueue(encoder.encode(render(next.value)));
       } catch (err) {
-        if (!abort.signal.aborted) {
+        // A watcher that fell too far behind is closed the way kube closes one: the stream
+        // just ends, and the client watches again from the last version it saw.
+        if (!abort.signal.aborted && !isStoreError(err, "Overflow")) {
           controller.enqueue(
             encoder.encode(render({ type: "ERROR", object: watchError(err, afterRevision) })),
           );

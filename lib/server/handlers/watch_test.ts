@@ -1,0 +1,34 @@
+import { assert, assertEquals } from "../../../tests/assert.ts";
+import { MemoryStore } from "../../storage/memory.ts";
+import { Catalogue } from "../../registry/catalogue.ts";
+import { builtinDefinitions } from "../../registry/builtin/mod.ts";
+import { ResourceRegistry } from "../../registry/generic.ts";
+import { SchemaSet } from "../../registry/schema.ts";
+import { requestInfoOf } from "../request_info.ts";
+import { watchHandler } from "./watch.ts";
+
+Deno.test("a watcher that falls behind is ended cleanly, without an ERROR event", async () => {
+  const store = new MemoryStore({ watchBufferSize: 3 });
+  const def = new Catalogue(builtinDefinitions()).lookup("", "v1", "configmaps")!;
+  const registry = new ResourceRegistry(def, { store, schemas: SchemaSet.builtin() });
+  const user = { username: "u", groups: [] };
+  const url = new URL("https://x/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=1");
+  await store.create("/registry/core/configmaps/default/seed", "{}"); // revision 1
+  const res = await watchHandler({
+    req: new Request(url),
+    url,
+    info: requestInfoOf("GET", url),
+    warnings: [],
+    signal: new AbortController().signal,
+    user,
+  }, { registry, maxBodyBytes: 1 << 20 });
+  // Nobody reads the stream while 20 objects are written: the watcher's buffer overflows.
+  for (let i = 0; i < 20; i++) {
+    await registry.create("default", { metadata: { name: `cm-${i}` } }, { user });
+  }
+  const lines = (await res.text()).trim().split("\n").map((l) => JSON.parse(l));
+  assert(lines.length > 0 && lines.length < 20, `${lines.length} events before the end`);
+  assertEquals(lines.map((l) => l.type), lines.map(() => "ADDED"));
+  assertEquals(lines[0].object.metadata.name, "cm-0");
+  await store.close();
+});
