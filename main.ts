@@ -10,7 +10,7 @@
 
 import { ConfigError } from "./lib/config/flags.ts";
 import { loadServerConfig, type ServerConfig } from "./lib/config/mod.ts";
-import { describeListenError } from "./lib/config/mod.ts";
+import { checkPortFree, describeListenError } from "./lib/config/mod.ts";
 import { startServer } from "./lib/server/server.ts";
 import { createLogger } from "./lib/server/log.ts";
 import { PLATFORM_VERSION, versionInfo } from "./lib/server/version.ts";
@@ -87,6 +87,8 @@ async function serve(config: ServerConfig): Promise<number> {
   const logger = createLogger(config.logLevel);
   let server;
   try {
+    // Before anything is generated or logged: a taken port is a configuration error.
+    checkPortFree(config.bindAddress, config.securePort);
     server = await startServer({
       dataDir: config.dataDir,
       bindAddress: config.bindAddress,

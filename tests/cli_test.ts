@@ -1,0 +1,141 @@
+/**
+ * The `platform` command as a user runs it: exit codes, the one-line errors for bad
+ * configuration, readiness messages and a clean stop on SIGTERM.
+ */
+
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { FLAGS } from "../lib/config/flags.ts";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+const TESTDATA = new URL("../testdata/config/", import.meta.url).pathname;
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function platform(...args: string[]): Promise<Run> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", MAIN, ...args],
+    stdin: "null",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/** A configuration error: exit 2 and exactly one line on stderr, matching `re`. */
+function assertConfigError(run: Run, re: RegExp): void {
+  assertEquals(run.code, 2, `exit code; stderr: ${run.stderr}`);
+  const lines = run.stderr.trimEnd().split("\n");
+  assertEquals(lines.length, 1, `one line, got: ${run.stderr}`);
+  assertMatch(lines[0], /^platform: /);
+  assertMatch(lines[0], re);
+}
+
+Deno.test("--help lists every flag with its default and exits 0", async () => {
+  const run = await platform("--help");
+  assertEquals(run.code, 0);
+  for (const flag of FLAGS) assertMatch(run.stdout, new RegExp(`--${flag.name}\\b`));
+  assertMatch(run.stdout, /default/i);
+});
+
+Deno.test("an unknown flag exits 2 naming it", async () => {
+  assertConfigError(await platform("--no-such-flag"), /--no-such-flag/);
+});
+
+Deno.test("a bad flag value exits 2 naming the flag and the value", async () => {
+  assertConfigError(await platform("--secure-port", "http"), /--secure-port.*http/);
+});
+
+Deno.test("an unknown field in the config file exits 2 naming the file and the field", async () => {
+  const file = `${TESTDATA}unknown_field.yaml`;
+  assertConfigError(await platform("--config", file), /unknown_field\.yaml.*data-dir/);
+});
+
+Deno.test("a missing config file exits 2 naming it", async () => {
+  assertConfigError(await platform("--config", "/nonexistent/platform.yaml"), /nonexistent/);
+});
+
+Deno.test("a certificate file without PEM exits 2 naming the flag", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/tls.crt`, "not a certificate\n");
+    await Deno.writeTextFile(`${dir}/tls.key`, "not a key\n");
+    const run = await platform(
+      "--data-dir",
+      `${dir}/data`,
+      "--tls-cert-file",
+      `${dir}/tls.crt`,
+      "--tls-private-key-file",
+      `${dir}/tls.key`,
+    );
+    assertConfigError(run, /--tls-cert-file|--tls-private-key-file/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a port in use exits 2 naming the port and the flag, serving nothing", async () => {
+  const dir = await Deno.makeTempDir();
+  const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  try {
+    const port = (taken.addr as Deno.NetAddr).port;
+    const run = await platform("--data-dir", dir, "--secure-port", String(port));
+    assertConfigError(run, new RegExp(`${port}.*--secure-port|--secure-port.*${port}`));
+  } finally {
+    taken.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("check-config validates and exits 0", async () => {
+  const run = await platform("check-config", "--secure-port", "7443", "--storage", "memory");
+  assertEquals(run.code, 0, run.stderr);
+  assertMatch(run.stdout, /configuration is valid/);
+});
+
+Deno.test("serve says where it listens, answers /readyz, and exits 0 on SIGTERM", async () => {
+  const dir = await Deno.makeTempDir();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", MAIN, "--data-dir", dir, "--secure-port", "0"],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stdout = child.stdout.text();
+  let log = "";
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  try {
+    let url: string | undefined;
+    while (!url) {
+      const { done, value } = await reader.read();
+      if (done) throw new Error(`exited before serving:\n${log}`);
+      log += value;
+      url = /serving on (https:\/\/\S+)/.exec(log)?.[1];
+    }
+    const client = Deno.createHttpClient({
+      caCerts: [await Deno.readTextFile(`${dir}/pki/ca.crt`)],
+    });
+    const res = await fetch(`${url}/readyz`, { client });
+    assertEquals([res.status, await res.text()], [200, "ok"]);
+    client.close();
+    assertMatch(log, /admin kubeconfig: .*admin\.kubeconfig/);
+    child.kill("SIGTERM");
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      log += value;
+    }
+    const status = await child.status;
+    assertEquals(status.code, 0, log);
+    assertMatch(log, /received SIGTERM: shutting down/);
+    assertMatch(log, /stopped/);
+    assert((await stdout) !== undefined);
+  } finally {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* exited */ }
+    await Deno.remove(dir, { recursive: true });
+  }
+});
