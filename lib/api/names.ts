@@ -264,11 +264,20 @@ export function generateName(prefix: string): string {
   const limit = 256 - (256 % n);
   let suffix = "";
   while (suffix.length < GENERATED_NAME_RANDOM_LENGTH) {
-    for (const b of crypto.getRandomValues(new Uint8Array(8))) {
-      if (b < limit && suffix.length < GENERATED_NAME_RANDOM_LENGTH) {
-        suffix += GENERATED_NAME_ALPHABET[b % n];
-      }
-    }
+    const b = randomByte();
+    if (b < limit) suffix += GENERATED_NAME_ALPHABET[b % n];
   }
   return base + suffix;
+}
+
+/** Random bytes drawn from a pool refilled 4 KiB at a time (one system call per ~800 names). */
+const randomPool = new Uint8Array(4096);
+let randomUsed = randomPool.length;
+
+function randomByte(): number {
+  if (randomUsed === randomPool.length) {
+    crypto.getRandomValues(randomPool);
+    randomUsed = 0;
+  }
+  return randomPool[randomUsed++];
 }

@@ -351,6 +351,11 @@ export abstract class Engine implements Store {
       this.#inflight = [];
       this.#inflightHead = 0;
       this.#drained?.();
+    } else if (this.#inflightHead > 1024 && this.#inflightHead * 2 > q.length) {
+      // Under steady load the queue is never empty: drop the applied head now and then, or it
+      // would keep every write ever made (and its value) alive.
+      this.#inflight = q.slice(this.#inflightHead);
+      this.#inflightHead = 0;
     }
     if (applied.length === 0) return;
     const events = applied.map((e) => e.event);

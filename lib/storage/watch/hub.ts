@@ -133,6 +133,11 @@ class Watcher implements Watch, AsyncIterableIterator<StoreEvent> {
         if (this.#head === this.#buf.length) {
           this.#buf = [];
           this.#head = 0;
+        } else if (this.#head > 1024 && this.#head * 2 > this.#buf.length) {
+          // A consumer that is always a little behind never empties the buffer: drop the
+          // delivered head now and then so the array does not grow without end.
+          this.#buf = this.#buf.slice(this.#head);
+          this.#head = 0;
         }
         return { value: ev, done: false };
       }
