@@ -98,7 +98,7 @@ async function serve(config: ServerConfig): Promise<number> {
       tlsPrivateKeyFile: config.tlsPrivateKeyFile,
       tlsSANs: config.tlsSANs,
       tokenAuthFile: config.tokenAuthFile,
-      watchHistoryRetentionMs: config.watchHistoryRetention,
+      historyRetentionMs: config.historyRetention,
       maxRequestBodyBytes: config.maxRequestBodyBytes,
       shutdownTimeoutMs: config.shutdownTimeout,
       featureGates: config.featureGates,

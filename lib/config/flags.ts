@@ -142,8 +142,8 @@ export const FLAGS: readonly FlagSpec[] = [
     help: "Storage backend: file (durable, under --data-dir) or memory (lost on exit).",
   },
   {
-    name: "watch-history-retention",
-    field: "watchHistoryRetention",
+    name: "history-retention",
+    field: "historyRetention",
     kind: "duration",
     defaultText: "5m",
     help: "How long past revisions stay available to watches and consistent lists.",

@@ -64,7 +64,7 @@ Deno.test("every flag but --config has a config-file field and help text", () =>
     "runtime-config",
     "feature-gates",
     "storage",
-    "watch-history-retention",
+    "history-retention",
     "controllers",
     "shutdown-timeout",
     "request-timeout",

@@ -66,7 +66,7 @@ export interface ServerConfig {
   featureGates: Map<string, boolean>;
   storage: StorageBackend;
   /** Milliseconds. */
-  watchHistoryRetention: number;
+  historyRetention: number;
   /** Controller selection in kube syntax, e.g. `["*", "-csrsigning"]`. */
   controllers: string[];
   /** Milliseconds. */
@@ -83,7 +83,7 @@ export const DEFAULTS = {
   bindAddress: "127.0.0.1",
   securePort: 6443,
   storage: "file" as StorageBackend,
-  watchHistoryRetention: 5 * 60_000,
+  historyRetention: 5 * 60_000,
   controllers: ["*"],
   shutdownTimeout: 30_000,
   requestTimeout: 60_000,
@@ -113,7 +113,7 @@ const fileSchema = z.strictObject({
   runtimeConfig: z.union([z.string(), z.record(z.string(), z.boolean())]).optional(),
   featureGates: z.record(z.string(), z.boolean()).optional(),
   storage: z.enum(STORAGE_BACKENDS).optional(),
-  watchHistoryRetention: z.string().optional(),
+  historyRetention: z.string().optional(),
   controllers: z.array(z.string()).optional(),
   shutdownTimeout: z.string().optional(),
   requestTimeout: z.string().optional(),
@@ -147,7 +147,7 @@ interface Settings {
   runtimeConfig: Map<string, boolean>;
   featureGates: Map<string, boolean>;
   storage: StorageBackend;
-  watchHistoryRetention: number;
+  historyRetention: number;
   controllers: string[];
   shutdownTimeout: number;
   requestTimeout: number;
@@ -215,7 +215,7 @@ export async function loadServerConfig(
     runtimeConfig: merged("runtimeConfig"),
     featureGates: resolveFeatureGates(merged("featureGates")),
     storage: pick("storage") ?? DEFAULTS.storage,
-    watchHistoryRetention: pick("watchHistoryRetention") ?? DEFAULTS.watchHistoryRetention,
+    historyRetention: pick("historyRetention") ?? DEFAULTS.historyRetention,
     controllers: pick("controllers") ?? [...DEFAULTS.controllers],
     shutdownTimeout: pick("shutdownTimeout") ?? DEFAULTS.shutdownTimeout,
     requestTimeout: pick("requestTimeout") ?? DEFAULTS.requestTimeout,
@@ -314,7 +314,7 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "logLevel":
       values.logLevel = parseEnum(one, LOG_LEVELS);
       break;
-    case "watchHistoryRetention":
+    case "historyRetention":
     case "requestTimeout":
       values[field] = positiveDuration(one);
       break;

@@ -67,7 +67,7 @@ Deno.test("defaults apply without flags or file", async () => {
       ["ConsistentListFromCache", true],
     ]),
     storage: "file",
-    watchHistoryRetention: 300_000,
+    historyRetention: 300_000,
     controllers: ["*"],
     shutdownTimeout: 30_000,
     requestTimeout: 60_000,
@@ -97,7 +97,7 @@ Deno.test("--help and -h return the help text listing every flag with its defaul
       ["bind-address", "127.0.0.1"],
       ["secure-port", "6443"],
       ["storage", "file"],
-      ["watch-history-retention", "5m"],
+      ["history-retention", "5m"],
       ["controllers", "*"],
       ["shutdown-timeout", "30s"],
       ["request-timeout", "60s"],
@@ -129,7 +129,7 @@ Deno.test("the example file sets every field; paths resolve against its director
   assert.equal(cfg.featureGates.get("APIResponseCompression"), false);
   assert.equal(cfg.featureGates.get("ConsistentListFromCache"), true);
   assert.equal(cfg.storage, "memory");
-  assert.equal(cfg.watchHistoryRetention, 600_000);
+  assert.equal(cfg.historyRetention, 600_000);
   assert.deepEqual(cfg.controllers, ["*", "-csrsigning"]);
   assert.equal(cfg.shutdownTimeout, 5_000);
   assert.equal(cfg.requestTimeout, 120_000);
@@ -199,7 +199,7 @@ Deno.test("every flag parses its value", async () => {
     "--feature-gates",
     "ConsistentListFromCache=false",
     "--storage=memory",
-    "--watch-history-retention=1h30m",
+    "--history-retention=1h30m",
     "--controllers=*,-csrsigning",
     "--controllers=csrcleaner",
     "--shutdown-timeout=0",
@@ -223,7 +223,7 @@ Deno.test("every flag parses its value", async () => {
   );
   assert.equal(cfg.featureGates.get("WatchList"), true);
   assert.equal(cfg.featureGates.get("ConsistentListFromCache"), false);
-  assert.equal(cfg.watchHistoryRetention, 5_400_000);
+  assert.equal(cfg.historyRetention, 5_400_000);
   assert.deepEqual(cfg.controllers, ["*", "-csrsigning", "csrcleaner"]);
   assert.equal(cfg.shutdownTimeout, 0);
   assert.equal(cfg.requestTimeout, 500);
@@ -251,8 +251,8 @@ Deno.test("flag errors name the flag and the value", async () => {
     [["--storage=disk"], '--storage: "disk" is not one of "file", "memory"'],
     [["--log-level=trace"], '--log-level: "trace" is not one of "debug", "info", "warn", "error"'],
     [
-      ["--watch-history-retention=5 minutes"],
-      '--watch-history-retention: "5 minutes" is not a duration (like "30s", "5m" or "1h30m")',
+      ["--history-retention=5 minutes"],
+      '--history-retention: "5 minutes" is not a duration (like "30s", "5m" or "1h30m")',
     ],
     [["--request-timeout=0s"], '--request-timeout: "0s" must be longer than 0'],
     [
@@ -330,10 +330,10 @@ Deno.test("file errors name the file and the field path", async () => {
       "controllers: ['*', '-Bad']\n",
       'c.yaml: controllers[1]: "-Bad" is not a controller selector ("*", "name" or "-name")',
     ],
-    ["watchHistoryRetention: 5\n", "c.yaml: watchHistoryRetention: expected string, got 5"],
+    ["historyRetention: 5\n", "c.yaml: historyRetention: expected string, got 5"],
     [
-      "watchHistoryRetention: 5 min\n",
-      'c.yaml: watchHistoryRetention: "5 min" is not a duration (like "30s", "5m" or "1h30m")',
+      "historyRetention: 5 min\n",
+      'c.yaml: historyRetention: "5 min" is not a duration (like "30s", "5m" or "1h30m")',
     ],
     [
       "runtimeConfig:\n  apps/v1: yes\n",

@@ -47,7 +47,7 @@ export interface StartOptions {
   tlsSANs?: string[];
   tokenAuthFile?: string;
   /** @default 300000 (5 minutes) */
-  watchHistoryRetentionMs?: number;
+  historyRetentionMs?: number;
   /** @default 3145728 (3 MiB) */
   maxRequestBodyBytes?: number;
   /** @default 30000 */
@@ -101,7 +101,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
   }
   tokens.set(adminToken, { username: ADMIN_USER, uid: ADMIN_USER, groups: [ADMIN_GROUP] });
 
-  const historyRetentionMs = opts.watchHistoryRetentionMs ?? 5 * 60_000;
+  const historyRetentionMs = opts.historyRetentionMs ?? 5 * 60_000;
   const store: Store = opts.storage === "memory"
     ? new MemoryStore({ historyRetentionMs })
     : await FileStore.open({ dir: `${dataDir}/store`, historyRetentionMs, logger });
