@@ -64,12 +64,18 @@ export class StatusError extends Error {
   readonly details?: StatusDetails;
   /** Extra response headers (e.g. `Retry-After`). */
   readonly headers: Record<string, string>;
+  /** List metadata of the Status (an expired list hands back a `continue` token here). */
+  readonly listMeta?: { continue?: string };
 
   constructor(
     code: number,
     reason: StatusReason,
     message: string,
-    options: { details?: StatusDetails; headers?: Record<string, string> } = {},
+    options: {
+      details?: StatusDetails;
+      headers?: Record<string, string>;
+      listMeta?: { continue?: string };
+    } = {},
   ) {
     super(message);
     this.name = "StatusError";
@@ -77,13 +83,14 @@ export class StatusError extends Error {
     this.reason = reason;
     this.details = options.details;
     this.headers = options.headers ?? {};
+    this.listMeta = options.listMeta;
   }
 
   toStatus(): Status {
     const status: Status = {
       kind: "Status",
       apiVersion: "v1",
-      metadata: {},
+      metadata: { ...this.listMeta },
       status: "Failure",
       message: this.message,
       reason: this.reason,

@@ -659,16 +659,28 @@ export async function issueClientCertificate(
  * `<dataDir>/pki/admin.token`, or made on first call (32 random bytes, base64url) and
  * written there with mode 0600.
  */
-export async function ensureAdminToken(dataDir: string): Promise<string> {
-  const path = join(dataDir, "pki", "admin.token");
+export function ensureAdminToken(dataDir: string): Promise<string> {
+  return ensureSecret(join(dataDir, "pki", "admin.token"));
+}
+
+/**
+ * The key that signs continue tokens (`<dataDir>/pki/continue.key`, generated on first use),
+ * so that a paged list can continue after a restart.
+ */
+export async function ensureContinueKey(dataDir: string): Promise<Uint8Array> {
+  return new TextEncoder().encode(await ensureSecret(join(dataDir, "pki", "continue.key")));
+}
+
+/** A random 32-byte secret (base64url) kept in `path` (0600), made on first use. */
+async function ensureSecret(path: string): Promise<string> {
   const existing = (await readIfExists(path))?.trim();
   if (existing) return existing;
   const bytes = crypto.getRandomValues(new Uint8Array(32));
-  const token = btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_")
+  const secret = btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_")
     .replace(/=+$/, "");
   await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  await writeFileAtomic(path, token + "\n", { mode: 0o600 });
-  return token;
+  await writeFileAtomic(path, secret + "\n", { mode: 0o600 });
+  return secret;
 }
 
 /** Options of {@link writeKubeconfig}. */

@@ -32,7 +32,7 @@ import {
 } from "./definition.ts";
 import type { SchemaSet } from "./schema.ts";
 import { type ObjectFilter, selectsObject } from "./filter.ts";
-import { decodeContinue, encodeContinue } from "./continue.ts";
+import { decodeContinue, encodeContinue, randomContinueKey } from "./continue.ts";
 
 export type FieldValidation = "Strict" | "Warn" | "Ignore";
 
@@ -68,6 +68,11 @@ export interface WatchEvent {
   object: KubeObject;
 }
 
+/** A watch's events, and how far it has delivered everything (see `ResourceRegistry.watch`). */
+export interface RegistryWatch extends AsyncGenerator<WatchEvent> {
+  progress(): number | undefined;
+}
+
 export interface DeleteOptions {
   dryRun?: boolean;
   preconditions?: { uid?: string; resourceVersion?: string };
@@ -91,6 +96,9 @@ export interface RegistryDeps {
   schemas: SchemaSet;
   clock?: Clock;
   namespaceGate?: NamespaceGate;
+  /** MAC key of continue tokens; give the same key to a store that outlives the process so
+   * that tokens survive restarts. Default: random. */
+  continueKey?: Uint8Array;
 }
 
 /** Store key prefix of a stored resource: `/registry/<group|core>/<resource>/`. */
@@ -99,6 +107,18 @@ export function resourcePrefix(group: string, resource: string): string {
 }
 
 const MAX_GENERATE_ATTEMPTS = 8;
+
+/** kube's message for a continue token whose snapshot is gone. */
+export const INCONSISTENT_CONTINUE =
+  "The provided continue parameter is too old to display a consistent list result. You can " +
+  "start a new list without the continue parameter, or use the continue token in this response " +
+  "to retrieve the remainder of the results. Continuing with the provided token results in an " +
+  "inconsistent list - objects that were created, modified, or deleted between the time the " +
+  "first chunk was returned and now may show up in the list.";
+
+function expiredContinue(token: string): StatusError {
+  return new StatusError(410, "Expired", INCONSISTENT_CONTINUE, { listMeta: { continue: token } });
+}
 const JSON_CACHE_ENTRIES = 4096;
 const MAX_UPDATE_RETRIES = 16;
 
@@ -111,8 +131,11 @@ export class ResourceRegistry {
   readonly #clock: Clock;
   readonly #namespaceGate?: NamespaceGate;
   readonly #prefix: string;
+  readonly #continueKey: Uint8Array;
   /** Insertion-ordered: the first entry is the oldest. */
   readonly #jsonCache = new Map<KeyValue, string>();
+  /** Decoded stored values shared by all watchers (each event is decoded once). */
+  readonly #watchObjects = new WeakMap<KeyValue, KubeObject>();
 
   constructor(def: ResourceDefinition, deps: RegistryDeps) {
     this.def = def;
@@ -122,6 +145,7 @@ export class ResourceRegistry {
     this.#schemas = deps.schemas;
     this.#clock = deps.clock ?? systemClock;
     this.#namespaceGate = deps.namespaceGate;
+    this.#continueKey = deps.continueKey ?? randomContinueKey();
     this.#prefix = def.storage
       ? resourcePrefix(def.storage.group, def.storage.resource)
       : resourcePrefix(def.group, def.plural);
@@ -152,18 +176,33 @@ export class ResourceRegistry {
 
   /**
    * A consistent list: every page of a chunked list reads at the revision of the first page.
-   * `remainingItemCount` is given only without a filter.
+   * `remainingItemCount` is given only without a filter. A continue token whose revision is no
+   * longer retained is 410 Expired, with a token that continues at the newest revision.
    */
   async list(namespace: string, opts: ListOptions = {}): Promise<ListResult> {
     const prefix = this.listPrefix(namespace);
     let revision = opts.revision;
     let after: string | undefined;
+    let returned = 0;
+    let total: number | undefined;
     if (opts.continue) {
-      const token = decodeContinue(opts.continue, prefix);
-      revision = token.revision;
-      after = token.after;
+      const point = decodeContinue(this.#continueKey, prefix, opts.continue);
+      after = point.after;
+      returned = point.returned;
+      if (point.total >= 0) total = point.total;
+      if (point.revision === -1) {
+        revision = undefined;
+        total = undefined;
+      } else if (point.revision < this.#store.oldestRevision()) {
+        const again = { ...point, revision: -1, total: -1 };
+        throw expiredContinue(encodeContinue(this.#continueKey, prefix, again));
+      } else {
+        revision = point.revision;
+      }
     }
     const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
+    // Later pages know the total from the first: the store need not count what is left.
+    const countRemaining = !opts.filter && total === undefined;
     const items: KubeObject[] = [];
     let listRevision = 0;
     let lastKey: string | undefined;
@@ -173,7 +212,7 @@ export class ResourceRegistry {
     for (;;) {
       const batch = limit ? Math.max(limit - items.length, opts.filter ? 256 : 0) : 0;
       const res = await this.#read(() =>
-        this.#store.list(prefix, { revision, after, limit: batch || undefined })
+        this.#store.list(prefix, { revision, after, limit: batch || undefined, countRemaining })
       );
       listRevision = res.revision;
       revision = res.revision;
@@ -194,8 +233,16 @@ export class ResourceRegistry {
     }
     const result: ListResult = { items, resourceVersion: String(listRevision) };
     if (more && lastKey !== undefined) {
-      result.continue = encodeContinue({ revision: listRevision, after: lastKey, prefix });
-      if (!opts.filter) result.remainingItemCount = remaining;
+      if (!opts.filter) {
+        total ??= returned + items.length + remaining;
+        result.remainingItemCount = total - returned - items.length;
+      }
+      result.continue = encodeContinue(this.#continueKey, prefix, {
+        revision: listRevision,
+        after: lastKey,
+        returned: returned + items.length,
+        total: total ?? -1,
+      });
     }
     return result;
   }
@@ -237,38 +284,55 @@ export class ResourceRegistry {
 
   /**
    * Changes after `afterRevision` as watch events. With a filter, an object that starts
-   * matching arrives as ADDED and one that stops matching as DELETED.
+   * matching arrives as ADDED and one that stops matching as DELETED. Throws `Compacted` /
+   * `FutureRevision` store errors at once; `progress()` tells up to which revision every event
+   * has been delivered (what a bookmark may say). Event objects are shared between watchers:
+   * read them, never change them.
    */
-  async *watch(
+  watch(
     namespace: string,
     opts: { afterRevision: number; filter?: ObjectFilter; signal?: AbortSignal },
-  ): AsyncGenerator<WatchEvent> {
+  ): RegistryWatch {
     const w = this.#store.watch(this.listPrefix(namespace), {
       afterRevision: opts.afterRevision,
       signal: opts.signal,
     });
     const selects = (o: KubeObject) => !opts.filter || selectsObject(opts.filter, o, this.def);
-    try {
-      for await (const ev of w) {
-        const obj = this.decode(ev.kv);
-        if (ev.type === "delete") {
-          if (selects(obj)) yield { type: "DELETED", object: obj };
-          continue;
+    const shared = (kv: KeyValue) => {
+      let obj = this.#watchObjects.get(kv);
+      if (!obj) this.#watchObjects.set(kv, obj = this.decode(kv));
+      return obj;
+    };
+    async function* events(): AsyncGenerator<WatchEvent> {
+      try {
+        for await (const ev of w) {
+          const obj = shared(ev.kv);
+          if (ev.type === "delete") {
+            if (selects(obj)) yield { type: "DELETED", object: obj };
+            continue;
+          }
+          const now = selects(obj);
+          const before = ev.prevKv ? selects(shared(ev.prevKv)) : false;
+          if (now && before) yield { type: "MODIFIED", object: obj };
+          else if (now) yield { type: "ADDED", object: obj };
+          else if (before) yield { type: "DELETED", object: obj };
         }
-        const now = selects(obj);
-        const before = ev.prevKv ? selects(this.decode(ev.prevKv)) : false;
-        if (now && before) yield { type: "MODIFIED", object: obj };
-        else if (now) yield { type: "ADDED", object: obj };
-        else if (before) yield { type: "DELETED", object: obj };
+      } finally {
+        w.stop();
       }
-    } finally {
-      w.stop();
     }
+    const it = events();
+    return Object.assign(it, { progress: () => w.progress() });
   }
 
   /** The store's newest revision. */
   currentRevision(): number {
     return this.#store.currentRevision();
+  }
+
+  /** The oldest revision the store still serves reads and watches at. */
+  oldestRevision(): number {
+    return this.#store.oldestRevision();
   }
 
   // ---- create ----

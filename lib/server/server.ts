@@ -7,7 +7,12 @@
 import type { Store } from "../storage/store.ts";
 import { MemoryStore } from "../storage/memory.ts";
 import { FileStore } from "../storage/file.ts";
-import { ensureAdminToken, ensurePki, writeKubeconfig } from "../certificates/pki.ts";
+import {
+  ensureAdminToken,
+  ensureContinueKey,
+  ensurePki,
+  writeKubeconfig,
+} from "../certificates/pki.ts";
 import { loadTokenFile } from "../auth/token_file.ts";
 import { tokenAuthenticator, unionAuthenticator } from "../auth/authenticator.ts";
 import { Catalogue } from "../registry/catalogue.ts";
@@ -26,6 +31,7 @@ import type { UserInfo } from "./context.ts";
 import { resourceHandler } from "./handlers/resource.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { router } from "./router.ts";
+import { resolveFeatureGates } from "../config/feature_gates.ts";
 import { setListenerNoDelay } from "./nodelay.ts";
 import { streamLargeBodies } from "./respond.ts";
 
@@ -106,6 +112,8 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     ? new MemoryStore({ historyRetentionMs })
     : await FileStore.open({ dir: `${dataDir}/store`, historyRetentionMs, logger });
 
+  // Continue tokens outlive a restart with the data they page through.
+  const continueKey = opts.storage === "memory" ? undefined : await ensureContinueKey(dataDir);
   const catalogue = new Catalogue(builtinDefinitions());
   const schemas = SchemaSet.builtin();
   const gate = namespaceGate(store);
@@ -117,6 +125,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
         store,
         schemas,
         namespaceGate: def.namespaced ? gate : undefined,
+        continueKey,
       }),
     );
   }
@@ -151,7 +160,12 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
         healthz: [{ name: "ping", check: () => true }, { name: "storage", check: () => true }],
       },
       serverAddress: () => `${hostname}:${port}`,
-      resources: resourceHandler({ catalogue, registries, maxBodyBytes }),
+      resources: resourceHandler({
+        catalogue,
+        registries,
+        maxBodyBytes,
+        watchList: resolveFeatureGates(opts.featureGates ?? new Map()).get("WatchList") ?? false,
+      }),
     }),
   });
 

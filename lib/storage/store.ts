@@ -45,6 +45,10 @@ export interface ListOptions extends ReadOptions {
   after?: string;
   /** Return at most this many items (0/undefined = all). */
   limit?: number;
+  /** Count `remaining` exactly (the default). With false, `remaining` only tells whether
+   * anything is left (1) or not (0): reads at an older revision then cost O(page), not
+   * O(keys changed since). */
+  countRemaining?: boolean;
 }
 
 export interface ListResult {
@@ -68,6 +72,12 @@ export interface WatchOptions {
 export interface Watch extends AsyncIterable<StoreEvent> {
   /** Stop the watch and release its buffer. */
   stop(): void;
+  /**
+   * A revision R such that every event of this watch with revision ≤ R has been delivered,
+   * while nothing is buffered; undefined while delivered events wait in the buffer or after the
+   * watch ended. What a bookmark may carry (etcd's progress notification).
+   */
+  progress(): number | undefined;
 }
 
 export interface Store {

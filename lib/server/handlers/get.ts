@@ -1,14 +1,24 @@
-/** GET of one object (or one object's subresource). */
+/**
+ * GET of one object (or one object's subresource). `resourceVersion`: unset is Most Recent,
+ * `0` is Any, anything else is Not older than (the newest state, once the store has reached
+ * it; 504 "Too large resource version" after a few seconds otherwise).
+ */
 
 import { negotiateOutput } from "../../codec/negotiate.ts";
 import { parseIncludeObject, toTable } from "../../codec/table.ts";
 import type { RequestContext } from "../context.ts";
 import { encodedResponse, isPretty, objectResponse } from "../respond.ts";
 import type { ResourceScope } from "./scope.ts";
+import { parseResourceVersion, waitForRevision } from "./read_options.ts";
 
 export async function getHandler(ctx: RequestContext, scope: ResourceScope): Promise<Response> {
   const negotiated = negotiateOutput(ctx.req.headers.get("Accept"), { allowAs: ["Table"] });
   const { namespace, name } = ctx.info;
+  const rv = ctx.url.searchParams.get("resourceVersion") ?? "";
+  if (rv !== "" && rv !== "0") {
+    const registry = scope.registry;
+    await waitForRevision(() => registry.currentRevision(), parseResourceVersion(rv), ctx.signal);
+  }
   if (negotiated.encoding === "json" && !negotiated.as && !isPretty(ctx)) {
     const text = await scope.registry.getJson(namespace, name);
     return encodedResponse(ctx, 200, text, negotiated);

@@ -1,30 +1,41 @@
-/** GET of a collection: one namespace or all, with selectors and chunking. */
+/**
+ * GET of a collection: one namespace or all, with selectors and chunking, read at the
+ * revision the list table of spec 01 gives for resourceVersion × resourceVersionMatch × paging:
+ *
+ *   no resourceVersion, or continue with none / `0`   Most Recent (or the token's snapshot)
+ *   `0`                                                Any: the newest state
+ *   N, no match, no limit / NotOlderThan               Not older than N: the newest state,
+ *                                                      after waiting for N if it is ahead
+ *   N with limit and no match / Exact                  Exact: the collection as of N (410 once
+ *                                                      N left the history)
+ */
 
-import { badRequest } from "../../api/errors.ts";
-import { negotiateOutput } from "../../codec/negotiate.ts";
 import { parseIncludeObject, toTable } from "../../codec/table.ts";
+import { negotiateOutput } from "../../codec/negotiate.ts";
 import { parseFilter } from "../../registry/filter.ts";
+import type { ListOptions } from "../../registry/generic.ts";
 import type { RequestContext } from "../context.ts";
 import { objectResponse } from "../respond.ts";
+import { parseResourceVersion, readOptionsOf, waitForRevision } from "./read_options.ts";
 import type { ResourceScope } from "./scope.ts";
-
-export function parseLimit(v: string | null): number | undefined {
-  if (v === null || v === "") return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw badRequest(`invalid limit: "${v}"`);
-  return n || undefined;
-}
 
 export async function listHandler(ctx: RequestContext, scope: ResourceScope): Promise<Response> {
   const negotiated = negotiateOutput(ctx.req.headers.get("Accept"), { allowAs: ["Table"] });
   const q = ctx.url.searchParams;
-  const def = scope.registry.def;
+  const registry = scope.registry;
+  const def = registry.def;
+  const o = readOptionsOf(q, { watch: false, watchList: scope.watchList });
   const filter = parseFilter(def, q.get("labelSelector"), q.get("fieldSelector"));
-  const result = await scope.registry.list(ctx.info.namespace, {
-    filter,
-    limit: parseLimit(q.get("limit")),
-    continue: q.get("continue") || undefined,
-  });
+  const opts: ListOptions = { filter, limit: o.limit };
+  if (o.continue) {
+    opts.continue = o.continue;
+  } else if (o.resourceVersion !== "" && o.resourceVersion !== "0") {
+    const rv = parseResourceVersion(o.resourceVersion);
+    await waitForRevision(() => registry.currentRevision(), rv, ctx.signal);
+    const exact = o.match === "Exact" || (o.match === "" && o.limit !== undefined);
+    if (exact) opts.revision = rv;
+  }
+  const result = await registry.list(ctx.info.namespace, opts);
   const listMeta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
   if (result.continue) listMeta.continue = result.continue;
   if (result.remainingItemCount !== undefined) {
@@ -40,7 +51,7 @@ export async function listHandler(ctx: RequestContext, scope: ResourceScope): Pr
   }
   const list = {
     kind: `${def.kind}List`,
-    apiVersion: scope.registry.apiVersion,
+    apiVersion: registry.apiVersion,
     metadata: listMeta,
     items: result.items,
   };

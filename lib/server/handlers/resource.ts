@@ -42,6 +42,8 @@ export interface ResourceRouterDeps {
   catalogue: Catalogue;
   registries: Map<ResourceDefinition, ResourceRegistry>;
   maxBodyBytes: number;
+  /** The WatchList feature gate (streaming lists). */
+  watchList?: boolean;
 }
 
 export function resourceHandler(deps: ResourceRouterDeps) {
@@ -71,6 +73,10 @@ export function resourceHandler(deps: ResourceRouterDeps) {
     if (info.name === "" && (verb === "get" || verb === "update" || verb === "delete")) {
       throw notFound(registry.gr, "");
     }
-    return handler(ctx, { registry, maxBodyBytes: deps.maxBodyBytes });
+    return handler(ctx, {
+      registry,
+      maxBodyBytes: deps.maxBodyBytes,
+      watchList: deps.watchList ?? false,
+    });
   };
 }

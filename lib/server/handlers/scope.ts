@@ -19,6 +19,8 @@ import type { RequestContext } from "../context.ts";
 export interface ResourceScope {
   registry: ResourceRegistry;
   maxBodyBytes: number;
+  /** The WatchList feature gate (streaming lists). */
+  watchList: boolean;
 }
 
 /** Reads the body up to `limit` bytes; 413 beyond it. */

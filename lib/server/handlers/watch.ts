@@ -1,91 +1,158 @@
 /**
- * Watch: a chunked stream of newline-delimited `{type, object}` events. Without a
- * resourceVersion (or with `0`) the stream starts with synthetic ADDED events for the current
- * state; with one, it starts right after it. A version no longer retained gives an ERROR event
- * carrying a 410 Status. A watcher too slow to keep up is ended without an error.
+ * Watch: a chunked stream of newline-delimited `{type, object}` events (spec 01, Watch
+ * semantics and Streaming lists).
+ *
+ *   resourceVersion unset or `0`   synthetic ADDED events for the current state, then changes
+ *   N                              the changes after N (410 ERROR event once N left the history)
+ *   sendInitialEvents=true         (WatchList gate) ADDED events for the state not older than N,
+ *                                  then a BOOKMARK annotated `platform.io/initial-events-end`
+ *                                  (with allowWatchBookmarks), then changes
+ *
+ * With `allowWatchBookmarks=true` an idle stream gets a BOOKMARK (only
+ * `metadata.resourceVersion`) once it has been quiet for a second and the store has moved on,
+ * and at least once a minute. A watcher too slow to keep up is ended without an error (the
+ * client resumes from the last version it saw). `timeoutSeconds` ends the stream cleanly.
  */
 
-import { badRequest, gone, StatusError, timeout } from "../../api/errors.ts";
+import { badRequest, expired, StatusError } from "../../api/errors.ts";
 import { negotiateOutput } from "../../codec/negotiate.ts";
 import { parseIncludeObject, toTable } from "../../codec/table.ts";
 import { parseFilter } from "../../registry/filter.ts";
 import type { KubeObject } from "../../registry/definition.ts";
-import type { WatchEvent } from "../../registry/generic.ts";
+import type { RegistryWatch, ResourceRegistry, WatchEvent } from "../../registry/generic.ts";
 import { isStoreError } from "../../storage/store.ts";
 import type { RequestContext } from "../context.ts";
+import { parseResourceVersion, readOptionsOf, waitForRevision } from "./read_options.ts";
 import type { ResourceScope } from "./scope.ts";
 
 /** Default and maximum watch duration when the client names none. */
 const DEFAULT_TIMEOUT_S = 30 * 60;
-/** How long a watch waits for a resourceVersion the server has not reached yet. */
-const FUTURE_WAIT_MS = 3000;
+/** A bookmark goes out after this much quiet, if the store has moved on. */
+const BOOKMARK_IDLE_MS = 1000;
+/** ... and after this long in any case. */
+const BOOKMARK_MAX_INTERVAL_MS = 60_000;
+/** The annotation of the bookmark that ends the initial events of a streaming list. */
+export const INITIAL_EVENTS_END = "platform.io/initial-events-end";
+
+type StreamEvent =
+  | WatchEvent
+  | { type: "BOOKMARK"; object: KubeObject }
+  | { type: "ERROR"; object: unknown };
+
+const encoder = new TextEncoder();
+/** Encoded JSON event lines, per shared event object and type: one encoding for all watchers. */
+const encodedEvents = new WeakMap<object, Map<string, Uint8Array>>();
+
+function encodeJson(ev: StreamEvent): Uint8Array {
+  let byType = encodedEvents.get(ev.object as object);
+  if (!byType) encodedEvents.set(ev.object as object, byType = new Map());
+  let bytes = byType.get(ev.type);
+  if (!bytes) {
+    bytes = encoder.encode(JSON.stringify({ type: ev.type, object: ev.object }) + "\n");
+    byType.set(ev.type, bytes);
+  }
+  return bytes;
+}
+
+function bookmark(registry: ResourceRegistry, revision: number, end = false): StreamEvent {
+  const metadata: KubeObject["metadata"] = { resourceVersion: String(revision) };
+  if (end) metadata.annotations = { [INITIAL_EVENTS_END]: "true" };
+  return {
+    type: "BOOKMARK",
+    object: { kind: registry.def.kind, apiVersion: registry.apiVersion, metadata },
+  };
+}
+
+function timeoutOf(q: URLSearchParams): number {
+  const v = q.get("timeoutSeconds");
+  if (v === null || v === "") return DEFAULT_TIMEOUT_S;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw badRequest(`invalid timeoutSeconds: "${v}"`);
+  return n || DEFAULT_TIMEOUT_S;
+}
 
 export async function watchHandler(ctx: RequestContext, scope: ResourceScope): Promise<Response> {
   const negotiated = negotiateOutput(ctx.req.headers.get("Accept"), { allowAs: ["Table"] });
   const q = ctx.url.searchParams;
   const registry = scope.registry;
   const def = registry.def;
+  const o = readOptionsOf(q, { watch: true, watchList: scope.watchList });
   let filter = parseFilter(def, q.get("labelSelector"), q.get("fieldSelector"));
   if (ctx.info.name) {
     // A watch on one object (/watch/…/{name}) is a watch on its name.
     const byName = parseFilter(def, null, `metadata.name=${ctx.info.name}`);
     filter = { ...filter, fields: byName?.fields };
   }
-  const timeoutParam = q.get("timeoutSeconds");
-  let timeoutS = DEFAULT_TIMEOUT_S;
-  if (timeoutParam !== null && timeoutParam !== "") {
-    const n = Number(timeoutParam);
-    if (!Number.isInteger(n) || n < 0) {
-      throw badRequest(`invalid timeoutSeconds: "${timeoutParam}"`);
-    }
-    if (n > 0) timeoutS = n;
-  }
-  const rv = q.get("resourceVersion") ?? "";
+  const timeoutS = timeoutOf(q);
+  const current = () => registry.currentRevision();
+
+  // Where the stream starts, and what it sends before the changes.
+  const rv = o.resourceVersion;
+  const given = rv !== "" && rv !== "0";
+  if (given) await waitForRevision(current, parseResourceVersion(rv), ctx.signal);
   let initial: KubeObject[] = [];
   let afterRevision: number;
-  if (rv === "" || rv === "0") {
+  let initialEventsEnd = false;
+  if (o.sendInitialEvents === true || (o.sendInitialEvents === undefined && !given)) {
     const list = await registry.list(ctx.info.namespace, { filter });
     initial = list.items;
     afterRevision = Number(list.resourceVersion);
+    initialEventsEnd = o.sendInitialEvents === true && o.allowWatchBookmarks;
   } else {
-    afterRevision = Number(rv);
-    if (!Number.isSafeInteger(afterRevision) || afterRevision < 0) {
-      throw badRequest(`invalid resource version: "${rv}"`);
-    }
-    await waitForRevision(registry.currentRevision.bind(registry), afterRevision);
+    afterRevision = given ? parseResourceVersion(rv) : current();
   }
 
   const include = parseIncludeObject(q.get("includeObject"));
   const asTable = negotiated.as?.kind === "Table";
-  const render = (ev: WatchEvent | { type: "ERROR"; object: unknown }): string => {
-    let object = ev.object as KubeObject;
-    if (asTable && ev.type !== "ERROR") {
-      object = toTable(def, [object], {
-        apiVersion: `${negotiated.as!.group}/${negotiated.as!.version}`,
-        listMeta: { resourceVersion: object.metadata?.resourceVersion },
-        include,
-      });
-    }
-    return JSON.stringify({ type: ev.type, object }) + "\n";
+  const render = (ev: StreamEvent): Uint8Array => {
+    if (!asTable || ev.type === "ERROR" || ev.type === "BOOKMARK") return encodeJson(ev);
+    const object = ev.object as KubeObject;
+    const table = toTable(def, [object], {
+      apiVersion: `${negotiated.as!.group}/${negotiated.as!.version}`,
+      listMeta: { resourceVersion: object.metadata?.resourceVersion },
+      include,
+    });
+    return encoder.encode(JSON.stringify({ type: ev.type, object: table }) + "\n");
   };
 
   const abort = new AbortController();
   const onAbort = () => abort.abort();
   ctx.signal.addEventListener("abort", onAbort, { once: true });
   const timer = setTimeout(() => abort.abort(), timeoutS * 1000);
-  const encoder = new TextEncoder();
-  let events: AsyncGenerator<WatchEvent> | undefined;
+  let events: RegistryWatch | undefined;
+  let next: Promise<IteratorResult<WatchEvent>> | undefined;
+  let tick: ReturnType<typeof setTimeout> | undefined;
+  let wakeTick: (() => void) | undefined;
   const cleanup = () => {
     clearTimeout(timer);
+    clearTimeout(tick);
+    wakeTick?.();
     ctx.signal.removeEventListener("abort", onAbort);
     abort.abort();
+  };
+  // The revision everything sent so far is complete up to; when to consider a bookmark next.
+  let sentRevision = afterRevision;
+  let checkAt = Date.now() + BOOKMARK_IDLE_MS;
+  let lastBookmark = Date.now();
+  const TICK = Symbol("tick");
+  const sleep = (ms: number) =>
+    new Promise<typeof TICK>((resolve) => {
+      wakeTick = () => resolve(TICK);
+      tick = setTimeout(() => resolve(TICK), Math.max(0, ms));
+    });
+  const close = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    cleanup();
+    try {
+      controller.close();
+    } catch {
+      // Already cancelled by the client.
+    }
   };
 
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
-      for (const obj of initial) {
-        controller.enqueue(encoder.encode(render({ type: "ADDED", object: obj })));
-      }
+      for (const obj of initial) controller.enqueue(render({ type: "ADDED", object: obj }));
+      if (initialEventsEnd) controller.enqueue(render(bookmark(registry, afterRevision, true)));
       try {
         events = registry.watch(ctx.info.namespace, {
           afterRevision,
@@ -93,34 +160,48 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
           signal: abort.signal,
         });
       } catch (err) {
-        controller.enqueue(
-          encoder.encode(render({ type: "ERROR", object: watchError(err, afterRevision) })),
-        );
-        cleanup();
-        controller.close();
+        controller.enqueue(render({ type: "ERROR", object: watchError(err, afterRevision) }));
+        close(controller);
       }
     },
     async pull(controller) {
       if (!events) return;
       try {
-        const next = await events.next();
-        if (next.done) {
-          cleanup();
-          controller.close();
+        for (;;) {
+          next ??= events.next();
+          let r: IteratorResult<WatchEvent> | typeof TICK;
+          if (o.allowWatchBookmarks) {
+            r = await Promise.race([next, sleep(checkAt - Date.now())]);
+            clearTimeout(tick);
+          } else {
+            r = await next;
+          }
+          if (abort.signal.aborted) break;
+          const now = Date.now();
+          checkAt = now + BOOKMARK_IDLE_MS;
+          if (r === TICK) {
+            const progress = events.progress();
+            const due = now - lastBookmark >= BOOKMARK_MAX_INTERVAL_MS;
+            if (progress === undefined || (progress <= sentRevision && !due)) continue;
+            controller.enqueue(render(bookmark(registry, progress)));
+            sentRevision = progress;
+            lastBookmark = now;
+            return;
+          }
+          next = undefined;
+          if (r.done) break;
+          controller.enqueue(render(r.value));
+          sentRevision = Number(r.value.object.metadata.resourceVersion);
           return;
         }
-        controller.enqueue(encoder.encode(render(next.value)));
       } catch (err) {
         // A watcher that fell too far behind is closed the way kube closes one: the stream
         // just ends, and the client watches again from the last version it saw.
         if (!abort.signal.aborted && !isStoreError(err, "Overflow")) {
-          controller.enqueue(
-            encoder.encode(render({ type: "ERROR", object: watchError(err, afterRevision) })),
-          );
+          controller.enqueue(render({ type: "ERROR", object: watchError(err, sentRevision) }));
         }
-        cleanup();
-        controller.close();
       }
+      close(controller);
     },
     async cancel() {
       cleanup();
@@ -131,24 +212,14 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
     status: 200,
     headers: { "Content-Type": negotiated.contentType, "Cache-Control": "no-cache, private" },
   });
-}
 
-function watchError(err: unknown, rv: number): unknown {
-  if (isStoreError(err, "Compacted")) {
-    return gone(`too old resource version: ${rv}`).toStatus();
-  }
-  if (err instanceof StatusError) return err.toStatus();
-  return new StatusError(500, "InternalError", `watch failed: ${(err as Error)?.message ?? err}`)
-    .toStatus();
-}
-
-/** Waits briefly for a revision the store has not reached; 504 with Retry-After after that. */
-async function waitForRevision(current: () => number, rv: number): Promise<void> {
-  const deadline = Date.now() + FUTURE_WAIT_MS;
-  while (current() < rv) {
-    if (Date.now() > deadline) {
-      throw timeout(`Too large resource version: ${rv}, current: ${current()}`, 1);
+  function watchError(err: unknown, rv: number): unknown {
+    if (isStoreError(err, "Compacted")) {
+      const oldest = registry.oldestRevision();
+      return expired(`too old resource version: ${rv} (${oldest - 1})`).toStatus();
     }
-    await new Promise((r) => setTimeout(r, 20));
+    if (err instanceof StatusError) return err.toStatus();
+    return new StatusError(500, "InternalError", `watch failed: ${(err as Error)?.message ?? err}`)
+      .toStatus();
   }
 }

@@ -323,6 +323,30 @@ export function storeContract(name: string, factory: StoreFactory): void {
     w.stop();
   });
 
+  test("watch progress: the revision up to which everything was delivered", async (s) => {
+    await s.create("/w/a", "1"); // 1
+    await s.create("/other/x", "1"); // 2
+    const w = s.watch("/w/", { afterRevision: 0 });
+    const it = w[Symbol.asyncIterator]();
+    assert.equal(w.progress(), 0, "nothing scanned yet");
+    assert.deepEqual((await take(it, 1)).map(summary), ["put /w/a@1=1"]);
+    // Writes elsewhere advance the progress of an idle watch.
+    await s.create("/other/y", "1"); // 3
+    const next = it.next();
+    await new Promise((r) => setTimeout(r, 0));
+    assert.equal(w.progress(), 3);
+    await s.create("/w/b", "2"); // 4
+    assert.equal((await next).value.revision, 4);
+    assert.equal(w.progress(), 4);
+    // While an event waits in the buffer there is no progress to report.
+    await s.create("/w/c", "3"); // 5
+    assert.equal(w.progress(), undefined);
+    await take(it, 1);
+    assert.equal(w.progress(), 5);
+    w.stop();
+    assert.equal(w.progress(), undefined);
+  });
+
   test("watch from revision 0 replays everything", async (s) => {
     await s.create("/w/a", "1");
     await s.create("/w/b", "2");

@@ -160,6 +160,13 @@ class Watcher implements Watch, AsyncIterableIterator<StoreEvent> {
     return Promise.resolve({ value: undefined, done: true });
   }
 
+  progress(): number | undefined {
+    if (this.#mode === "ended" || this.#error || this.#head < this.#buf.length) return undefined;
+    // Live: every event up to the newest has been pushed (publish is synchronous with apply).
+    // Catching up: everything before the cursor has been scanned.
+    return this.#mode === "live" ? this.#hub.history.lastRevision : this.#cursor - 1;
+  }
+
   /** Stops the watch and drops anything buffered. */
   stop(): void {
     this.#buf = [];
