@@ -301,7 +301,7 @@ export function invalid(
   return new StatusError(
     422,
     "Invalid",
-    `${kind}${name ? ` "${name}"` : ""} is invalid: ${joined}`,
+    `${group ? `${kind}.${group}` : kind} ${JSON.stringify(name)} is invalid: ${joined}`,
     {
       details: d,
     },

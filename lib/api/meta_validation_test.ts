@@ -396,7 +396,7 @@ Deno.test("validateObjectMeta errors make kube's Invalid status", () => {
   const err = invalid("ConfigMap", "", "", errs);
   strictEqual(
     err.message,
-    "ConfigMap is invalid: metadata.name: Required value: name or generateName is required",
+    'ConfigMap "" is invalid: metadata.name: Required value: name or generateName is required',
   );
   deepStrictEqual(err.details?.causes, [{
     reason: "FieldValueRequired",
