@@ -40,15 +40,16 @@ Deno.test({
   const dataDir = await Deno.makeTempDir({ prefix: "platform-e2e-" });
   const home = await Deno.makeTempDir({ prefix: "platform-e2e-home-" });
   const server = await startServer({ dataDir, logger: silentLogger });
-  const kubectl = async (args: string[], stdin?: string): Promise<Run> => {
-    const cmd = new Deno.Command(KUBECTL, {
+  const command = (args: string[], stdin: "null" | "piped") =>
+    new Deno.Command(KUBECTL, {
       args: ["--kubeconfig", server.kubeconfigPath!, ...args],
       env: { HOME: home, KUBECONFIG: server.kubeconfigPath! },
-      stdin: stdin === undefined ? "null" : "piped",
+      stdin,
       stdout: "piped",
       stderr: "piped",
     });
-    const child = cmd.spawn();
+  const kubectl = async (args: string[], stdin?: string): Promise<Run> => {
+    const child = command(args, stdin === undefined ? "null" : "piped").spawn();
     if (stdin !== undefined) {
       const w = child.stdin.getWriter();
       await w.write(new TextEncoder().encode(stdin));
@@ -142,6 +143,85 @@ metadata:
       const r = await kubectl(["get", "configmap", "missing", "-n", "e2e"]);
       assertEquals(r.code, 1);
       assertMatch(r.stderr, /Error from server \(NotFound\): configmaps "missing" not found/);
+    });
+
+    await t.step("get -w shows configmaps being created and deleted", async () => {
+      const watch = command(
+        ["get", "configmaps", "-n", "e2e", "-w", "-o", "name", "--request-timeout=60s"],
+        "null",
+      ).spawn();
+      const lines: string[] = [];
+      let stderr = "";
+      const readOut = (async () => {
+        let partial = "";
+        for await (const chunk of watch.stdout.pipeThrough(new TextDecoderStream())) {
+          const parts = (partial + chunk).split("\n");
+          partial = parts.pop()!;
+          lines.push(...parts);
+        }
+      })();
+      const readErr = (async () => {
+        for await (const chunk of watch.stderr.pipeThrough(new TextDecoderStream())) {
+          stderr += chunk;
+        }
+      })();
+      let exited = false;
+      const status = watch.status.finally(() => exited = true);
+      /** Waits until kubectl has printed `n` lines, for at most 30 s or until it exits. */
+      const printed = async (n: number, what: string) => {
+        const deadline = Date.now() + 30_000;
+        while (lines.length < n) {
+          if (exited) await readOut;
+          if (lines.length >= n) break;
+          if (exited || Date.now() > deadline) {
+            throw new Error(
+              `kubectl get -w ${exited ? "exited" : "timed out"} before showing ${what}; ` +
+                `it printed ${JSON.stringify(lines)}, stderr: ${stderr}`,
+            );
+          }
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      };
+      try {
+        // The list comes first: once it is printed, the watch follows from its resourceVersion.
+        await printed(2, "the configmaps that exist");
+        assertEquals(lines, ["configmap/cfg", "configmap/other"]);
+        await ok(
+          ["create", "-f", "-"],
+          `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: watched-1
+  namespace: e2e
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: watched-2
+  namespace: e2e
+`,
+        );
+        const deleted = await ok(["delete", "configmap", "watched-1", "watched-2", "-n", "e2e"]);
+        assertMatch(deleted, /configmap "watched-1" deleted/);
+        assertMatch(deleted, /configmap "watched-2" deleted/);
+        await printed(6, "the two creates and the two deletes");
+        assertEquals(lines, [
+          "configmap/cfg",
+          "configmap/other",
+          "configmap/watched-1",
+          "configmap/watched-2",
+          "configmap/watched-1",
+          "configmap/watched-2",
+        ]);
+        assert(!exited, `kubectl get -w ended on its own; stderr: ${stderr}`);
+      } finally {
+        try {
+          watch.kill("SIGTERM");
+        } catch { /* it has exited already */ }
+        await status;
+        await readOut;
+        await readErr;
+      }
     });
 
     await t.step("delete configmap and namespace, with cleanup", async () => {
