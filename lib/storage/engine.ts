@@ -38,6 +38,9 @@ import { History } from "./watch/history.ts";
 import { WatchHub } from "./watch/hub.ts";
 
 /** Longest key accepted, in UTF-16 code units. */
+/** Revisions dropped per step of a time-based compaction (see `compactExpired`). */
+const COMPACTION_STEP = 10_000;
+
 export const MAX_KEY_LENGTH = 4096;
 
 /** Options every embedded backend accepts. */
@@ -99,6 +102,7 @@ export abstract class Engine implements Store {
   #inflightHead = 0;
   #drained: (() => void) | undefined;
   #lastTime = 0;
+  #compacting = false;
   #failure: Error | undefined;
   #state: "open" | "closing" | "closed" = "open";
   #closing: Promise<void> | undefined;
@@ -309,6 +313,11 @@ export abstract class Engine implements Store {
     }
   }
 
+  /** A method, so that type narrowing does not assume the state cannot change across awaits. */
+  #isOpen(): boolean {
+    return this.#state !== "closed";
+  }
+
   #latest(key: string): KeyValue | undefined {
     const p = this.#pending.get(key);
     return p ? p.kv : this.#index.get(key);
@@ -454,10 +463,22 @@ export abstract class Engine implements Store {
    * revision.
    */
   async compactExpired(): Promise<number> {
-    if (this.#revision > 0 && this.#state !== "closed") {
-      const cutoff = this.#clock.now() - this.#retentionMs;
-      const first = this.#history.firstAtOrAfter(cutoff) ?? this.#revision;
-      await this.compact(Math.min(first, this.#revision));
+    if (this.#revision > 0 && this.#state !== "closed" && !this.#compacting) {
+      this.#compacting = true;
+      try {
+        const cutoff = this.#clock.now() - this.#retentionMs;
+        const target = Math.min(
+          this.#history.firstAtOrAfter(cutoff) ?? this.#revision,
+          this.#revision,
+        );
+        // In steps, yielding between them: a large backlog never stalls writers and readers.
+        while (this.#history.floor < target && this.#isOpen()) {
+          this.#history.compact(Math.min(target, this.#history.floor + COMPACTION_STEP));
+          if (this.#history.floor < target) await new Promise((r) => setTimeout(r, 0));
+        }
+      } finally {
+        this.#compacting = false;
+      }
     }
     return this.oldestRevision();
   }
