@@ -120,7 +120,6 @@ Deno.test("serve says where it listens, answers /readyz, and exits 0 on SIGTERM"
     const res = await fetch(`${url}/readyz`, { client });
     assertEquals([res.status, await res.text()], [200, "ok"]);
     client.close();
-    assertMatch(log, /admin kubeconfig: .*admin\.kubeconfig/);
     child.kill("SIGTERM");
     for (;;) {
       const { done, value } = await reader.read();
@@ -129,6 +128,7 @@ Deno.test("serve says where it listens, answers /readyz, and exits 0 on SIGTERM"
     }
     const status = await child.status;
     assertEquals(status.code, 0, log);
+    assertMatch(log, /admin kubeconfig: .*admin\.kubeconfig/);
     assertMatch(log, /received SIGTERM: shutting down/);
     assertMatch(log, /stopped/);
     assert((await stdout) !== undefined);

@@ -9,6 +9,7 @@ import { internalError, StatusError } from "../api/errors.ts";
 import type { Filter, Handler, RequestContext } from "./context.ts";
 import { authenticationFilter } from "./filters/authentication.ts";
 import { authorizationFilter } from "./filters/authorization.ts";
+import { compressionFilter } from "./filters/compression.ts";
 import { bodyLimitFilter } from "./filters/limits.ts";
 import { requestInfoOf } from "./request_info.ts";
 import { errorResponse } from "./respond.ts";
@@ -17,6 +18,8 @@ import type { Logger } from "./log.ts";
 export interface ChainDeps {
   authenticator: Authenticator;
   maxBodyBytes: number;
+  /** The `APIResponseCompression` feature gate: gzip get and list responses. */
+  responseCompression: boolean;
   logger: Logger;
   handler: Handler;
 }
@@ -29,6 +32,9 @@ export function buildHandlerChain(
     authenticationFilter(deps.authenticator),
     // Authorization after authentication, before any work is done for the request.
     authorizationFilter(),
+    // Compression wraps what the handler returns; errors are thrown past it to the error exit
+    // below, so Status errors are never compressed.
+    compressionFilter(deps.responseCompression),
     // Limits last, so a refused body is still attributed to a user in audit logs later.
     bodyLimitFilter(deps.maxBodyBytes),
   ];

@@ -146,6 +146,9 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
   const chain = buildHandlerChain({
     authenticator: unionAuthenticator([tokenAuthenticator(tokens)]),
     maxBodyBytes,
+    responseCompression: resolveFeatureGates(opts.featureGates ?? new Map()).get(
+      "APIResponseCompression",
+    )!,
     logger,
     handler: router({
       catalogue,
