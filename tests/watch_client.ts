@@ -22,8 +22,12 @@ export interface WatchStream extends AsyncDisposable {
   close(): Promise<void>;
 }
 
-export async function openWatch(ts: TestServer, path: string): Promise<WatchStream> {
-  const res = await ts.request("GET", path);
+export async function openWatch(
+  ts: TestServer,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<WatchStream> {
+  const res = await ts.request("GET", path, { headers });
   if (!res.body) throw new Error("no body");
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   let buf = "";

@@ -6,13 +6,16 @@
 
 import { negotiateOutput } from "../../codec/negotiate.ts";
 import { parseIncludeObject, toTable } from "../../codec/table.ts";
+import { toPartial } from "../../codec/partial.ts";
 import type { RequestContext } from "../context.ts";
 import { encodedResponse, isPretty, objectResponse } from "../respond.ts";
 import type { ResourceScope } from "./scope.ts";
 import { parseResourceVersion, waitForRevision } from "./read_options.ts";
 
 export async function getHandler(ctx: RequestContext, scope: ResourceScope): Promise<Response> {
-  const negotiated = negotiateOutput(ctx.req.headers.get("Accept"), { allowAs: ["Table"] });
+  const negotiated = negotiateOutput(ctx.req.headers.get("Accept"), {
+    allowAs: ["Table", "PartialObjectMetadata"],
+  });
   const { namespace, name } = ctx.info;
   const rv = ctx.url.searchParams.get("resourceVersion") ?? "";
   if (rv !== "" && rv !== "0") {
@@ -24,6 +27,10 @@ export async function getHandler(ctx: RequestContext, scope: ResourceScope): Pro
     return encodedResponse(ctx, 200, text, negotiated);
   }
   const obj = await scope.registry.get(namespace, name);
+  if (negotiated.as?.kind === "PartialObjectMetadata") {
+    const { group, version } = negotiated.as;
+    return objectResponse(ctx, 200, toPartial(obj, `${group}/${version}`), negotiated);
+  }
   if (negotiated.as?.kind === "Table") {
     const table = toTable(scope.registry.def, [obj], {
       apiVersion: `${negotiated.as.group}/${negotiated.as.version}`,

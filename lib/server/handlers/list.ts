@@ -11,6 +11,7 @@
  */
 
 import { parseIncludeObject, toTable } from "../../codec/table.ts";
+import { toPartialList } from "../../codec/partial.ts";
 import { negotiateOutput } from "../../codec/negotiate.ts";
 import { parseFilter } from "../../registry/filter.ts";
 import type { ListOptions } from "../../registry/generic.ts";
@@ -20,7 +21,9 @@ import { parseResourceVersion, readOptionsOf, waitForRevision } from "./read_opt
 import type { ResourceScope } from "./scope.ts";
 
 export async function listHandler(ctx: RequestContext, scope: ResourceScope): Promise<Response> {
-  const negotiated = negotiateOutput(ctx.req.headers.get("Accept"), { allowAs: ["Table"] });
+  const negotiated = negotiateOutput(ctx.req.headers.get("Accept"), {
+    allowAs: ["Table", "PartialObjectMetadataList"],
+  });
   const q = ctx.url.searchParams;
   const registry = scope.registry;
   const def = registry.def;
@@ -40,6 +43,11 @@ export async function listHandler(ctx: RequestContext, scope: ResourceScope): Pr
   if (result.continue) listMeta.continue = result.continue;
   if (result.remainingItemCount !== undefined) {
     listMeta.remainingItemCount = result.remainingItemCount;
+  }
+  if (negotiated.as?.kind === "PartialObjectMetadataList") {
+    const { group, version } = negotiated.as;
+    const partial = toPartialList(result.items, listMeta, `${group}/${version}`);
+    return objectResponse(ctx, 200, partial, negotiated);
   }
   if (negotiated.as?.kind === "Table") {
     const table = toTable(def, result.items, {

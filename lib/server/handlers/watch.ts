@@ -17,6 +17,7 @@
 import { badRequest, expired, StatusError } from "../../api/errors.ts";
 import { negotiateOutput } from "../../codec/negotiate.ts";
 import { parseIncludeObject, toTable } from "../../codec/table.ts";
+import { toPartial } from "../../codec/partial.ts";
 import { parseFilter } from "../../registry/filter.ts";
 import type { KubeObject } from "../../registry/definition.ts";
 import type { RegistryWatch, ResourceRegistry, WatchEvent } from "../../registry/generic.ts";
@@ -72,7 +73,9 @@ function timeoutOf(q: URLSearchParams): number {
 }
 
 export async function watchHandler(ctx: RequestContext, scope: ResourceScope): Promise<Response> {
-  const negotiated = negotiateOutput(ctx.req.headers.get("Accept"), { allowAs: ["Table"] });
+  const negotiated = negotiateOutput(ctx.req.headers.get("Accept"), {
+    allowAs: ["Table", "PartialObjectMetadata"],
+  });
   const q = ctx.url.searchParams;
   const registry = scope.registry;
   const def = registry.def;
@@ -104,9 +107,15 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
 
   const include = parseIncludeObject(q.get("includeObject"));
   const asTable = negotiated.as?.kind === "Table";
+  const asPartial = negotiated.as?.kind === "PartialObjectMetadata";
   const render = (ev: StreamEvent): Uint8Array => {
-    if (!asTable || ev.type === "ERROR" || ev.type === "BOOKMARK") return encodeJson(ev);
+    if (ev.type === "ERROR" || ev.type === "BOOKMARK") return encodeJson(ev);
     const object = ev.object as KubeObject;
+    if (asPartial) {
+      const partial = toPartial(object, `${negotiated.as!.group}/${negotiated.as!.version}`);
+      return encoder.encode(JSON.stringify({ type: ev.type, object: partial }) + "\n");
+    }
+    if (!asTable) return encodeJson(ev);
     const table = toTable(def, [object], {
       apiVersion: `${negotiated.as!.group}/${negotiated.as!.version}`,
       listMeta: { resourceVersion: object.metadata?.resourceVersion },
