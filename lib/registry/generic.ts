@@ -39,6 +39,8 @@ export type FieldValidation = "Strict" | "Warn" | "Ignore";
 export interface WriteOptions {
   dryRun?: boolean;
   fieldValidation?: FieldValidation;
+  /** Keys the request body repeats (found in its text; see codec/json_duplicates.ts). */
+  duplicateFields?: string[];
   subresource?: string;
 }
 
@@ -360,7 +362,7 @@ export class ResourceRegistry {
     meta.generation = 1;
     this.#checkTypes(obj);
     this.def.strategy?.prepareForCreate?.(obj, ctx);
-    const warnings = this.#validate(obj, opts.fieldValidation, () => [
+    const warnings = this.#validate(obj, opts, () => [
       ...this.def.strategy?.validateCreate?.(obj, ctx) ?? [],
     ]);
     if (this.def.namespaced && this.#namespaceGate) {
@@ -425,7 +427,7 @@ export class ResourceRegistry {
       }
       this.#checkTypes(input);
       const obj = this.#prepareUpdate(structuredClone(input), old, { ...ctx, subresource });
-      const warnings = this.#validate(obj, opts.fieldValidation, () => [
+      const warnings = this.#validate(obj, opts, () => [
         ...validateObjectMetaUpdate(obj.metadata, old.metadata),
         ...this.def.strategy?.validateUpdate?.(obj, old, { ...ctx, subresource }) ?? [],
       ]);
@@ -656,29 +658,29 @@ export class ResourceRegistry {
   }
 
   /**
-   * Schema, metadata and strategy validation. Unknown fields fail under Strict (400), become
-   * warnings under Warn (the default) and are dropped silently under Ignore.
+   * Schema, metadata and strategy validation. Unknown and duplicate fields fail under Strict
+   * (400), become warnings under Warn (the default) and are dropped silently under Ignore.
    */
   #validate(
     obj: KubeObject,
-    fieldValidation: FieldValidation | undefined,
+    opts: WriteOptions,
     extra: () => FieldError[],
   ): string[] {
-    const mode = fieldValidation ?? "Warn";
+    const mode = opts.fieldValidation ?? "Warn";
     const res = this.#schemas.validate(obj, this.def.schema);
-    const warnings: string[] = [];
-    if (res.unknownFields.length) {
-      if (mode === "Strict") {
-        const list = res.unknownFields.map((f) => `unknown field "${f}"`);
-        throw badRequest(
-          `${this.def.kind} in version "${this.def.version}" cannot be handled as a ${this.def.kind}: strict decoding error: ${
-            list.join(", ")
-          }`,
-        );
-      }
-      if (mode === "Warn") warnings.push(...res.unknownFields.map((f) => `unknown field "${f}"`));
-      this.#schemas.prune(obj, this.def.schema);
+    const problems = [
+      ...(opts.duplicateFields ?? []).map((f) => `duplicate field "${f}"`),
+      ...res.unknownFields.map((f) => `unknown field "${f}"`),
+    ];
+    if (problems.length && mode === "Strict") {
+      throw badRequest(
+        `${this.def.kind} in version "${this.def.version}" cannot be handled as a ${this.def.kind}: strict decoding error: ${
+          problems.join(", ")
+        }`,
+      );
     }
+    const warnings = mode === "Warn" ? problems : [];
+    if (res.unknownFields.length) this.#schemas.prune(obj, this.def.schema);
     const errors: FieldError[] = [...res.errors];
     errors.push(
       ...validateObjectMeta(obj.metadata, {

@@ -16,11 +16,12 @@ export async function createHandler(ctx: RequestContext, scope: ResourceScope): 
   const negotiated = negotiateOutput(ctx.req.headers.get("Accept"));
   const dryRun = dryRunOf(ctx, "CreateOptions");
   const fieldValidation = fieldValidationOf(ctx);
-  const body = await readObject(ctx, scope);
+  const { object: body, duplicateFields } = await readObject(ctx, scope);
   checkNamespace(body, ctx.info.namespace, scope.registry.def.namespaced);
   const res = await scope.registry.create(ctx.info.namespace, body, strategyContext(ctx), {
     dryRun,
     fieldValidation,
+    duplicateFields,
   });
   ctx.warnings.push(...res.warnings);
   return objectResponse(ctx, 201, res.object, negotiated);

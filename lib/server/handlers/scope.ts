@@ -11,6 +11,7 @@ import {
   type StatusError,
 } from "../../api/errors.ts";
 import { decodeBody } from "../../codec/encode.ts";
+import { duplicateFields } from "../../codec/json_duplicates.ts";
 import { requestEncoding } from "../../codec/negotiate.ts";
 import type { KubeObject, StrategyContext } from "../../registry/definition.ts";
 import type { FieldValidation, ResourceRegistry } from "../../registry/generic.ts";
@@ -62,8 +63,15 @@ function decodeUtf8(bytes: Uint8Array): string {
   }
 }
 
+/** A decoded object body and the keys its text repeats. */
+export interface ObjectBody {
+  object: KubeObject;
+  /** Paths of repeated keys (JSON; YAML refuses them while parsing). Empty under Ignore. */
+  duplicateFields: string[];
+}
+
 /** Reads and decodes an object body (JSON or YAML by Content-Type). */
-export async function readObject(ctx: RequestContext, scope: ResourceScope): Promise<KubeObject> {
+export async function readObject(ctx: RequestContext, scope: ResourceScope): Promise<ObjectBody> {
   const encoding = requestEncoding(ctx.req.headers.get("Content-Type"));
   const text = await readBody(ctx, scope.maxBodyBytes);
   if (!text.trim()) throw badRequest("the request body is empty: an object is required");
@@ -71,7 +79,8 @@ export async function readObject(ctx: RequestContext, scope: ResourceScope): Pro
   if (!body || typeof body !== "object" || Array.isArray(body)) {
     throw badRequest(`the request body must be a ${scope.registry.def.kind} object`);
   }
-  return body as KubeObject;
+  const wanted = encoding === "json" && fieldValidationOf(ctx) !== "Ignore";
+  return { object: body as KubeObject, duplicateFields: wanted ? duplicateFields(text) : [] };
 }
 
 /** The body's namespace must match the path's; an empty one is defaulted from the path. */

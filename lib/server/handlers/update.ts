@@ -16,7 +16,7 @@ export async function updateHandler(ctx: RequestContext, scope: ResourceScope): 
   const negotiated = negotiateOutput(ctx.req.headers.get("Accept"));
   const dryRun = dryRunOf(ctx, "UpdateOptions");
   const fieldValidation = fieldValidationOf(ctx);
-  const body = await readObject(ctx, scope);
+  const { object: body, duplicateFields } = await readObject(ctx, scope);
   const { namespace, name, subresource } = ctx.info;
   checkNamespace(body, namespace, scope.registry.def.namespaced);
   const res = await scope.registry.update(
@@ -27,6 +27,7 @@ export async function updateHandler(ctx: RequestContext, scope: ResourceScope): 
     {
       dryRun,
       fieldValidation,
+      duplicateFields,
       subresource,
     },
   );
