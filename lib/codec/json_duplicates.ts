@@ -22,8 +22,45 @@ function join(path: string, key: string): string {
   return path ? `${path}.${key}` : key;
 }
 
-/** Paths of keys that occur twice in the same object, in document order. */
-export function duplicateFields(text: string): string[] {
+/**
+ * Paths of keys that occur twice in the same object of `text`, in document order. `parsed` is
+ * `JSON.parse(text)`: when its keys add up to the colons outside strings there is nothing to
+ * find, which is cheap to know (the full scan is not).
+ */
+export function duplicateFields(text: string, parsed: unknown): string[] {
+  if (colonsOutsideStrings(text) === countKeys(parsed)) return [];
+  return scan(text);
+}
+
+/** One `:` per key of every object. */
+function colonsOutsideStrings(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x3a) n++;
+    else if (c === QUOTE) {
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === BACKSLASH) i++;
+        else if (d === QUOTE) break;
+      }
+    }
+  }
+  return n;
+}
+
+function countKeys(value: unknown): number {
+  if (value === null || typeof value !== "object") return 0;
+  let n = 0;
+  if (Array.isArray(value)) {
+    for (const v of value) n += countKeys(v);
+    return n;
+  }
+  for (const k in value) n += 1 + countKeys((value as Record<string, unknown>)[k]);
+  return n;
+}
+
+function scan(text: string): string[] {
   const found: string[] = [];
   const stack: Frame[] = [];
   let expectKey = false;

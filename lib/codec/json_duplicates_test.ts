@@ -1,5 +1,7 @@
 import { assertEquals } from "../../tests/assert.ts";
-import { duplicateFields } from "./json_duplicates.ts";
+import { duplicateFields as find } from "./json_duplicates.ts";
+
+const duplicateFields = (text: string) => find(text, JSON.parse(text));
 
 Deno.test("duplicateFields finds repeated keys with their paths, in document order", () => {
   assertEquals(duplicateFields('{"a":1,"b":2}'), []);

@@ -80,7 +80,7 @@ export async function readObject(ctx: RequestContext, scope: ResourceScope): Pro
     throw badRequest(`the request body must be a ${scope.registry.def.kind} object`);
   }
   const wanted = encoding === "json" && fieldValidationOf(ctx) !== "Ignore";
-  return { object: body as KubeObject, duplicateFields: wanted ? duplicateFields(text) : [] };
+  return { object: body as KubeObject, duplicateFields: wanted ? duplicateFields(text, body) : [] };
 }
 
 /** The body's namespace must match the path's; an empty one is defaulted from the path. */
