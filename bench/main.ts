@@ -9,6 +9,9 @@
  *   gets/s (1 and 32 clients), vs B
  *   list latency of 10,000 configmaps (median of several full GETs)
  *   cold start: spawn → first /readyz 200 on an empty data directory; in-process startServer()
+ *   on a second server (watch.ts): delivery lag of 1,000 watchers of one namespace under a
+ *   200 writes/s writer (vs 1 watcher), the server's RSS with them, 32-client creates/s with
+ *   and without them, paging through 10,000 and 100,000 configmaps
  *
  * Servers run as child processes (`deno run --allow-all main.ts serve`, and this file with
  * `--hello-world` for B), so the client and the server each have their own thread.
@@ -18,6 +21,7 @@
 
 import { fileURLToPath } from "node:url";
 import { ensurePki } from "../lib/certificates/pki.ts";
+import { pagingFigures, watchFigures } from "./watch.ts";
 import { haveWrk, wrk, type WrkRequest } from "./wrk.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -25,6 +29,10 @@ const SELF = fileURLToPath(import.meta.url);
 const CM = "/api/v1/namespaces/default/configmaps";
 const LIST_NS = "bench-list";
 const LIST_SIZE = 10_000;
+const WATCHERS = 1_000;
+const WATCH_WRITES_PER_SEC = 200;
+const PAGE_SIZES = [10_000, 100_000];
+const PAGE_LIMIT = 500;
 
 // --- hello-world child mode ------------------------------------------------------------------
 
@@ -649,6 +657,44 @@ async function main(): Promise<void> {
       `in-process startServer() on an empty data dir: ${inproc.map((t) => fmt(t)).join(", ")} ms`,
     );
 
+    // Watches and paging, on a server of their own, so that the figures above keep meaning
+    // what they did (and the clean stop above holds the objects it did).
+    const wServer = track(await platformServer(`${tmp}/watch-server`));
+    const wApi = trackApi(await apiFor(wServer, true));
+    const createsInto = async (ns: string) => {
+      const path = `/api/v1/namespaces/${ns}/configmaps`;
+      const r = await measure(wApi, 32, 3000 * T, { ...createReq, paths: [path] });
+      describeLoad(`creates into ${ns}, 32 clients`, r);
+      if (r.errors) problems.push(`creates into ${ns}: ${r.errors} errors, first: ${r.firstError}`);
+      return r;
+    };
+    const watch = await watchFigures({
+      api: wApi,
+      caPem: await Deno.readTextFile(`${wServer.dataDir}/pki/ca.crt`),
+      serverPid: wServer.proc.pid,
+      namespace: "bench-watch",
+      otherNamespace: "bench-unwatched",
+      watchers: WATCHERS,
+      perSec: WATCH_WRITES_PER_SEC,
+      ms: 10_000 * T,
+      baselineMs: 3000 * T,
+      drainTimeoutMs: 10_000 * T,
+      creates: createsInto,
+      settle: (path, label) => settle(wApi, path, label),
+      note,
+    });
+    const paging = await pagingFigures({
+      api: wApi,
+      counts: PAGE_SIZES,
+      limit: PAGE_LIMIT,
+      runs: QUICK ? 1 : 3,
+      settle: (path, label) => settle(wApi, path, label),
+      note,
+    });
+    problems.push(...watch.problems, ...paging.problems);
+    problems.push(...loggedErrors(wServer).slice(0, 10).map((l) => `watch server log: ${l}`));
+    await stopServer(wServer, "SIGKILL");
+
     // The table.
     const ratio = (v: number, b: number, pct = false) =>
       pct ? `${fmt((v / b) * 100)} %` : `${fmt(v / b, 2)}×`;
@@ -757,6 +803,90 @@ async function main(): Promise<void> {
         ratio: "—",
         target: "—",
         met: "—",
+      },
+    );
+    const lag = watch.fleet;
+    const lagOk = lag.missed === 0 && lag.writeErrors === 0 && lag.sent === lag.scheduled;
+    const mib = (bytes: number) => `${fmt(bytes / 2 ** 20)} MiB`;
+    const [page10k, page100k] = paging.sizes;
+    const pagingOk = paging.problems.length === 0;
+    const perItemRatio = page100k.msPerItem / page10k.msPerItem;
+    const pageValue = (p: typeof page10k) => `${fmt(p.ms)} ms (${fmt(p.msPerPage, 1)} ms/page)`;
+    rows.push(
+      {
+        figure: `watch lag p50, ${fmt(WATCHERS)} watchers, ${WATCH_WRITES_PER_SEC} writes/s`,
+        value: `${fmt(lag.p50, 1)} ms`,
+        baseline: `1 watcher ${fmt(watch.single.p50, 1)} ms`,
+        ratio: ratio(lag.p50, watch.single.p50),
+        target: "—",
+        met: "—",
+      },
+      {
+        figure: `watch lag p99, ${fmt(WATCHERS)} watchers, ${WATCH_WRITES_PER_SEC} writes/s`,
+        value: `${fmt(lag.p99, 1)} ms`,
+        baseline: `1 watcher ${fmt(watch.single.p99, 1)} ms`,
+        ratio: ratio(lag.p99, watch.single.p99),
+        target: "≤ 100 ms",
+        met: yes(lag.p99 <= 100 && lagOk),
+      },
+      {
+        figure: `writes/s the ${WATCH_WRITES_PER_SEC}/s writer reached, ${fmt(WATCHERS)} watchers`,
+        value: fmt(lag.writesPerSec),
+        baseline: `1 watcher ${fmt(watch.single.writesPerSec)}`,
+        ratio: ratio(lag.writesPerSec, watch.single.writesPerSec, true),
+        target: "—",
+        met: "—",
+      },
+      {
+        figure: "watch events delivered / acknowledged writes × watchers",
+        value: fmt(lag.samples),
+        baseline: fmt(lag.acknowledged * lag.watchers),
+        ratio: ratio(lag.samples, lag.acknowledged * lag.watchers, true),
+        target: "all",
+        met: yes(lag.missed === 0 && lag.duplicates === 0),
+      },
+      {
+        figure: `server RSS with ${fmt(WATCHERS)} watchers connected`,
+        value: mib(watch.rssWith),
+        baseline: `before ${mib(watch.rssBefore)}`,
+        ratio: ratio(watch.rssWith, watch.rssBefore),
+        target: "—",
+        met: "—",
+      },
+      {
+        figure: `creates/s, 32 clients, ${fmt(WATCHERS)} watchers on that namespace`,
+        value: fmt(watch.withWatched.perSec),
+        baseline: `no watchers ${fmt(watch.without.perSec)}`,
+        ratio: ratio(watch.withWatched.perSec, watch.without.perSec, true),
+        target: "≥ 70 %",
+        met: yes(
+          watch.withWatched.perSec >= 0.7 * watch.without.perSec &&
+            watch.withWatched.errors === 0 && watch.ended === 0,
+        ),
+      },
+      {
+        figure: `creates/s, 32 clients, ${fmt(WATCHERS)} watchers on another namespace`,
+        value: fmt(watch.withOther.perSec),
+        baseline: `no watchers ${fmt(watch.without.perSec)}`,
+        ratio: ratio(watch.withOther.perSec, watch.without.perSec, true),
+        target: "—",
+        met: "—",
+      },
+      {
+        figure: `page through ${fmt(page10k.count)} configmaps, ${PAGE_LIMIT}/page`,
+        value: pageValue(page10k),
+        baseline: `one list ${fmt(listMs)} ms`,
+        ratio: ratio(page10k.ms, listMs),
+        target: "—",
+        met: "—",
+      },
+      {
+        figure: `page through ${fmt(page100k.count)} configmaps, ${PAGE_LIMIT}/page`,
+        value: pageValue(page100k),
+        baseline: `${fmt(page10k.count)}: ${fmt(page10k.msPerItem * 1000, 1)} µs/item`,
+        ratio: `${fmt(perItemRatio, 2)}× per item`,
+        target: "≤ 2× per item",
+        met: yes(perItemRatio <= 2 && pagingOk),
       },
     );
     for (
