@@ -23,7 +23,13 @@ import {
 import { generateName } from "../api/names.ts";
 import { validateObjectMeta, validateObjectMetaUpdate } from "../api/meta_validation.ts";
 import { type Clock, rfc3339, systemClock } from "../api/time.ts";
-import { isStoreError, type KeyValue, type Store } from "../storage/store.ts";
+import {
+  isStoreError,
+  type KeyValue,
+  type Store,
+  type StoreEvent,
+  type Watch,
+} from "../storage/store.ts";
 import {
   apiVersionOf,
   type KubeObject,
@@ -71,8 +77,54 @@ export interface WatchEvent {
 }
 
 /** A watch's events, and how far it has delivered everything (see `ResourceRegistry.watch`). */
-export interface RegistryWatch extends AsyncGenerator<WatchEvent> {
+export interface RegistryWatch {
+  /** The next event; done when the watch ends. Throws the store's watch errors. */
+  next(): Promise<IteratorResult<WatchEvent>>;
+  /** The next event if one is ready now (see `Watch.poll`). */
+  poll(): WatchEvent | undefined;
+  /** See `Watch.progress`. */
   progress(): number | undefined;
+  /** Stops the watch. */
+  return(value?: unknown): Promise<IteratorResult<WatchEvent>>;
+}
+
+/** Store events turned into API watch events (some store events turn into none). */
+class TransformedWatch implements RegistryWatch {
+  readonly #watch: Watch;
+  readonly #events: AsyncIterator<StoreEvent>;
+  readonly #transform: (ev: StoreEvent) => WatchEvent | undefined;
+
+  constructor(watch: Watch, transform: (ev: StoreEvent) => WatchEvent | undefined) {
+    this.#watch = watch;
+    this.#events = watch[Symbol.asyncIterator]();
+    this.#transform = transform;
+  }
+
+  async next(): Promise<IteratorResult<WatchEvent>> {
+    for (;;) {
+      const r = await this.#events.next();
+      if (r.done) return { value: undefined, done: true };
+      const ev = this.#transform(r.value);
+      if (ev) return { value: ev, done: false };
+    }
+  }
+
+  poll(): WatchEvent | undefined {
+    for (let ev = this.#watch.poll(); ev; ev = this.#watch.poll()) {
+      const out = this.#transform(ev);
+      if (out) return out;
+    }
+    return undefined;
+  }
+
+  progress(): number | undefined {
+    return this.#watch.progress();
+  }
+
+  return(): Promise<IteratorResult<WatchEvent>> {
+    this.#watch.stop();
+    return Promise.resolve({ value: undefined, done: true });
+  }
 }
 
 export interface DeleteOptions {
@@ -305,26 +357,17 @@ export class ResourceRegistry {
       if (!obj) this.#watchObjects.set(kv, obj = this.decode(kv));
       return obj;
     };
-    async function* events(): AsyncGenerator<WatchEvent> {
-      try {
-        for await (const ev of w) {
-          const obj = shared(ev.kv);
-          if (ev.type === "delete") {
-            if (selects(obj)) yield { type: "DELETED", object: obj };
-            continue;
-          }
-          const now = selects(obj);
-          const before = ev.prevKv ? selects(shared(ev.prevKv)) : false;
-          if (now && before) yield { type: "MODIFIED", object: obj };
-          else if (now) yield { type: "ADDED", object: obj };
-          else if (before) yield { type: "DELETED", object: obj };
-        }
-      } finally {
-        w.stop();
-      }
-    }
-    const it = events();
-    return Object.assign(it, { progress: () => w.progress() });
+    const transform = (ev: StoreEvent): WatchEvent | undefined => {
+      const obj = shared(ev.kv);
+      if (ev.type === "delete") return selects(obj) ? { type: "DELETED", object: obj } : undefined;
+      const now = selects(obj);
+      const before = ev.prevKv ? selects(shared(ev.prevKv)) : false;
+      if (now && before) return { type: "MODIFIED", object: obj };
+      if (now) return { type: "ADDED", object: obj };
+      if (before) return { type: "DELETED", object: obj };
+      return undefined;
+    };
+    return new TransformedWatch(w, transform);
   }
 
   /** The store's newest revision. */

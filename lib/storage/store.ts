@@ -78,6 +78,9 @@ export interface Watch extends AsyncIterable<StoreEvent> {
    * watch ended. What a bookmark may carry (etcd's progress notification).
    */
   progress(): number | undefined;
+  /** The next event if one is ready now, without waiting (undefined otherwise): lets a
+   * consumer that woke up for one event take everything else already buffered in one go. */
+  poll(): StoreEvent | undefined;
 }
 
 export interface Store {

@@ -32,6 +32,8 @@ const DEFAULT_TIMEOUT_S = 30 * 60;
 const BOOKMARK_IDLE_MS = 1000;
 /** ... and after this long in any case. */
 const BOOKMARK_MAX_INTERVAL_MS = 60_000;
+/** Events already waiting are sent together, up to about this many bytes per write. */
+const BATCH_BYTES = 64 * 1024;
 /** The annotation of the bookmark that ends the initial events of a streaming list. */
 export const INITIAL_EVENTS_END = "platform.io/initial-events-end";
 
@@ -53,6 +55,16 @@ function encodeJson(ev: StreamEvent): Uint8Array {
     byType.set(ev.type, bytes);
   }
   return bytes;
+}
+
+function concat(chunks: Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
 }
 
 function bookmark(registry: ResourceRegistry, revision: number, end = false): StreamEvent {
@@ -199,8 +211,18 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
           }
           next = undefined;
           if (r.done) break;
-          controller.enqueue(render(r.value));
-          sentRevision = Number(r.value.object.metadata.resourceVersion);
+          // Everything else already waiting goes out in the same write.
+          let last = r.value;
+          const chunks = [render(last)];
+          let size = chunks[0].length;
+          for (let more; size < BATCH_BYTES && (more = events.poll());) {
+            const bytes = render(more);
+            chunks.push(bytes);
+            size += bytes.length;
+            last = more;
+          }
+          controller.enqueue(chunks.length === 1 ? chunks[0] : concat(chunks, size));
+          sentRevision = Number(last.object.metadata.resourceVersion);
           return;
         }
       } catch (err) {

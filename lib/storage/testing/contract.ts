@@ -347,6 +347,22 @@ export function storeContract(name: string, factory: StoreFactory): void {
     assert.equal(w.progress(), undefined);
   });
 
+  test("watch poll: takes what is ready without waiting", async (s) => {
+    await s.create("/p/a", "1");
+    await s.create("/p/b", "2");
+    const w = s.watch("/p/", { afterRevision: 0 });
+    // Catching up: poll reads the history itself.
+    assert.equal(w.poll()?.revision, 1);
+    assert.equal(w.poll()?.revision, 2);
+    assert.equal(w.poll(), undefined);
+    await Promise.all([s.create("/p/c", "3"), s.create("/p/d", "4")]);
+    const it = w[Symbol.asyncIterator]();
+    assert.equal((await it.next()).value.revision, 3);
+    assert.equal(w.poll()?.revision, 4);
+    assert.equal(w.poll(), undefined);
+    w.stop();
+  });
+
   test("watch from revision 0 replays everything", async (s) => {
     await s.create("/w/a", "1");
     await s.create("/w/b", "2");

@@ -125,22 +125,31 @@ class Watcher implements Watch, AsyncIterableIterator<StoreEvent> {
     return this;
   }
 
+  poll(): StoreEvent | undefined {
+    if (this.#head === this.#buf.length && this.#mode === "catch-up" && !this.#error) {
+      this.#catchUp();
+    }
+    return this.#head < this.#buf.length ? this.#shift() : undefined;
+  }
+
+  #shift(): StoreEvent {
+    const ev = this.#buf[this.#head]!;
+    this.#buf[this.#head++] = undefined;
+    if (this.#head === this.#buf.length) {
+      this.#buf = [];
+      this.#head = 0;
+    } else if (this.#head > 1024 && this.#head * 2 > this.#buf.length) {
+      // A consumer that is always a little behind never empties the buffer: drop the
+      // delivered head now and then so the array does not grow without end.
+      this.#buf = this.#buf.slice(this.#head);
+      this.#head = 0;
+    }
+    return ev;
+  }
+
   async next(): Promise<IteratorResult<StoreEvent>> {
     for (;;) {
-      if (this.#head < this.#buf.length) {
-        const ev = this.#buf[this.#head]!;
-        this.#buf[this.#head++] = undefined;
-        if (this.#head === this.#buf.length) {
-          this.#buf = [];
-          this.#head = 0;
-        } else if (this.#head > 1024 && this.#head * 2 > this.#buf.length) {
-          // A consumer that is always a little behind never empties the buffer: drop the
-          // delivered head now and then so the array does not grow without end.
-          this.#buf = this.#buf.slice(this.#head);
-          this.#head = 0;
-        }
-        return { value: ev, done: false };
-      }
+      if (this.#head < this.#buf.length) return { value: this.#shift(), done: false };
       if (this.#error) {
         const err = this.#error;
         this.#error = undefined;
