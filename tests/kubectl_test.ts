@@ -114,6 +114,21 @@ metadata:
       assertEquals(json.data, { greeting: "hello" });
     });
 
+    await t.step("get -o yaml, and create --dry-run=server stores nothing", async () => {
+      const yaml = await ok(["get", "configmap", "cfg", "-n", "e2e", "-o", "yaml"]);
+      assertMatch(yaml, /^apiVersion: v1\n/);
+      assertMatch(yaml, /\n {2}greeting: hello\n/);
+      assertMatch(yaml, /\n {2}resourceVersion: "\d+"\n/);
+      const out = await ok(
+        ["create", "--dry-run=server", "-f", "-", "-o", "name"],
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: rehearsed, namespace: e2e}\n",
+      );
+      assertMatch(out, /^configmap\/rehearsed\n$/);
+      const missing = await kubectl(["get", "configmap", "rehearsed", "-n", "e2e"]);
+      assertEquals(missing.code, 1);
+      assertMatch(missing.stderr, /configmaps "rehearsed" not found/);
+    });
+
     await t.step("replace -f", async () => {
       const current = JSON.parse(await ok(["get", "cm", "cfg", "-n", "e2e", "-o", "json"]));
       current.data.greeting = "bonjour";
