@@ -129,6 +129,19 @@ metadata:
       assertMatch(missing.stderr, /configmaps "rehearsed" not found/);
     });
 
+    await t.step("typed create commands (protobuf bodies)", async () => {
+      assertMatch(await ok(["create", "namespace", "typed"]), /^namespace\/typed created\n$/);
+      assertMatch(
+        await ok(["create", "configmap", "lit", "-n", "typed", "--from-literal=a=b"]),
+        /^configmap\/lit created\n$/,
+      );
+      assertMatch(
+        await ok(["get", "configmap", "lit", "-n", "typed", "-o", "yaml"]),
+        /\n {2}a: b\n/,
+      );
+      await ok(["delete", "namespace", "typed", "--wait=false"]);
+    });
+
     await t.step("replace -f", async () => {
       const current = JSON.parse(await ok(["get", "cm", "cfg", "-n", "e2e", "-o", "json"]));
       current.data.greeting = "bonjour";

@@ -1,12 +1,38 @@
-/** Serializing response bodies and parsing request bodies (JSON, YAML). */
+/** Serializing response bodies and parsing request bodies (JSON, YAML, protobuf). */
 
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { badRequest } from "../api/errors.ts";
 import type { Encoding } from "./negotiate.ts";
+import { decodeObject, encodeObject } from "./protobuf/mod.ts";
 
-export function encodeBody(value: unknown, encoding: Encoding, pretty = false): string {
+export function encodeBody(
+  value: unknown,
+  encoding: Encoding,
+  pretty = false,
+): string | Uint8Array<ArrayBuffer> {
+  if (encoding === "protobuf") return encodeObject(value as object) as Uint8Array<ArrayBuffer>;
   if (encoding === "yaml") return stringifyYaml(value, { lineWidth: 0 });
   return pretty ? JSON.stringify(value, null, 2) + "\n" : JSON.stringify(value) + "\n";
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Parses a request body given as bytes; malformed input is 400 saying what and where. */
+export function decodeBytes(bytes: Uint8Array, encoding: Encoding): unknown {
+  if (encoding === "protobuf") {
+    try {
+      return decodeObject(bytes);
+    } catch (err) {
+      throw badRequest(`error decoding the protobuf body: ${(err as Error).message}`);
+    }
+  }
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw badRequest("the request body is not valid UTF-8");
+  }
+  return decodeBody(text, encoding);
 }
 
 /** Parses a request body; malformed input is 400 with the parser's reason. */

@@ -6,7 +6,11 @@
 
 import { notAcceptable, unsupportedMediaType } from "../api/errors.ts";
 
-export type Encoding = "json" | "yaml";
+export type Encoding = "json" | "yaml" | "protobuf";
+
+/** Our protobuf media type, and kube's spelling of it (kubectl's typed commands send that). */
+export const PROTOBUF = "application/vnd.platform.protobuf";
+export const KUBE_PROTOBUF = "application/vnd.kubernetes.protobuf";
 
 export interface MediaRange {
   type: string;
@@ -26,6 +30,7 @@ export interface Negotiated {
 
 export const SUPPORTED_OUTPUT = ["application/json", "application/yaml"];
 export const SUPPORTED_INPUT = ["application/json", "application/yaml"];
+const WITH_PROTOBUF = [...SUPPORTED_OUTPUT, PROTOBUF];
 
 /** Parses an Accept header into ranges, best first (q descending, then header order). */
 export function parseAccept(header: string | null): MediaRange[] {
@@ -58,6 +63,8 @@ const DISCOVERY_GROUPS = new Set(["apidiscovery.platform.io", "apidiscovery.k8s.
 export interface NegotiateOptions {
   /** The `as=` kinds this endpoint can produce, e.g. `["Table"]` on lists. */
   allowAs?: string[];
+  /** The endpoint can answer in protobuf (built-in kinds). */
+  protobuf?: boolean;
 }
 
 /** Picks the best representation the client accepts; 406 when none is supported. */
@@ -65,6 +72,15 @@ export function negotiateOutput(accept: string | null, opts: NegotiateOptions = 
   for (const r of parseAccept(accept)) {
     const enc = encodingOf(r);
     if (!enc) continue;
+    if (enc === "protobuf") {
+      // Tables and other `as=` forms are JSON/YAML only here.
+      if (!opts.protobuf || r.params["as"]) continue;
+      const type = `${r.type}/${r.subtype}`;
+      return {
+        encoding: "protobuf",
+        contentType: type === KUBE_PROTOBUF ? KUBE_PROTOBUF : PROTOBUF,
+      };
+    }
     const as = r.params["as"];
     if (as) {
       if (!opts.allowAs?.includes(as)) continue;
@@ -83,7 +99,7 @@ export function negotiateOutput(accept: string | null, opts: NegotiateOptions = 
     }
     return { encoding: enc, contentType: enc === "yaml" ? "application/yaml" : "application/json" };
   }
-  throw notAcceptable(SUPPORTED_OUTPUT);
+  throw notAcceptable(opts.protobuf ? WITH_PROTOBUF : SUPPORTED_OUTPUT);
 }
 
 function encodingOf(r: MediaRange): Encoding | undefined {
@@ -91,16 +107,26 @@ function encodingOf(r: MediaRange): Encoding | undefined {
   if (r.type !== "application") return undefined;
   if (r.subtype === "*" || r.subtype === "json") return "json";
   if (r.subtype === "yaml") return "yaml";
+  if (`application/${r.subtype}` === PROTOBUF || `application/${r.subtype}` === KUBE_PROTOBUF) {
+    return "protobuf";
+  }
   return undefined;
 }
 
 /** The encoding of a request body; 415 for anything else. A missing type is read as JSON. */
-export function requestEncoding(contentType: string | null): Encoding {
+export function requestEncoding(
+  contentType: string | null,
+  opts: { protobuf?: boolean } = {},
+): Encoding {
   if (!contentType) return "json";
   const base = contentType.split(";")[0].trim().toLowerCase();
   if (base === "application/json") return "json";
   if (base === "application/yaml" || base === "application/x-yaml" || base === "text/yaml") {
     return "yaml";
   }
-  throw unsupportedMediaType(contentType, SUPPORTED_INPUT);
+  if (opts.protobuf && (base === PROTOBUF || base === KUBE_PROTOBUF)) return "protobuf";
+  throw unsupportedMediaType(
+    contentType,
+    opts.protobuf ? [...SUPPORTED_INPUT, PROTOBUF] : SUPPORTED_INPUT,
+  );
 }

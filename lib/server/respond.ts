@@ -63,7 +63,7 @@ export function objectResponse(
 export function encodedResponse(
   ctx: RequestContext,
   code: number,
-  body: string,
+  body: string | Uint8Array<ArrayBuffer>,
   negotiated: Negotiated,
 ): Response {
   if (!ctx.warnings.length) {
@@ -83,13 +83,21 @@ export function errorResponse(ctx: RequestContext | undefined, err: unknown): Re
   let negotiated: Negotiated = { encoding: "json", contentType: "application/json" };
   if (ctx) {
     try {
-      negotiated = negotiateOutput(ctx.req.headers.get("Accept"));
+      // A Status has a protobuf form, so protobuf clients get errors they can decode.
+      negotiated = negotiateOutput(ctx.req.headers.get("Accept"), { protobuf: true });
     } catch {
       // The client accepts nothing we have: it still gets JSON for the error.
     }
   }
+  let body: string | Uint8Array<ArrayBuffer>;
+  try {
+    body = encodeBody(se.toStatus(), negotiated.encoding, ctx ? isPretty(ctx) : false);
+  } catch {
+    // Whatever the client asked for, an error it can read.
+    negotiated = { encoding: "json", contentType: "application/json" };
+    body = encodeBody(se.toStatus(), "json");
+  }
   const headers = new Headers({ "Content-Type": negotiated.contentType, ...se.headers });
   if (ctx) warningHeaders(headers, ctx.warnings);
-  const body = encodeBody(se.toStatus(), negotiated.encoding, ctx ? isPretty(ctx) : false);
   return new Response(responseBody(body), { status: se.code, headers });
 }

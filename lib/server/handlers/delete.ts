@@ -1,13 +1,12 @@
 /** DELETE of one object, and of a collection (deletecollection). */
 
 import { badRequest } from "../../api/errors.ts";
-import { negotiateOutput, requestEncoding } from "../../codec/negotiate.ts";
-import { decodeBody } from "../../codec/encode.ts";
+import { negotiateOutput } from "../../codec/negotiate.ts";
 import { parseFilter } from "../../registry/filter.ts";
 import type { KubeObject } from "../../registry/definition.ts";
 import type { RequestContext } from "../context.ts";
 import { objectResponse } from "../respond.ts";
-import { dryRunOf, readBody, type ResourceScope } from "./scope.ts";
+import { dryRunOf, readDecoded, type ResourceScope } from "./scope.ts";
 import { invalid } from "../../api/errors.ts";
 
 const POLICIES = ["Foreground", "Background", "Orphan"];
@@ -23,9 +22,9 @@ async function deleteOptionsOf(
   scope: ResourceScope,
 ): Promise<ParsedDeleteOptions> {
   let body: KubeObject = {};
-  const text = await readBody(ctx, scope.maxBodyBytes);
-  if (text.trim()) {
-    const decoded = decodeBody(text, requestEncoding(ctx.req.headers.get("Content-Type")));
+  const read = await readDecoded(ctx, scope);
+  if (read) {
+    const decoded = read.value;
     if (!decoded || typeof decoded !== "object" || Array.isArray(decoded)) {
       throw badRequest("the request body must be a DeleteOptions object");
     }
@@ -61,7 +60,7 @@ async function deleteOptionsOf(
 }
 
 export async function deleteHandler(ctx: RequestContext, scope: ResourceScope): Promise<Response> {
-  const negotiated = negotiateOutput(ctx.req.headers.get("Accept"));
+  const negotiated = negotiateOutput(ctx.req.headers.get("Accept"), { protobuf: scope.protobuf });
   const opts = await deleteOptionsOf(ctx, scope);
   const { namespace, name } = ctx.info;
   const res = await scope.registry.delete(namespace, name, opts);
@@ -79,7 +78,7 @@ export async function deleteCollectionHandler(
   ctx: RequestContext,
   scope: ResourceScope,
 ): Promise<Response> {
-  const negotiated = negotiateOutput(ctx.req.headers.get("Accept"));
+  const negotiated = negotiateOutput(ctx.req.headers.get("Accept"), { protobuf: scope.protobuf });
   const opts = await deleteOptionsOf(ctx, scope);
   const q = ctx.url.searchParams;
   const def = scope.registry.def;

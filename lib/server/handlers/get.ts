@@ -15,6 +15,7 @@ import { parseResourceVersion, waitForRevision } from "./read_options.ts";
 export async function getHandler(ctx: RequestContext, scope: ResourceScope): Promise<Response> {
   const negotiated = negotiateOutput(ctx.req.headers.get("Accept"), {
     allowAs: ["Table", "PartialObjectMetadata"],
+    protobuf: scope.protobuf,
   });
   const { namespace, name } = ctx.info;
   const rv = ctx.url.searchParams.get("resourceVersion") ?? "";

@@ -23,6 +23,7 @@ import type { ResourceScope } from "./scope.ts";
 export async function listHandler(ctx: RequestContext, scope: ResourceScope): Promise<Response> {
   const negotiated = negotiateOutput(ctx.req.headers.get("Accept"), {
     allowAs: ["Table", "PartialObjectMetadataList"],
+    protobuf: scope.protobuf,
   });
   const q = ctx.url.searchParams;
   const registry = scope.registry;

@@ -8,6 +8,7 @@ import type { Catalogue } from "../../registry/catalogue.ts";
 import type { ResourceRegistry } from "../../registry/generic.ts";
 import type { ResourceDefinition, Verb } from "../../registry/definition.ts";
 import type { RequestContext } from "../context.ts";
+import { hasProtobuf } from "../../codec/protobuf/mod.ts";
 import { createHandler } from "./create.ts";
 import { deleteCollectionHandler, deleteHandler } from "./delete.ts";
 import { getHandler } from "./get.ts";
@@ -77,6 +78,7 @@ export function resourceHandler(deps: ResourceRouterDeps) {
       registry,
       maxBodyBytes: deps.maxBodyBytes,
       watchList: deps.watchList ?? false,
+      protobuf: hasProtobuf(registry.apiVersion, def.kind),
     });
   };
 }

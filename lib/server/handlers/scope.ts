@@ -10,7 +10,7 @@ import {
   invalid,
   type StatusError,
 } from "../../api/errors.ts";
-import { decodeBody } from "../../codec/encode.ts";
+import { decodeBody, decodeBytes } from "../../codec/encode.ts";
 import { duplicateFields } from "../../codec/json_duplicates.ts";
 import { requestEncoding } from "../../codec/negotiate.ts";
 import type { KubeObject, StrategyContext } from "../../registry/definition.ts";
@@ -22,15 +22,22 @@ export interface ResourceScope {
   maxBodyBytes: number;
   /** The WatchList feature gate (streaming lists). */
   watchList: boolean;
+  /** The resource's kind has a protobuf encoding. */
+  protobuf: boolean;
+}
+
+/** Reads the body up to `limit` bytes as text; 413 beyond it. */
+export async function readBody(ctx: RequestContext, limit: number): Promise<string> {
+  return decodeUtf8(await readBodyBytes(ctx, limit));
 }
 
 /** Reads the body up to `limit` bytes; 413 beyond it. */
-export async function readBody(ctx: RequestContext, limit: number): Promise<string> {
+export async function readBodyBytes(ctx: RequestContext, limit: number): Promise<Uint8Array> {
   const declared = Number(ctx.req.headers.get("Content-Length") ?? "0");
   if (declared > limit) throw entityTooLarge(limit);
-  if (!ctx.req.body) return "";
+  if (!ctx.req.body) return new Uint8Array();
   // A declared length is enforced by the HTTP layer: read the body in one step.
-  if (ctx.req.headers.has("Content-Length")) return decodeUtf8(await ctx.req.bytes());
+  if (ctx.req.headers.has("Content-Length")) return await ctx.req.bytes();
   const reader = ctx.req.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -50,7 +57,7 @@ export async function readBody(ctx: RequestContext, limit: number): Promise<stri
     all.set(c, at);
     at += c.byteLength;
   }
-  return decodeUtf8(all);
+  return all;
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -70,17 +77,37 @@ export interface ObjectBody {
   duplicateFields: string[];
 }
 
-/** Reads and decodes an object body (JSON or YAML by Content-Type). */
+/** Reads and decodes a body by its Content-Type (JSON, YAML, protobuf); undefined if empty. */
+export async function readDecoded(
+  ctx: RequestContext,
+  scope: ResourceScope,
+): Promise<{ value: unknown; text?: string } | undefined> {
+  const encoding = requestEncoding(ctx.req.headers.get("Content-Type"), {
+    protobuf: scope.protobuf,
+  });
+  const bytes = await readBodyBytes(ctx, scope.maxBodyBytes);
+  if (encoding === "protobuf") {
+    return bytes.length ? { value: decodeBytes(bytes, encoding) } : undefined;
+  }
+  const text = decodeUtf8(bytes);
+  if (!text.trim()) return undefined;
+  return { value: decodeBody(text, encoding), text: encoding === "json" ? text : undefined };
+}
+
+/** Reads and decodes an object body (JSON, YAML or protobuf by Content-Type). */
 export async function readObject(ctx: RequestContext, scope: ResourceScope): Promise<ObjectBody> {
-  const encoding = requestEncoding(ctx.req.headers.get("Content-Type"));
-  const text = await readBody(ctx, scope.maxBodyBytes);
-  if (!text.trim()) throw badRequest("the request body is empty: an object is required");
-  const body = decodeBody(text, encoding);
+  const decoded = await readDecoded(ctx, scope);
+  if (!decoded) throw badRequest("the request body is empty: an object is required");
+  const body = decoded.value;
   if (!body || typeof body !== "object" || Array.isArray(body)) {
     throw badRequest(`the request body must be a ${scope.registry.def.kind} object`);
   }
-  const wanted = encoding === "json" && fieldValidationOf(ctx) !== "Ignore";
-  return { object: body as KubeObject, duplicateFields: wanted ? duplicateFields(text, body) : [] };
+  // Repeated keys are visible only in JSON text (YAML refuses them while parsing).
+  const wanted = decoded.text !== undefined && fieldValidationOf(ctx) !== "Ignore";
+  return {
+    object: body as KubeObject,
+    duplicateFields: wanted ? duplicateFields(decoded.text!, body) : [],
+  };
 }
 
 /** The body's namespace must match the path's; an empty one is defaulted from the path. */

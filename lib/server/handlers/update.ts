@@ -13,7 +13,7 @@ import {
 } from "./scope.ts";
 
 export async function updateHandler(ctx: RequestContext, scope: ResourceScope): Promise<Response> {
-  const negotiated = negotiateOutput(ctx.req.headers.get("Accept"));
+  const negotiated = negotiateOutput(ctx.req.headers.get("Accept"), { protobuf: scope.protobuf });
   const dryRun = dryRunOf(ctx, "UpdateOptions");
   const fieldValidation = fieldValidationOf(ctx);
   const { object: body, duplicateFields } = await readObject(ctx, scope);

@@ -18,6 +18,7 @@ import { badRequest, expired, StatusError } from "../../api/errors.ts";
 import { negotiateOutput } from "../../codec/negotiate.ts";
 import { parseIncludeObject, toTable } from "../../codec/table.ts";
 import { toPartial } from "../../codec/partial.ts";
+import { encodeWatchEvent } from "../../codec/protobuf/mod.ts";
 import { parseFilter } from "../../registry/filter.ts";
 import type { KubeObject } from "../../registry/definition.ts";
 import type { RegistryWatch, ResourceRegistry, WatchEvent } from "../../registry/generic.ts";
@@ -57,6 +58,20 @@ function encodeJson(ev: StreamEvent): Uint8Array {
   return bytes;
 }
 
+/** Protobuf watch frames, cached like the JSON lines. */
+const protobufEvents = new WeakMap<object, Map<string, Uint8Array>>();
+
+function encodeProtobuf(ev: StreamEvent): Uint8Array {
+  let byType = protobufEvents.get(ev.object as object);
+  if (!byType) protobufEvents.set(ev.object as object, byType = new Map());
+  let bytes = byType.get(ev.type);
+  if (!bytes) {
+    bytes = encodeWatchEvent(ev.type, ev.object as object);
+    byType.set(ev.type, bytes);
+  }
+  return bytes;
+}
+
 function concat(chunks: Uint8Array[], size: number): Uint8Array {
   const out = new Uint8Array(size);
   let at = 0;
@@ -87,6 +102,7 @@ function timeoutOf(q: URLSearchParams): number {
 export async function watchHandler(ctx: RequestContext, scope: ResourceScope): Promise<Response> {
   const negotiated = negotiateOutput(ctx.req.headers.get("Accept"), {
     allowAs: ["Table", "PartialObjectMetadata"],
+    protobuf: scope.protobuf,
   });
   const q = ctx.url.searchParams;
   const registry = scope.registry;
@@ -120,7 +136,9 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
   const include = parseIncludeObject(q.get("includeObject"));
   const asTable = negotiated.as?.kind === "Table";
   const asPartial = negotiated.as?.kind === "PartialObjectMetadata";
+  const protobuf = negotiated.encoding === "protobuf";
   const render = (ev: StreamEvent): Uint8Array => {
+    if (protobuf) return encodeProtobuf(ev);
     if (ev.type === "ERROR" || ev.type === "BOOKMARK") return encodeJson(ev);
     const object = ev.object as KubeObject;
     if (asPartial) {
@@ -239,9 +257,11 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
       await events?.return(undefined);
     },
   });
+  // Protobuf watch streams are length-delimited frames, announced as kube does.
+  const contentType = protobuf ? `${negotiated.contentType};stream=watch` : negotiated.contentType;
   return new Response(stream, {
     status: 200,
-    headers: { "Content-Type": negotiated.contentType, "Cache-Control": "no-cache, private" },
+    headers: { "Content-Type": contentType, "Cache-Control": "no-cache, private" },
   });
 
   function watchError(err: unknown, rv: number): unknown {

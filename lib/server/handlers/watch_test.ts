@@ -21,7 +21,7 @@ Deno.test("a watcher that falls behind is ended cleanly, without an ERROR event"
     warnings: [],
     signal: new AbortController().signal,
     user,
-  }, { registry, maxBodyBytes: 1 << 20, watchList: false });
+  }, { registry, maxBodyBytes: 1 << 20, watchList: false, protobuf: true });
   // Nobody reads the stream while 20 objects are written: the watcher's buffer overflows.
   for (let i = 0; i < 20; i++) {
     await registry.create("default", { metadata: { name: `cm-${i}` } }, { user });

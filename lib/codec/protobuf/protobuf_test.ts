@@ -1,0 +1,437 @@
+import { assert, assertEquals } from "../../../tests/assert.ts";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import {
+  decodeObject,
+  decodeWatchEvent,
+  encodeObject,
+  encodeWatchEvent,
+  frame,
+  hasProtobuf,
+  type JsonObject,
+  MAGIC,
+  ProtobufError,
+  splitWatchFrames,
+  toKubeApiVersion,
+  toPlatformApiVersion,
+} from "./mod.ts";
+
+const FIXTURES = fileURLToPath(new URL("../../../testdata/k8s-api-testdata/", import.meta.url));
+
+/** Kubernetes' round-trip fixtures this codec covers (ServiceAccount has none upstream). */
+const CASES: { file: string; as?: { apiVersion: string; kind: string } }[] = [
+  { file: "core.v1.ConfigMap" },
+  { file: "core.v1.Namespace" },
+  { file: "core.v1.Secret" },
+  { file: "core.v1.Event" },
+  { file: "core.v1.Status" },
+  { file: "core.v1.DeleteOptions" },
+  // a WatchEvent has no TypeMeta: its envelope names no type, the caller does
+  { file: "core.v1.WatchEvent", as: { apiVersion: "v1", kind: "WatchEvent" } },
+  { file: "coordination.k8s.io.v1.Lease" },
+  { file: "events.k8s.io.v1.Event" },
+  { file: "certificates.k8s.io.v1.CertificateSigningRequest" },
+];
+
+function fixture(file: string): { json: JsonObject; pb: Uint8Array } {
+  const json = JSON.parse(readFileSync(`${FIXTURES}${file}.json`, "utf8"));
+  if (typeof json.apiVersion === "string") json.apiVersion = toPlatformApiVersion(json.apiVersion);
+  return { json, pb: new Uint8Array(readFileSync(`${FIXTURES}${file}.pb`)) };
+}
+
+/** Asserts that `fn` throws an instance of `type` whose message contains `includes`. */
+function assertThrows(
+  fn: () => unknown,
+  type: new (...args: never[]) => Error,
+  includes = "",
+): void {
+  try {
+    fn();
+  } catch (e) {
+    assert(e instanceof type, `expected ${type.name}, got ${e}`);
+    assert(e.message.includes(includes), `"${e.message}" does not contain "${includes}"`);
+    return;
+  }
+  throw new Error("expected an exception");
+}
+
+function hex(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+for (const { file, as } of CASES) {
+  Deno.test(`protobuf fixture ${file}: decoding the .pb gives the .json`, () => {
+    const { json, pb } = fixture(file);
+    assertEquals(decodeObject(pb, { as }), json);
+  });
+
+  Deno.test(`protobuf fixture ${file}: encoding the .json gives the .pb bytes`, () => {
+    const { json, pb } = fixture(file);
+    const envelopeApiVersion = typeof json.apiVersion === "string"
+      ? toKubeApiVersion(json.apiVersion)
+      : undefined;
+    assertEquals(hex(encodeObject(json, { as, envelopeApiVersion })), hex(pb));
+  });
+}
+
+function roundTrip(obj: JsonObject): JsonObject {
+  const bytes = encodeObject(obj);
+  const back = decodeObject(bytes);
+  assertEquals(back, obj);
+  // re-encoding the decoded object gives the same bytes
+  assertEquals(hex(encodeObject(back)), hex(bytes));
+  return back;
+}
+
+Deno.test("protobuf round-trips a ConfigMap with data", () => {
+  roundTrip({
+    kind: "ConfigMap",
+    apiVersion: "v1",
+    metadata: {
+      name: "demo",
+      namespace: "default",
+      uid: "0c7c8b8e-4b1d-4a5e-9e58-2d5f4f1a9a10",
+      resourceVersion: "42",
+      creationTimestamp: "2024-05-06T07:08:09Z",
+      labels: { app: "demo", "z-last": "1", "a-first": "2" },
+      managedFields: [{
+        manager: "kubectl",
+        operation: "Update",
+        apiVersion: "v1",
+        time: "2024-05-06T07:08:09Z",
+        fieldsType: "FieldsV1",
+        fieldsV1: { "f:data": { ".": {}, "f:greeting": {} } },
+      }],
+    },
+    data: { greeting: "hello", empty: "" },
+    binaryData: { blob: "AAEC/w==" },
+  });
+});
+
+Deno.test("protobuf writes map entries sorted by key and empty value fields", () => {
+  const a = encodeObject({ kind: "ConfigMap", apiVersion: "v1", data: { b: "2", a: "1" } });
+  const b = encodeObject({ kind: "ConfigMap", apiVersion: "v1", data: { a: "1", b: "2" } });
+  assertEquals(hex(a), hex(b));
+  // an empty ConfigMap: raw = {metadata = {name, generateName, namespace, selfLink, uid,
+  // resourceVersion written empty, generation 0, creationTimestamp an empty message; no
+  // deletionTimestamp (a pointer)}}; no immutable (a pointer); contentEncoding and contentType ""
+  const empty = hex(encodeObject({ kind: "ConfigMap", apiVersion: "v1" }));
+  assertEquals(
+    empty,
+    "6b387300" + "0a0f0a02763112" + "09" + hex(new TextEncoder().encode("ConfigMap")) +
+      "1212" + "0a10" + "0a0012001a0022002a00320038004200" + "1a002200",
+  );
+});
+
+Deno.test("protobuf round-trips a Namespace with status phase and a Secret", () => {
+  roundTrip({
+    kind: "Namespace",
+    apiVersion: "v1",
+    metadata: { name: "team-a", resourceVersion: "7", creationTimestamp: "2024-01-01T00:00:00Z" },
+    spec: { finalizers: ["kubernetes"] },
+    status: { phase: "Active" },
+  });
+  roundTrip({
+    kind: "Secret",
+    apiVersion: "v1",
+    metadata: { name: "s", namespace: "default" },
+    data: { "tls.key": "c2VjcmV0" },
+    type: "Opaque",
+    immutable: false,
+  });
+});
+
+Deno.test("protobuf round-trips lists with resourceVersion, continue and remainingItemCount", () => {
+  const list = roundTrip({
+    kind: "ConfigMapList",
+    apiVersion: "v1",
+    metadata: { resourceVersion: "100", continue: "eyJydiI6MTAwfQ", remainingItemCount: 0 },
+    items: [
+      { metadata: { name: "a", namespace: "default", resourceVersion: "99" }, data: { k: "v" } },
+    ],
+  });
+  assertEquals(list.metadata, {
+    resourceVersion: "100",
+    continue: "eyJydiI6MTAwfQ",
+    remainingItemCount: 0,
+  });
+  roundTrip({
+    kind: "LeaseList",
+    apiVersion: "coordination.platform.io/v1",
+    metadata: { resourceVersion: "5" },
+    items: [],
+  });
+});
+
+Deno.test("protobuf round-trips a Status with details.causes", () => {
+  roundTrip({
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message: 'ConfigMap "x" is invalid: data: Invalid value',
+    reason: "Invalid",
+    details: {
+      name: "x",
+      kind: "configmaps",
+      causes: [{ reason: "FieldValueInvalid", message: "Invalid value", field: "data" }],
+    },
+    code: 422,
+  });
+});
+
+Deno.test("protobuf round-trips Lease, events.platform.io Event and CSR with group names", () => {
+  const lease = roundTrip({
+    kind: "Lease",
+    apiVersion: "coordination.platform.io/v1",
+    metadata: { name: "node-1", namespace: "platform-node-lease" },
+    spec: {
+      holderIdentity: "node-1",
+      leaseDurationSeconds: 40,
+      renewTime: "2024-05-06T07:08:09.123456Z",
+      leaseTransitions: 0,
+    },
+  });
+  assertEquals((lease.spec as JsonObject).leaseTransitions, 0);
+  const bytes = encodeObject(lease, { envelopeApiVersion: "coordination.k8s.io/v1" });
+  assertEquals(decodeObject(bytes).apiVersion, "coordination.platform.io/v1");
+  roundTrip({
+    kind: "Event",
+    apiVersion: "events.platform.io/v1",
+    metadata: { name: "e", namespace: "default" },
+    eventTime: "2024-05-06T07:08:09.000001Z",
+    reportingController: "platform.io/controller",
+    reportingInstance: "i",
+    action: "Create",
+    reason: "Created",
+    regarding: { kind: "ConfigMap", namespace: "default", name: "demo" },
+    note: "created",
+    type: "Normal",
+    deprecatedSource: {},
+  });
+  roundTrip({
+    kind: "CertificateSigningRequest",
+    apiVersion: "certificates.platform.io/v1",
+    metadata: { name: "csr" },
+    spec: {
+      request: "LS0tLS1CRUdJTg==",
+      signerName: "platform.io/kube-apiserver-client",
+      usages: ["client auth"],
+      username: "alice",
+      extra: { scopes: ["a", "b"], empty: [] },
+    },
+    status: {
+      conditions: [{
+        type: "Approved",
+        status: "True",
+        reason: "OK",
+        lastUpdateTime: "2024-01-01T00:00:00Z",
+      }],
+    },
+  });
+});
+
+Deno.test("protobuf DeleteOptions keeps pointer fields that are set to zero", () => {
+  const opts = roundTrip({
+    kind: "DeleteOptions",
+    apiVersion: "v1",
+    gracePeriodSeconds: 0,
+    preconditions: { uid: "u", resourceVersion: "" },
+    orphanDependents: false,
+    propagationPolicy: "Background",
+    dryRun: ["All"],
+  });
+  assertEquals(opts.gracePeriodSeconds, 0);
+});
+
+Deno.test("protobuf watch events are length-prefixed raw WatchEvent messages", () => {
+  const cm = {
+    kind: "ConfigMap",
+    apiVersion: "v1",
+    metadata: { name: "a", namespace: "default", resourceVersion: "3" },
+    data: { k: "v" },
+  };
+  const status = {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message: "too old resource version: 1 (3)",
+    reason: "Expired",
+    code: 410,
+  };
+  const a = encodeWatchEvent("ADDED", cm);
+  const b = encodeWatchEvent("ERROR", status);
+  const length = new DataView(a.buffer).getUint32(0);
+  assertEquals(length, a.length - 4);
+  // no magic inside the frame itself: the WatchEvent starts with its `type` field
+  assertEquals(a[4], 0x0a);
+
+  const stream = new Uint8Array([...a, ...b, ...b.subarray(0, 7)]);
+  const { frames, rest } = splitWatchFrames(stream);
+  assertEquals(frames.length, 2);
+  assertEquals(rest.length, 7);
+  assertEquals(decodeWatchEvent(frames[0]), { type: "ADDED", object: cm });
+  assertEquals(decodeWatchEvent(frames[1]), { type: "ERROR", object: status });
+  // the embedded object is a complete protobuf body
+  assertEquals(hex(frames[0]).includes(hex(encodeObject(cm))), true);
+  assertThrows(() => splitWatchFrames(frame(new Uint8Array(10)), 5), ProtobufError);
+});
+
+Deno.test("protobuf WatchEvent objects round-trip through encodeObject", () => {
+  const event = {
+    type: "MODIFIED",
+    object: { kind: "Namespace", apiVersion: "v1", metadata: { name: "n" }, spec: {}, status: {} },
+  };
+  const as = { apiVersion: "v1", kind: "WatchEvent" };
+  assertEquals(decodeObject(encodeObject(event, { as }), { as }), event);
+});
+
+Deno.test("protobuf hasProtobuf names the served kinds", () => {
+  assert(hasProtobuf("v1", "ConfigMap"));
+  assert(hasProtobuf("v1", "ServiceAccountList"));
+  assert(hasProtobuf("certificates.platform.io/v1", "CertificateSigningRequest"));
+  assert(hasProtobuf("events.platform.io/v1", "Status"));
+  assert(hasProtobuf("meta.platform.io/v1", "Status"));
+  assert(!hasProtobuf("certificates.k8s.io/v1", "CertificateSigningRequest"));
+  assert(!hasProtobuf("example.com/v1", "Widget"));
+  assert(!hasProtobuf("v1", "Pod"));
+  assertThrows(
+    () => encodeObject({ apiVersion: "example.com/v1", kind: "Widget" }),
+    ProtobufError,
+    'kind "Widget" in apiVersion "example.com/v1" has no protobuf encoding',
+  );
+});
+
+Deno.test("protobuf encode rejects wrongly typed fields with the path", () => {
+  assertThrows(
+    () => encodeObject({ apiVersion: "v1", kind: "ConfigMap", data: { a: 1 } }),
+    ProtobufError,
+    'ConfigMap.data["a"] must be a string, got number',
+  );
+  assertThrows(
+    () => encodeObject({ apiVersion: "v1", kind: "ConfigMap", metadata: { generation: 1.5 } }),
+    ProtobufError,
+    "ConfigMap.metadata.generation must be an int64",
+  );
+  assertThrows(
+    () =>
+      encodeObject({ apiVersion: "v1", kind: "Namespace", metadata: { creationTimestamp: "x" } }),
+    ProtobufError,
+    "creationTimestamp must be an RFC 3339 time",
+  );
+});
+
+Deno.test("protobuf decode of truncated input throws a clear error at every cut", () => {
+  const { pb } = fixture("core.v1.ConfigMap");
+  for (let cut = 0; cut < pb.length; cut++) {
+    try {
+      decodeObject(pb.subarray(0, cut));
+    } catch (e) {
+      assert(e instanceof ProtobufError, `cut ${cut}: ${e}`);
+      assert((e as Error).message.startsWith("Cannot decode protobuf"), (e as Error).message);
+      continue;
+    }
+    // a cut at a field boundary is a valid (shorter) message; it must still decode
+  }
+  assertThrows(
+    () => decodeObject(pb.subarray(0, pb.length - 3)),
+    ProtobufError,
+    "Cannot decode protobuf",
+  );
+});
+
+Deno.test("protobuf decode of garbage throws a ProtobufError, never anything else", () => {
+  assertThrows(() => decodeObject(new Uint8Array()), ProtobufError, 'start with "k8s\\0"');
+  assertThrows(() => decodeObject(new TextEncoder().encode("{}")), ProtobufError);
+  // magic, then a tag with wire type 3 (groups are not supported)
+  assertThrows(
+    () => decodeObject(new Uint8Array([...MAGIC, 0x0b])),
+    ProtobufError,
+    "wire type 3",
+  );
+  // a varint that never ends
+  assertThrows(
+    () => decodeObject(new Uint8Array([...MAGIC, 0x08, ...new Array(12).fill(0xff)])),
+    ProtobufError,
+  );
+  // an envelope without a type
+  assertThrows(() => decodeObject(new Uint8Array([...MAGIC])), ProtobufError, "no protobuf");
+
+  let seed = 1;
+  const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  const { pb } = fixture("core.v1.Event");
+  for (let i = 0; i < 2000; i++) {
+    const bytes = pb.slice();
+    for (let j = 0; j < 3; j++) {
+      const at = 4 + Math.floor(random() * (bytes.length - 4));
+      bytes[at] = Math.floor(random() * 256);
+    }
+    try {
+      decodeObject(bytes);
+    } catch (e) {
+      assert(e instanceof ProtobufError, `mutation ${i}: ${e}`);
+    }
+  }
+});
+
+Deno.test("protobuf decode rejects content encodings and raw bytes that are not JSON", () => {
+  const w = [
+    ...MAGIC,
+    0x0a,
+    0x04,
+    0x0a,
+    0x00,
+    0x12,
+    0x00,
+    0x1a,
+    0x04,
+    ...new TextEncoder().encode(
+      "gzip",
+    ),
+  ];
+  assertThrows(() => decodeObject(new Uint8Array(w)), ProtobufError, 'contentEncoding "gzip"');
+  const as = { apiVersion: "v1", kind: "WatchEvent" };
+  // WatchEvent{type: "A", object: {raw: 0xff}}
+  const body = [...MAGIC, 0x12, 0x08, 0x0a, 0x01, 0x41, 0x12, 0x03, 0x0a, 0x01, 0xff];
+  assertThrows(
+    () => decodeObject(new Uint8Array(body), { as }),
+    ProtobufError,
+    "neither a protobuf object nor JSON",
+  );
+});
+
+Deno.test("protobuf sorts map keys by UTF-8 bytes and keeps __proto__ as a plain key", () => {
+  const cm = {
+    kind: "ConfigMap",
+    apiVersion: "v1",
+    // a computed key: a literal `"__proto__": …` would set the prototype instead
+    metadata: { labels: { "\u{1F600}": "a", "\uFFFF": "b", ["__proto__"]: "c" } },
+  };
+  const back = decodeObject(encodeObject(cm));
+  const labels = (back.metadata as JsonObject).labels as JsonObject;
+  // Go order: "__proto__" (0x5f) < U+FFFF (0xef…) < U+1F600 (0xf0…); UTF-16 order differs
+  assertEquals(Object.keys(labels), ["__proto__", "\uFFFF", "\u{1F600}"]);
+  assertEquals(Object.getPrototypeOf(labels), Object.prototype);
+  assertEquals(labels["__proto__"], "c");
+});
+
+const PROTO_ROOT = fileURLToPath(
+  new URL("../../../../shared/conformance/k8s-proto", import.meta.url),
+);
+let haveProtos = false;
+try {
+  haveProtos = Deno.statSync(PROTO_ROOT).isDirectory;
+} catch {
+  // a clean clone without ../shared: the committed descriptors are used as they are
+}
+
+Deno.test({
+  name: "protobuf descriptors.json is what tools/extract_proto.ts generates",
+  ignore: !haveProtos,
+  fn: async () => {
+    const { extract } = await import("../../../tools/extract_proto.ts");
+    const committed = readFileSync(new URL("./descriptors.json", import.meta.url), "utf8");
+    assertEquals(JSON.stringify(extract(PROTO_ROOT), null, 2) + "\n", committed);
+  },
+});

@@ -1,0 +1,250 @@
+/**
+ * Protobuf wire primitives: varints, tags and length-delimited fields. Every read is bounds
+ * checked and throws {@link ProtobufError} on truncated or malformed input.
+ */
+
+/** A malformed protobuf input (the HTTP layer answers it with 400). */
+export class ProtobufError extends Error {
+  override name = "ProtobufError";
+}
+
+export const WIRE_VARINT = 0;
+export const WIRE_FIXED64 = 1;
+export const WIRE_BYTES = 2;
+export const WIRE_FIXED32 = 5;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/** Appends protobuf wire data to a growing buffer. */
+export class Writer {
+  #buf = new Uint8Array(64);
+  #len = 0;
+
+  #ensure(n: number): void {
+    if (this.#len + n <= this.#buf.length) return;
+    let size = this.#buf.length * 2;
+    while (size < this.#len + n) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.#buf.subarray(0, this.#len));
+    this.#buf = next;
+  }
+
+  /** Writes an unsigned varint (0 ≤ value < 2^64, as a number or bigint). */
+  uvarint(value: number | bigint): void {
+    if (typeof value === "number" && value >= 0 && value < 0x80000000) {
+      this.#ensure(5);
+      while (value > 0x7f) {
+        this.#buf[this.#len++] = (value & 0x7f) | 0x80;
+        value >>>= 7;
+      }
+      this.#buf[this.#len++] = value;
+      return;
+    }
+    let v = BigInt.asUintN(64, BigInt(value));
+    this.#ensure(10);
+    while (v > 0x7fn) {
+      this.#buf[this.#len++] = Number(v & 0x7fn) | 0x80;
+      v >>= 7n;
+    }
+    this.#buf[this.#len++] = Number(v);
+  }
+
+  /** Writes a signed int32/int64 varint (negative values take 10 bytes, as protobuf requires). */
+  svarint(value: number | bigint): void {
+    this.uvarint(BigInt.asUintN(64, BigInt(value)));
+  }
+
+  tag(field: number, wireType: number): void {
+    this.uvarint(field * 8 + wireType);
+  }
+
+  bytes(data: Uint8Array): void {
+    this.uvarint(data.length);
+    this.#ensure(data.length);
+    this.#buf.set(data, this.#len);
+    this.#len += data.length;
+  }
+
+  raw(data: Uint8Array): void {
+    this.#ensure(data.length);
+    this.#buf.set(data, this.#len);
+    this.#len += data.length;
+  }
+
+  string(value: string): void {
+    const mark = this.beginLength();
+    this.#ensure(value.length * 3);
+    this.#len += encoder.encodeInto(value, this.#buf.subarray(this.#len)).written;
+    this.endLength(mark);
+  }
+
+  /**
+   * Starts a length-delimited field whose length is not known yet: reserves one byte for the
+   * length; {@link endLength} writes it (moving the content when the length needs more bytes).
+   */
+  beginLength(): number {
+    this.#ensure(1);
+    return this.#len++;
+  }
+
+  endLength(mark: number): void {
+    const len = this.#len - mark - 1;
+    let size = 1;
+    for (let v = len; v > 0x7f; v = Math.floor(v / 128)) size++;
+    if (size > 1) {
+      this.#ensure(size - 1);
+      this.#buf.copyWithin(mark + size, mark + 1, this.#len);
+      this.#len += size - 1;
+    }
+    let v = len;
+    let i = mark;
+    while (v > 0x7f) {
+      this.#buf[i++] = (v & 0x7f) | 0x80;
+      v = Math.floor(v / 128);
+    }
+    this.#buf[i] = v;
+  }
+
+  finish(): Uint8Array {
+    return this.#buf.slice(0, this.#len);
+  }
+}
+
+/** Reads protobuf wire data from a byte range; `where` names the message for error messages. */
+export class Reader {
+  pos: number;
+
+  constructor(
+    readonly buf: Uint8Array,
+    readonly where: string,
+    start = 0,
+    readonly end = buf.length,
+  ) {
+    this.pos = start;
+  }
+
+  get done(): boolean {
+    return this.pos >= this.end;
+  }
+
+  fail(what: string): never {
+    throw new ProtobufError(`Cannot decode protobuf ${this.where}: ${what} at byte ${this.pos}`);
+  }
+
+  /** Reads a varint of up to 10 bytes as a bigint (unsigned 64-bit). */
+  uvarint64(): bigint {
+    let result = 0n;
+    for (let shift = 0n; shift < 70n; shift += 7n) {
+      if (this.pos >= this.end) this.fail("truncated varint");
+      const b = this.buf[this.pos++];
+      result |= BigInt(b & 0x7f) << shift;
+      if (b < 0x80) return BigInt.asUintN(64, result);
+    }
+    this.fail("varint longer than 10 bytes");
+  }
+
+  /** Reads a varint that must fit a non-negative safe integer (tags, lengths). */
+  uvarint(): number {
+    // fast path: up to 4 bytes (< 2^28) in plain number arithmetic
+    let result = 0;
+    for (let i = 0; i < 4 && this.pos + i < this.end; i++) {
+      const b = this.buf[this.pos + i];
+      result |= (b & 0x7f) << (7 * i);
+      if (b < 0x80) {
+        this.pos += i + 1;
+        return result;
+      }
+    }
+    const start = this.pos;
+    const v = this.uvarint64();
+    if (v > BigInt(Number.MAX_SAFE_INTEGER)) {
+      this.pos = start;
+      this.fail("varint too large");
+    }
+    return Number(v);
+  }
+
+  /** Reads an int64 varint as a number (two's complement; outside ±2^53 is an error). */
+  int64(): number {
+    const start = this.pos;
+    const v = BigInt.asIntN(64, this.uvarint64());
+    if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) {
+      this.pos = start;
+      this.fail(`integer ${v} outside the safe range`);
+    }
+    return Number(v);
+  }
+
+  int32(): number {
+    return Number(BigInt.asIntN(32, this.uvarint64()));
+  }
+
+  bool(): boolean {
+    return this.uvarint64() !== 0n;
+  }
+
+  /** Reads a length prefix and returns the [start, end) range it covers. */
+  lengthDelimited(): [number, number] {
+    const len = this.uvarint();
+    if (len > this.end - this.pos) this.fail(`length ${len} exceeds the remaining input`);
+    const start = this.pos;
+    this.pos += len;
+    return [start, this.pos];
+  }
+
+  bytes(): Uint8Array {
+    const [start, end] = this.lengthDelimited();
+    return this.buf.slice(start, end);
+  }
+
+  string(): string {
+    const [start, end] = this.lengthDelimited();
+    if (end - start <= 64) {
+      // short ASCII strings: cheaper than a TextDecoder call
+      let s = "";
+      let i = start;
+      for (; i < end && this.buf[i] < 0x80; i++) s += String.fromCharCode(this.buf[i]);
+      if (i === end) return s;
+    }
+    try {
+      return decoder.decode(this.buf.subarray(start, end));
+    } catch {
+      this.pos = start;
+      this.fail("invalid UTF-8 in string");
+    }
+  }
+
+  /** Reads a tag; returns [field number, wire type]. */
+  tag(): [number, number] {
+    const tag = this.uvarint();
+    const field = Math.floor(tag / 8);
+    if (field === 0) this.fail("field number 0");
+    return [field, tag & 7];
+  }
+
+  /** Skips a field of an unknown number (groups are not used by Kubernetes and are rejected). */
+  skip(wireType: number): void {
+    switch (wireType) {
+      case WIRE_VARINT:
+        this.uvarint64();
+        return;
+      case WIRE_FIXED64:
+        this.advance(8);
+        return;
+      case WIRE_BYTES:
+        this.lengthDelimited();
+        return;
+      case WIRE_FIXED32:
+        this.advance(4);
+        return;
+      default:
+        this.fail(`unsupported wire type ${wireType}`);
+    }
+  }
+
+  advance(n: number): void {
+    if (n > this.end - this.pos) this.fail("truncated field");
+    this.pos += n;
+  }
+}
