@@ -108,3 +108,16 @@ Deno.test("protobuf: errors come back as a protobuf Status; negotiation 406 and 
   assertEquals([garbage.status, garbage.body.reason], [400, "BadRequest"]);
   assertEquals((await ts.json("GET", CM)).body.items.length, 0);
 });
+
+Deno.test("a body without Content-Type is 415, as kube reads it as octet-stream", async () => {
+  await using ts = await testServer();
+  const res = await fetch(ts.server.url + CM, {
+    method: "POST",
+    body: new TextEncoder().encode('{"metadata":{"name":"x"}}'),
+    client: Deno.createHttpClient({ caCerts: [ts.server.caCertPem] }),
+    headers: { Authorization: `Bearer ${ts.server.adminToken}` },
+  });
+  const body = await res.json();
+  assertEquals([res.status, body.reason], [415, "UnsupportedMediaType"]);
+  assertEquals((await ts.json("GET", `${CM}/x`)).status, 404);
+});

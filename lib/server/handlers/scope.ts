@@ -9,10 +9,11 @@ import {
   type FieldError,
   invalid,
   type StatusError,
+  unsupportedMediaType,
 } from "../../api/errors.ts";
 import { decodeBody, decodeBytes } from "../../codec/encode.ts";
 import { duplicateFields } from "../../codec/json_duplicates.ts";
-import { requestEncoding } from "../../codec/negotiate.ts";
+import { PROTOBUF, requestEncoding } from "../../codec/negotiate.ts";
 import type { KubeObject, StrategyContext } from "../../registry/definition.ts";
 import type { FieldValidation, ResourceRegistry } from "../../registry/generic.ts";
 import type { RequestContext } from "../context.ts";
@@ -82,10 +83,17 @@ export async function readDecoded(
   ctx: RequestContext,
   scope: ResourceScope,
 ): Promise<{ value: unknown; text?: string } | undefined> {
-  const encoding = requestEncoding(ctx.req.headers.get("Content-Type"), {
-    protobuf: scope.protobuf,
-  });
+  const contentType = ctx.req.headers.get("Content-Type");
+  const encoding = requestEncoding(contentType, { protobuf: scope.protobuf });
   const bytes = await readBodyBytes(ctx, scope.maxBodyBytes);
+  if (!contentType && bytes.length) {
+    // kube reads a body without a type as application/octet-stream, which nothing accepts.
+    throw unsupportedMediaType("", [
+      "application/json",
+      "application/yaml",
+      ...(scope.protobuf ? [PROTOBUF] : []),
+    ]);
+  }
   if (encoding === "protobuf") {
     return bytes.length ? { value: decodeBytes(bytes, encoding) } : undefined;
   }
