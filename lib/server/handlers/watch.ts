@@ -174,10 +174,16 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
   let checkAt = Date.now() + BOOKMARK_IDLE_MS;
   let lastBookmark = Date.now();
   const TICK = Symbol("tick");
-  const sleep = (ms: number) =>
-    new Promise<typeof TICK>((resolve) => {
+  // One timer at a time, left running while events flow: it fires at the time it was armed
+  // for, and a check that finds `checkAt` moved on just re-arms (no timer per event).
+  let ticking: Promise<typeof TICK> | undefined;
+  const nextTick = () =>
+    ticking ??= new Promise<typeof TICK>((resolve) => {
       wakeTick = () => resolve(TICK);
-      tick = setTimeout(() => resolve(TICK), Math.max(0, ms));
+      tick = setTimeout(() => {
+        ticking = undefined;
+        resolve(TICK);
+      }, Math.max(0, checkAt - Date.now()));
     });
   const close = (controller: ReadableStreamDefaultController<Uint8Array>) => {
     cleanup();
@@ -208,17 +214,12 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
       try {
         for (;;) {
           next ??= events.next();
-          let r: IteratorResult<WatchEvent> | typeof TICK;
-          if (o.allowWatchBookmarks) {
-            r = await Promise.race([next, sleep(checkAt - Date.now())]);
-            clearTimeout(tick);
-          } else {
-            r = await next;
-          }
+          const r = o.allowWatchBookmarks ? await Promise.race([next, nextTick()]) : await next;
           if (abort.signal.aborted) break;
           const now = Date.now();
-          checkAt = now + BOOKMARK_IDLE_MS;
           if (r === TICK) {
+            if (now < checkAt) continue; // events went out since the timer was armed
+            checkAt = now + BOOKMARK_IDLE_MS;
             const progress = events.progress();
             const due = now - lastBookmark >= BOOKMARK_MAX_INTERVAL_MS;
             if (progress === undefined || (progress <= sentRevision && !due)) continue;
@@ -228,6 +229,7 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
             return;
           }
           next = undefined;
+          checkAt = now + BOOKMARK_IDLE_MS;
           if (r.done) break;
           // Everything else already waiting goes out in the same write.
           let last = r.value;
