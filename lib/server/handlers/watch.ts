@@ -213,8 +213,14 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
       if (!events) return;
       try {
         for (;;) {
-          next ??= events.next();
-          const r = o.allowWatchBookmarks ? await Promise.race([next, nextTick()]) : await next;
+          // Under load events are usually waiting already: take one without a promise.
+          const ready = next ? undefined : events.poll();
+          if (!ready) next ??= events.next();
+          const r: IteratorResult<WatchEvent> | typeof TICK = ready
+            ? { value: ready, done: false }
+            : o.allowWatchBookmarks
+            ? await Promise.race([next!, nextTick()])
+            : await next!;
           if (abort.signal.aborted) break;
           const now = Date.now();
           if (r === TICK) {
