@@ -8,6 +8,8 @@
  *   creates/s (1 and 32 clients) on the file store, vs A
  *   gets/s (1 and 32 clients), vs B
  *   list latency of 10,000 configmaps (median of several full GETs)
+ *   gets/s and lists/s of 1,000 configmaps as JSON, YAML and protobuf, and their sizes
+ *   (encodings.ts), vs JSON
  *   cold start: spawn → first /readyz 200 on an empty data directory; in-process startServer()
  *   on a second server (watch.ts): delivery lag of 1,000 watchers of one namespace under a
  *   200 writes/s writer (vs 1 watcher), the server's RSS with them, 32-client creates/s with
@@ -21,6 +23,7 @@
 
 import { fileURLToPath } from "node:url";
 import { ensurePki } from "../lib/certificates/pki.ts";
+import { encodingFigures, encodingRows } from "./encodings.ts";
 import { pagingFigures, watchFigures } from "./watch.ts";
 import { haveWrk, wrk, type WrkRequest } from "./wrk.ts";
 
@@ -33,6 +36,8 @@ const WATCHERS = 1_000;
 const WATCH_WRITES_PER_SEC = 200;
 const PAGE_SIZES = [10_000, 100_000];
 const PAGE_LIMIT = 500;
+const ENCODING_NS = "bench-encodings";
+const ENCODING_SIZE = 1_000;
 
 // --- hello-world child mode ------------------------------------------------------------------
 
@@ -584,8 +589,20 @@ async function main(): Promise<void> {
       } ms, ` +
         `runs ${listTimes.map((t) => fmt(t)).join(", ")} ms`,
     );
+    // Gets and lists of 1,000 configmaps as JSON, YAML and protobuf (bench/encodings.ts).
+    const encodings = await encodingFigures({
+      api,
+      namespace: ENCODING_NS,
+      count: ENCODING_SIZE,
+      ms: 3000 * T,
+      measure: (concurrency, ms, req) => measure(api, concurrency, ms, req),
+      // as before the gets above: until the background object-file writes are done
+      settle: (path, label) => settle(api, path, label, 2),
+      note,
+    });
+    problems.push(...encodings.problems);
     problems.push(...loggedErrors(server).slice(0, 10).map((l) => `server log: ${l}`));
-    const objects = created + LIST_SIZE;
+    const objects = created + LIST_SIZE + ENCODING_SIZE;
     const stopMs = await stopServer(server, "SIGTERM", "the loaded server", 30_000);
     note(
       `clean stop (SIGTERM → exit) with ${objects} objects: ${
@@ -805,6 +822,7 @@ async function main(): Promise<void> {
         met: "—",
       },
     );
+    rows.push(...encodingRows(encodings, ENCODING_SIZE, fmt));
     const lag = watch.fleet;
     const lagOk = lag.missed === 0 && lag.writeErrors === 0 && lag.sent === lag.scheduled;
     const mib = (bytes: number) => `${fmt(bytes / 2 ** 20)} MiB`;

@@ -197,21 +197,31 @@ function encodeTop(obj: JsonObject, opts: EncodeOptions, depth: number): Uint8Ar
       }" has no protobuf encoding`,
     );
   }
-  const raw = new Writer();
-  encodeMessage(raw, name, obj, type.kind, depth);
-
-  const typeMeta = new Writer();
-  typeMeta.tag(1, WIRE_BYTES);
-  typeMeta.string(opts.envelopeApiVersion ?? apiVersion);
-  typeMeta.tag(2, WIRE_BYTES);
-  typeMeta.string(kind);
-
-  const w = new Writer();
+  // One buffer for the whole body: magic, envelope, and the object written in place as the
+  // envelope's `raw` (its length prefix reserved and patched), so no nested copy.
+  const items = Array.isArray(obj.items) ? obj.items.length : 0;
+  const w = new Writer(items > 0 ? Math.min(items * 512, 1 << 26) : 512);
   w.raw(MAGIC);
   w.tag(1, WIRE_BYTES);
-  w.bytes(typeMeta.finish());
+  const typeMeta = w.beginLength();
+  w.tag(1, WIRE_BYTES);
+  w.string(opts.envelopeApiVersion ?? apiVersion);
   w.tag(2, WIRE_BYTES);
-  w.bytes(raw.finish());
+  w.string(kind);
+  w.endLength(typeMeta);
+  w.tag(2, WIRE_BYTES);
+  const raw = w.beginLength();
+  try {
+    writeMessage(w, encoderFor(name), obj, depth);
+  } catch (e) {
+    if (e instanceof EncodeFailure) {
+      throw new ProtobufError(
+        `Cannot encode protobuf: ${type.kind}${e.path} must be ${e.expected}, got ${e.shown}`,
+      );
+    }
+    throw e;
+  }
+  w.endLength(raw);
   // contentEncoding and contentType: value fields, written empty
   w.tag(3, WIRE_BYTES);
   w.string("");
@@ -220,142 +230,306 @@ function encodeTop(obj: JsonObject, opts: EncodeOptions, depth: number): Uint8Ar
   return w.finish();
 }
 
-function encodeMessage(
-  w: Writer,
-  name: string,
-  value: unknown,
-  path: string,
-  depth: number,
-): void {
-  if (encodeSpecial(w, name, value, path, depth)) return;
-  if (value != null && !isObject(value)) fail(path, "an object", value);
-  const obj = (value ?? {}) as JsonObject;
-  for (const field of message(name).fields) {
-    const v = Object.hasOwn(obj, field.name) ? obj[field.name] : undefined;
-    const at = `${path}.${field.name}`;
-    if (field.label === "map") {
-      if (v == null) continue;
-      if (!isObject(v)) fail(at, "an object", v);
-      for (const key of Object.keys(v).sort(compareBytewise)) {
-        w.tag(field.number, WIRE_BYTES);
-        const mark = w.beginLength();
-        w.tag(1, WIRE_BYTES);
-        w.string(key);
-        encodeValue(w, 2, field.type, v[key], `${at}[${JSON.stringify(key)}]`, depth);
-        w.endLength(mark);
-      }
-    } else if (field.label === "repeated") {
-      if (v == null) continue;
-      if (!Array.isArray(v)) fail(at, "an array", v);
-      v.forEach((item, i) => {
-        if (item == null) fail(`${at}[${i}]`, "a value", item);
-        encodeValue(w, field.number, field.type, item, `${at}[${i}]`, depth);
-      });
-    } else if (v != null || field.always) {
-      encodeValue(w, field.number, field.type, v, at, depth);
+// The encoder walks a compiled form of the descriptors: per message its special JSON form (if
+// any) and its fields with the tag, the type as a small integer and the nested message resolved
+// (lazily: messages can be recursive), so that the hot loop does no string work or map lookups.
+
+const T_STRING = 0;
+const T_BYTES = 1;
+const T_BOOL = 2;
+const T_INT32 = 3;
+const T_INT64 = 4;
+const T_MESSAGE = 5;
+
+const L_SINGLE = 0;
+const L_REPEATED = 1;
+const L_MAP = 2;
+
+const S_NONE = 0;
+const S_TIME = 1;
+const S_MICRO_TIME = 2;
+const S_FIELDS_V1 = 3;
+const S_RAW_EXTENSION = 4;
+const S_EXTRA_VALUE = 5;
+
+interface EncField {
+  name: string;
+  number: number;
+  /** the field's tag with its wire type */
+  tag: number;
+  type: number;
+  typeName: string;
+  label: number;
+  always: boolean;
+  /** the name is also a property of Object.prototype: read it only when own */
+  inherited: boolean;
+  /** the nested message (T_MESSAGE), resolved on first use */
+  msg: EncMessage | undefined;
+}
+
+interface EncMessage {
+  name: string;
+  special: number;
+  fields: EncField[];
+  /** Writes the fields of an object of this message (generated, see {@link fieldWriter}). */
+  write: FieldWriter;
+}
+
+type FieldWriter = (w: Writer, obj: JsonObject, depth: number) => void;
+
+const encoders = new Map<string, EncMessage>();
+
+const SCALARS: Record<string, number> = {
+  string: T_STRING,
+  bytes: T_BYTES,
+  bool: T_BOOL,
+  int32: T_INT32,
+  int64: T_INT64,
+};
+
+function encoderFor(name: string): EncMessage {
+  let m = encoders.get(name);
+  if (m) return m;
+  const special = name === TIME
+    ? S_TIME
+    : name === MICRO_TIME
+    ? S_MICRO_TIME
+    : name === FIELDS_V1
+    ? S_FIELDS_V1
+    : name === RAW_EXTENSION
+    ? S_RAW_EXTENSION
+    : name === EXTRA_VALUE
+    ? S_EXTRA_VALUE
+    : S_NONE;
+  const fields = special === S_NONE ? message(name).fields.map(compileField) : [];
+  m = { name, special, fields, write: fieldWriter(fields) };
+  encoders.set(name, m);
+  return m;
+}
+
+function compileField(f: FieldDescriptor): EncField {
+  let type = Object.hasOwn(SCALARS, f.type) ? SCALARS[f.type] : -1;
+  if (type < 0) {
+    if (!f.type.includes(".")) throw new Error(`Unsupported protobuf field type ${f.type}`);
+    type = T_MESSAGE;
+  }
+  const label = f.label === "map" ? L_MAP : f.label === "repeated" ? L_REPEATED : L_SINGLE;
+  const wire = label === L_MAP || type <= T_BYTES || type === T_MESSAGE ? WIRE_BYTES : WIRE_VARINT;
+  return {
+    name: f.name,
+    number: f.number,
+    tag: f.number * 8 + wire,
+    type,
+    typeName: f.type,
+    label,
+    always: f.always === true,
+    inherited: f.name in Object.prototype,
+    msg: undefined,
+  };
+}
+
+/**
+ * A wrongly typed value. Thrown where it is found with an empty path; every enclosing field
+ * prepends its part on the way out (so the happy path builds no path strings), and
+ * {@link encodeTop} turns it into the {@link ProtobufError}.
+ */
+class EncodeFailure {
+  constructor(public path: string, readonly expected: string, readonly shown: string) {}
+}
+
+function prefixed(e: unknown, part: () => string): unknown {
+  if (e instanceof EncodeFailure) e.path = part() + e.path;
+  return e;
+}
+
+function writeMessage(w: Writer, m: EncMessage, value: unknown, depth: number): void {
+  if (m.special !== S_NONE) {
+    writeSpecial(w, m, value, depth);
+    return;
+  }
+  if (value != null && !isObject(value)) fail("an object", value);
+  m.write(w, (value ?? {}) as JsonObject, depth);
+}
+
+/**
+ * The field loop of a message, generated once per message as straight-line code reading every
+ * field by its constant name (`obj["name"]`): V8 then caches the lookups per object shape (the
+ * items of a list share theirs), where a loop over the names makes every read a generic keyed
+ * lookup. Same logic as the loop it unrolls: each field in number order; null or absent
+ * fields are skipped, except value fields (`always`) that are written with their zero value;
+ * names that Object.prototype also has are read only as own properties.
+ */
+function fieldWriter(fields: EncField[]): FieldWriter {
+  const lines: string[] = [];
+  fields.forEach((field, f) => {
+    const key = JSON.stringify(field.name);
+    const read = field.inherited
+      ? `Object.hasOwn(obj, ${key}) ? obj[${key}] : undefined`
+      : `obj[${key}]`;
+    lines.push(`f = ${f}; v = ${read};`);
+    if (field.label === L_SINGLE) {
+      const call = `writeValue(w, F[${f}], ${field.tag}, v, depth);`;
+      lines.push(field.always ? call : `if (v != null) ${call}`);
+    } else {
+      const fn = field.label === L_REPEATED ? "writeRepeated" : "writeMap";
+      lines.push(`if (v != null) ${fn}(w, F[${f}], v, depth);`);
+    }
+  });
+  const body = `return function write(w, obj, depth) {
+  let f = -1;
+  let v;
+  try {
+    ${lines.join("\n    ")}
+  } catch (e) {
+    const name = F[f].name;
+    throw prefixed(e, () => "." + name);
+  }
+};`;
+  const make = new Function("F", "writeValue", "writeRepeated", "writeMap", "prefixed", body);
+  return make(fields, writeValue, writeRepeated, writeMap, prefixed) as FieldWriter;
+}
+
+function writeRepeated(w: Writer, field: EncField, v: unknown, depth: number): void {
+  if (!Array.isArray(v)) fail("an array", v);
+  for (let i = 0; i < v.length; i++) {
+    const item = v[i];
+    try {
+      if (item == null) fail("a value", item);
+      writeValue(w, field, field.tag, item, depth);
+    } catch (e) {
+      throw prefixed(e, () => `[${i}]`);
     }
   }
 }
 
-/** Writes one field; `value` null/undefined writes the zero value. */
-function encodeValue(
-  w: Writer,
-  number: number,
-  type: string,
-  value: unknown,
-  path: string,
-  depth: number,
-): void {
-  switch (type) {
-    case "string":
-      if (value != null && typeof value !== "string") fail(path, "a string", value);
-      w.tag(number, WIRE_BYTES);
-      w.string((value as string | undefined) ?? "");
+function writeMap(w: Writer, field: EncField, v: unknown, depth: number): void {
+  if (!isObject(v)) fail("an object", v);
+  const keys = Object.keys(v);
+  if (keys.length > 1) sortBytewise(keys);
+  const valueTag = field.type <= T_BYTES || field.type === T_MESSAGE
+    ? 2 * 8 + WIRE_BYTES
+    : 2 * 8 + WIRE_VARINT;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    w.uvarint(field.tag);
+    const mark = w.beginLength();
+    w.uvarint(1 * 8 + WIRE_BYTES);
+    w.string(key);
+    try {
+      writeValue(w, field, valueTag, v[key], depth);
+    } catch (e) {
+      throw prefixed(e, () => `[${JSON.stringify(key)}]`);
+    }
+    w.endLength(mark);
+  }
+}
+
+/** Writes one field with that tag; `value` null/undefined writes the zero value. */
+function writeValue(w: Writer, field: EncField, tag: number, value: unknown, depth: number): void {
+  switch (field.type) {
+    case T_STRING:
+      if (value == null) value = "";
+      else if (typeof value !== "string") fail("a string", value);
+      w.uvarint(tag);
+      w.string(value as string);
       return;
-    case "bytes":
-      if (value != null && typeof value !== "string") fail(path, "a base64 string", value);
-      w.tag(number, WIRE_BYTES);
-      w.bytes(fromBase64((value as string | undefined) ?? "", path));
+    case T_BYTES:
+      if (value != null && typeof value !== "string") fail("a base64 string", value);
+      w.uvarint(tag);
+      w.bytes(fromBase64((value as string | undefined) ?? ""));
       return;
-    case "bool":
-      if (value != null && typeof value !== "boolean") fail(path, "a boolean", value);
-      w.tag(number, WIRE_VARINT);
+    case T_BOOL:
+      if (value != null && typeof value !== "boolean") fail("a boolean", value);
+      w.uvarint(tag);
       w.uvarint(value ? 1 : 0);
       return;
-    case "int32":
-    case "int64": {
+    case T_INT32:
+    case T_INT64: {
       const n = value ?? 0;
-      const bits = type === "int32" ? 32 : 64;
       if (
         typeof n !== "number" || !Number.isSafeInteger(n) ||
-        (bits === 32 && (n < -0x80000000 || n > 0x7fffffff))
-      ) fail(path, `an ${type}`, value);
-      w.tag(number, WIRE_VARINT);
+        (field.type === T_INT32 && (n < -0x80000000 || n > 0x7fffffff))
+      ) fail(`an ${field.typeName}`, value);
+      w.uvarint(tag);
       w.svarint(n);
       return;
     }
   }
-  if (type.includes(".")) {
-    w.tag(number, WIRE_BYTES);
-    const mark = w.beginLength();
-    encodeMessage(w, type, value, path, depth);
-    w.endLength(mark);
-    return;
-  }
-  throw new Error(`Unsupported protobuf field type ${type} at ${path}`);
+  w.uvarint(tag);
+  const mark = w.beginLength();
+  writeMessage(w, field.msg ??= encoderFor(field.typeName), value, depth);
+  w.endLength(mark);
 }
 
-/** Messages whose JSON form is not an object of their fields; returns false for the others. */
-function encodeSpecial(
-  w: Writer,
-  name: string,
-  value: unknown,
-  path: string,
-  depth: number,
-): boolean {
-  switch (name) {
-    case TIME:
-    case MICRO_TIME: {
-      if (value == null) return true; // zero time: empty message
-      if (typeof value !== "string") fail(path, "an RFC 3339 time", value);
-      const t = parseTime(value, path);
-      w.tag(1, WIRE_VARINT);
+/** Messages whose JSON form is not an object of their fields. */
+function writeSpecial(w: Writer, m: EncMessage, value: unknown, depth: number): void {
+  switch (m.special) {
+    case S_TIME:
+    case S_MICRO_TIME: {
+      if (value == null) return; // zero time: empty message
+      if (typeof value !== "string") fail("an RFC 3339 time", value);
+      const t = parseTimeCached(value);
+      w.uvarint(1 * 8 + WIRE_VARINT);
       w.svarint(t.seconds);
       // kube drops the nanoseconds of Time (its JSON has second precision)
-      w.tag(2, WIRE_VARINT);
-      w.svarint(name === TIME ? 0 : t.nanos);
-      return true;
+      w.uvarint(2 * 8 + WIRE_VARINT);
+      w.svarint(m.special === S_TIME ? 0 : t.nanos);
+      return;
     }
-    case FIELDS_V1:
-      if (value == null) return true;
-      w.tag(1, WIRE_BYTES);
-      w.bytes(textEncoder.encode(JSON.stringify(value)));
-      return true;
-    case RAW_EXTENSION: {
-      if (value == null) return true;
-      if (!isObject(value)) fail(path, "an object", value);
+    case S_FIELDS_V1:
+      if (value == null) return;
+      // a length-delimited UTF-8 string is the same bytes as the encoded bytes field
+      w.uvarint(1 * 8 + WIRE_BYTES);
+      w.string(JSON.stringify(value));
+      return;
+    case S_RAW_EXTENSION: {
+      if (value == null) return;
+      if (!isObject(value)) fail("an object", value);
       const obj = value as JsonObject;
       const builtin = typeof obj.apiVersion === "string" && typeof obj.kind === "string" &&
         hasProtobuf(toPlatformApiVersion(obj.apiVersion), obj.kind);
-      if (builtin && depth + 1 >= MAX_OBJECT_DEPTH) fail(path, "a less deeply nested object", "");
-      w.tag(1, WIRE_BYTES);
-      w.bytes(
-        builtin ? encodeTop(obj, {}, depth + 1) : textEncoder.encode(JSON.stringify(value)),
-      );
-      return true;
+      if (builtin && depth + 1 >= MAX_OBJECT_DEPTH) fail("a less deeply nested object", "");
+      w.uvarint(1 * 8 + WIRE_BYTES);
+      if (builtin) w.bytes(encodeTop(obj, {}, depth + 1));
+      else w.string(JSON.stringify(value));
+      return;
     }
-    case EXTRA_VALUE:
-      if (value == null) return true;
-      if (!Array.isArray(value)) fail(path, "an array of strings", value);
-      value.forEach((item, i) => encodeValue(w, 1, "string", item, `${path}[${i}]`, depth));
-      return true;
+    case S_EXTRA_VALUE:
+      if (value == null) return;
+      if (!Array.isArray(value)) fail("an array of strings", value);
+      for (let i = 0; i < value.length; i++) {
+        const item = value[i];
+        if (item == null || typeof item === "string") {
+          w.uvarint(1 * 8 + WIRE_BYTES);
+          w.string(item ?? "");
+        } else {
+          const e = new EncodeFailure("", "a string", shownType(item));
+          throw prefixed(e, () => `[${i}]`);
+        }
+      }
+      return;
   }
-  return false;
 }
 
-function fail(path: string, expected: string, got: unknown): never {
-  const shown = got === null ? "null" : Array.isArray(got) ? "an array" : typeof got;
-  throw new ProtobufError(`Cannot encode protobuf: ${path} must be ${expected}, got ${shown}`);
+function shownType(got: unknown): string {
+  return got === null ? "null" : Array.isArray(got) ? "an array" : typeof got;
+}
+
+function fail(expected: string, got: unknown): never {
+  throw new EncodeFailure("", expected, shownType(got));
+}
+
+/** Parsed times by their text: a list's objects share few distinct timestamps. */
+const timeCache = new Map<string, { seconds: number; nanos: number }>();
+
+function parseTimeCached(s: string): { seconds: number; nanos: number } {
+  let t = timeCache.get(s);
+  if (t === undefined) {
+    t = parseTime(s);
+    if (timeCache.size >= 4096) timeCache.clear();
+    timeCache.set(s, t);
+  }
+  return t;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -425,7 +599,9 @@ function decodeMessage(r: Reader, name: string, depth: number): JsonObject {
   const desc = message(name);
   const out: JsonObject = {};
   while (!r.done) {
-    const [number, wireType] = r.tag();
+    const tag = r.tagValue();
+    const number = Math.floor(tag / 8);
+    const wireType = tag & 7;
     const field = desc.byNumber.get(number);
     if (!field) {
       r.skip(wireType);
@@ -433,20 +609,16 @@ function decodeMessage(r: Reader, name: string, depth: number): JsonObject {
     }
     if (field.label === "map") {
       expectWireType(r, field, wireType, WIRE_BYTES);
-      const [start, end] = r.lengthDelimited();
-      const [key, value] = decodeMapEntry(
-        new Reader(r.buf, `${r.where}.${field.name}`, start, end),
-        field,
-        depth,
-      );
-      const map = (out[field.name] ??= {}) as JsonObject;
-      setKey(map, key, value);
+      const end = r.delimitedEnd();
+      const entry = Reader.nested(r, field.name, r.pos, end);
+      r.pos = end;
+      decodeMapEntry(entry, field, depth, (out[field.name] ??= {}) as JsonObject);
     } else if (field.label === "repeated") {
       const list = (out[field.name] ??= []) as unknown[];
       if (wireType === WIRE_BYTES && isVarintType(field.type)) {
         // a packed list (kube never writes one, but protobuf readers must accept it)
         const [start, end] = r.lengthDelimited();
-        const packed = new Reader(r.buf, `${r.where}.${field.name}`, start, end);
+        const packed = Reader.nested(r, field.name, start, end);
         while (!packed.done) list.push(decodeValue(packed, field, WIRE_VARINT, depth));
       } else {
         list.push(decodeValue(r, field, wireType, depth));
@@ -467,20 +639,28 @@ function decodeMessage(r: Reader, name: string, depth: number): JsonObject {
   return out;
 }
 
-function decodeMapEntry(r: Reader, field: FieldDescriptor, depth: number): [string, unknown] {
+/** The value field of a map's entries, by the map field. */
+const mapValueFields = new WeakMap<FieldDescriptor, FieldDescriptor>();
+
+/** Decodes one map entry into `map`. */
+function decodeMapEntry(r: Reader, field: FieldDescriptor, depth: number, map: JsonObject): void {
   let key = "";
   let value: unknown = undefined;
+  let valueField = mapValueFields.get(field);
+  if (!valueField) mapValueFields.set(field, valueField = { ...field, label: undefined });
   while (!r.done) {
-    const [number, wireType] = r.tag();
+    const tag = r.tagValue();
+    const number = Math.floor(tag / 8);
+    const wireType = tag & 7;
     if (number === 1) {
       if (wireType !== WIRE_BYTES) r.fail(`map key has wire type ${wireType}`);
       key = r.string();
     } else if (number === 2) {
-      value = decodeValue(r, { ...field, label: undefined }, wireType, depth);
+      value = decodeValue(r, valueField, wireType, depth);
     } else r.skip(wireType);
   }
   if (value === undefined) value = field.type === "bytes" || field.type === "string" ? "" : {};
-  return [key, value];
+  setKey(map, key, value);
 }
 
 function isVarintType(type: string): boolean {
@@ -510,8 +690,9 @@ function decodeValue(r: Reader, field: FieldDescriptor, wireType: number, depth:
       return r.int64();
   }
   expectWireType(r, field, wireType, WIRE_BYTES);
-  const [start, end] = r.lengthDelimited();
-  const inner = new Reader(r.buf, `${r.where}.${field.name}`, start, end);
+  const end = r.delimitedEnd();
+  const inner = Reader.nested(r, field.name, r.pos, end);
+  r.pos = end;
   const special = decodeSpecial(inner, field.type, depth);
   return special === GENERIC ? decodeMessage(inner, field.type, depth) : special;
 }
@@ -527,7 +708,9 @@ function decodeSpecial(r: Reader, name: string, depth: number): unknown {
       let seconds = 0;
       let nanos = 0;
       while (!r.done) {
-        const [number, wireType] = r.tag();
+        const tag = r.tagValue();
+        const number = Math.floor(tag / 8);
+        const wireType = tag & 7;
         if (number <= 2 && wireType !== WIRE_VARINT) {
           r.fail(`field ${number} has wire type ${wireType}`);
         }
@@ -545,7 +728,7 @@ function decodeSpecial(r: Reader, name: string, depth: number): unknown {
         const [number, wireType] = r.tag();
         if (number === 1) {
           if (wireType !== WIRE_BYTES) r.fail(`field 1 has wire type ${wireType}`);
-          raw = r.bytes();
+          raw = r.bytesView(); // only read below (decoded or parsed), never kept
         } else r.skip(wireType);
       }
       if (raw === undefined || raw.length === 0) return null;
@@ -597,7 +780,20 @@ function setKey(obj: JsonObject, key: string, value: unknown): void {
 
 const SURROGATE = /[\uD800-\uDFFF]/;
 
-/** Go sorts map keys by their UTF-8 bytes; UTF-16 order differs only for surrogate pairs. */
+/**
+ * Sorts map keys as Go does, by their UTF-8 bytes. UTF-16 order (the default sort) differs only
+ * for surrogate pairs, so the byte comparison is only used when a key has one.
+ */
+function sortBytewise(keys: string[]): void {
+  for (let i = 0; i < keys.length; i++) {
+    if (SURROGATE.test(keys[i])) {
+      keys.sort(compareBytewise);
+      return;
+    }
+  }
+  keys.sort();
+}
+
 function compareBytewise(a: string, b: string): number {
   if (a === b) return 0;
   if (!SURROGATE.test(a) && !SURROGATE.test(b)) return a < b ? -1 : 1;
@@ -611,17 +807,17 @@ function compareBytewise(a: string, b: string): number {
 const TIME_RE =
   /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 
-function parseTime(s: string, path: string): { seconds: number; nanos: number } {
+function parseTime(s: string): { seconds: number; nanos: number } {
   const m = TIME_RE.exec(s);
-  if (!m) fail(path, "an RFC 3339 time", s);
+  if (!m) fail("an RFC 3339 time", s);
   const [y, mo, d, h, mi, sec] = m.slice(1, 7).map(Number);
   if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 59) {
-    fail(path, "an RFC 3339 time", s);
+    fail("an RFC 3339 time", s);
   }
   const date = new Date(0);
   date.setUTCFullYear(y, mo - 1, d);
   date.setUTCHours(h, mi, sec, 0);
-  if (date.getUTCDate() !== d) fail(path, "an RFC 3339 time", s);
+  if (date.getUTCDate() !== d) fail("an RFC 3339 time", s);
   let seconds = date.getTime() / 1000;
   if (m[9]) seconds -= (m[9] === "+" ? 1 : -1) * (Number(m[10]) * 3600 + Number(m[11]) * 60);
   const nanos = m[7] ? Number(m[7].padEnd(9, "0")) : 0;
@@ -629,7 +825,23 @@ function parseTime(s: string, path: string): { seconds: number; nanos: number } 
 }
 
 /** RFC 3339 in UTC: second precision for Time, microseconds for MicroTime (as kube's JSON). */
+/** Formatted Times by their seconds: a list's objects share few distinct timestamps. */
+const formattedTimes = new Map<number, string>();
+
 function formatTime(seconds: number, nanos: number | undefined, r: Reader): string {
+  if (nanos === undefined) {
+    let s = formattedTimes.get(seconds);
+    if (s === undefined) {
+      s = formatTimeUncached(seconds, undefined, r);
+      if (formattedTimes.size >= 4096) formattedTimes.clear();
+      formattedTimes.set(seconds, s);
+    }
+    return s;
+  }
+  return formatTimeUncached(seconds, nanos, r);
+}
+
+function formatTimeUncached(seconds: number, nanos: number | undefined, r: Reader): string {
   const date = new Date(seconds * 1000);
   if (Number.isNaN(date.getTime()) || date.getUTCFullYear() > 9999 || date.getUTCFullYear() < 0) {
     r.fail(`time ${seconds} out of range`);
@@ -647,12 +859,12 @@ function toBase64(bytes: Uint8Array): string {
   return btoa(s);
 }
 
-function fromBase64(s: string, path: string): Uint8Array {
+function fromBase64(s: string): Uint8Array {
   let bin: string;
   try {
     bin = atob(s);
   } catch {
-    fail(path, "a base64 string", s);
+    fail("a base64 string", s);
   }
   const out = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);

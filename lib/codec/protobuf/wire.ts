@@ -18,8 +18,18 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
 
 /** Appends protobuf wire data to a growing buffer. */
 export class Writer {
-  #buf = new Uint8Array(64);
+  #buf: Uint8Array;
   #len = 0;
+
+  /** `capacity`: the initial buffer size (it doubles as needed). */
+  constructor(capacity = 64) {
+    this.#buf = new Uint8Array(Math.max(16, capacity));
+  }
+
+  /** Bytes written so far. */
+  get length(): number {
+    return this.#len;
+  }
 
   #ensure(n: number): void {
     if (this.#len + n <= this.#buf.length) return;
@@ -32,13 +42,26 @@ export class Writer {
 
   /** Writes an unsigned varint (0 ≤ value < 2^64, as a number or bigint). */
   uvarint(value: number | bigint): void {
-    if (typeof value === "number" && value >= 0 && value < 0x80000000) {
-      this.#ensure(5);
-      while (value > 0x7f) {
-        this.#buf[this.#len++] = (value & 0x7f) | 0x80;
-        value >>>= 7;
+    if (typeof value === "number" && value >= 0 && value <= Number.MAX_SAFE_INTEGER) {
+      this.#ensure(8);
+      const buf = this.#buf;
+      let len = this.#len;
+      if (value < 0x80) {
+        buf[len++] = value;
+      } else if (value < 0x80000000) {
+        while (value > 0x7f) {
+          buf[len++] = (value & 0x7f) | 0x80;
+          value >>>= 7;
+        }
+        buf[len++] = value;
+      } else {
+        while (value > 0x7f) {
+          buf[len++] = (value % 128) | 0x80;
+          value = Math.floor(value / 128);
+        }
+        buf[len++] = value;
       }
-      this.#buf[this.#len++] = value;
+      this.#len = len;
       return;
     }
     let v = BigInt.asUintN(64, BigInt(value));
@@ -52,7 +75,8 @@ export class Writer {
 
   /** Writes a signed int32/int64 varint (negative values take 10 bytes, as protobuf requires). */
   svarint(value: number | bigint): void {
-    this.uvarint(BigInt.asUintN(64, BigInt(value)));
+    if (typeof value === "number" && value >= 0) this.uvarint(value);
+    else this.uvarint(BigInt.asUintN(64, BigInt(value)));
   }
 
   tag(field: number, wireType: number): void {
@@ -72,9 +96,30 @@ export class Writer {
     this.#len += data.length;
   }
 
+  /** Writes a length-delimited UTF-8 string. */
   string(value: string): void {
+    const n = value.length;
+    if (n < 0x80) {
+      // short strings: length byte + ASCII copied by hand (cheaper than encodeInto + subarray);
+      // back to the general path at the first non-ASCII character
+      this.#ensure(n + 1);
+      const buf = this.#buf;
+      const mark = this.#len;
+      let pos = mark + 1;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = value.charCodeAt(i);
+        if (c >= 0x80) break;
+        buf[pos++] = c;
+      }
+      if (i === n) {
+        buf[mark] = n;
+        this.#len = pos;
+        return;
+      }
+    }
     const mark = this.beginLength();
-    this.#ensure(value.length * 3);
+    this.#ensure(n * 3);
     this.#len += encoder.encodeInto(value, this.#buf.subarray(this.#len)).written;
     this.endLength(mark);
   }
@@ -90,13 +135,15 @@ export class Writer {
 
   endLength(mark: number): void {
     const len = this.#len - mark - 1;
+    if (len < 0x80) {
+      this.#buf[mark] = len;
+      return;
+    }
     let size = 1;
     for (let v = len; v > 0x7f; v = Math.floor(v / 128)) size++;
-    if (size > 1) {
-      this.#ensure(size - 1);
-      this.#buf.copyWithin(mark + size, mark + 1, this.#len);
-      this.#len += size - 1;
-    }
+    this.#ensure(size - 1);
+    this.#buf.copyWithin(mark + size, mark + 1, this.#len);
+    this.#len += size - 1;
     let v = len;
     let i = mark;
     while (v > 0x7f) {
@@ -106,6 +153,7 @@ export class Writer {
     this.#buf[i] = v;
   }
 
+  /** A copy of the bytes written. */
   finish(): Uint8Array {
     return this.#buf.slice(0, this.#len);
   }
@@ -114,14 +162,32 @@ export class Writer {
 /** Reads protobuf wire data from a byte range; `where` names the message for error messages. */
 export class Reader {
   pos: number;
+  #where: string;
+  #parent: Reader | undefined;
 
   constructor(
     readonly buf: Uint8Array,
-    readonly where: string,
+    where: string,
     start = 0,
     readonly end = buf.length,
+    parent?: Reader,
   ) {
     this.pos = start;
+    this.#where = where;
+    this.#parent = parent;
+  }
+
+  /**
+   * A reader of [start, end) of the same bytes, named `${parent.where}.${name}` (the name is
+   * only put together when an error message needs it).
+   */
+  static nested(parent: Reader, name: string, start: number, end: number): Reader {
+    return new Reader(parent.buf, name, start, end, parent);
+  }
+
+  /** What is being read, for error messages. */
+  get where(): string {
+    return this.#parent ? `${this.#parent.where}.${this.#where}` : this.#where;
   }
 
   get done(): boolean {
@@ -167,6 +233,19 @@ export class Reader {
 
   /** Reads an int64 varint as a number (two's complement; outside ±2^53 is an error). */
   int64(): number {
+    // fast path: a non-negative value of up to 7 bytes (< 2^49) in plain number arithmetic
+    const buf = this.buf;
+    let result = 0;
+    let scale = 1;
+    for (let i = 0; i < 7 && this.pos + i < this.end; i++) {
+      const b = buf[this.pos + i];
+      result += (b & 0x7f) * scale;
+      if (b < 0x80) {
+        this.pos += i + 1;
+        return result;
+      }
+      scale *= 128;
+    }
     const start = this.pos;
     const v = BigInt.asIntN(64, this.uvarint64());
     if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) {
@@ -177,11 +256,41 @@ export class Reader {
   }
 
   int32(): number {
+    // fast path: one to four bytes (0 ≤ value < 2^28)
+    const buf = this.buf;
+    let result = 0;
+    for (let i = 0; i < 4 && this.pos + i < this.end; i++) {
+      const b = buf[this.pos + i];
+      result |= (b & 0x7f) << (7 * i);
+      if (b < 0x80) {
+        this.pos += i + 1;
+        return result;
+      }
+    }
     return Number(BigInt.asIntN(32, this.uvarint64()));
   }
 
   bool(): boolean {
+    if (this.pos < this.end && this.buf[this.pos] < 0x80) return this.buf[this.pos++] !== 0;
     return this.uvarint64() !== 0n;
+  }
+
+  /**
+   * Reads a length prefix and returns the end of the range it covers; the range starts at
+   * {@link pos} (the caller moves `pos` to the end when done). No array, unlike
+   * {@link lengthDelimited}.
+   */
+  delimitedEnd(): number {
+    const len = this.uvarint();
+    if (len > this.end - this.pos) this.fail(`length ${len} exceeds the remaining input`);
+    return this.pos + len;
+  }
+
+  /** Reads a tag as one number: field number × 8 + wire type (field 0 is an error). */
+  tagValue(): number {
+    const tag = this.uvarint();
+    if (tag < 8) this.fail("field number 0");
+    return tag;
   }
 
   /** Reads a length prefix and returns the [start, end) range it covers. */
@@ -198,14 +307,22 @@ export class Reader {
     return this.buf.slice(start, end);
   }
 
+  /** Like {@link bytes}, without a copy: a view of the input, for reading right away. */
+  bytesView(): Uint8Array {
+    const [start, end] = this.lengthDelimited();
+    return this.buf.subarray(start, end);
+  }
+
   string(): string {
     const [start, end] = this.lengthDelimited();
     if (end - start <= 64) {
       // short ASCII strings: cheaper than a TextDecoder call
-      let s = "";
+      const buf = this.buf;
       let i = start;
-      for (; i < end && this.buf[i] < 0x80; i++) s += String.fromCharCode(this.buf[i]);
-      if (i === end) return s;
+      while (i < end && buf[i] < 0x80) i++;
+      if (i === end) {
+        return String.fromCharCode.apply(null, buf.subarray(start, end) as unknown as number[]);
+      }
     }
     try {
       return decoder.decode(this.buf.subarray(start, end));
