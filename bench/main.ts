@@ -23,6 +23,7 @@
 
 import { fileURLToPath } from "node:url";
 import { ensurePki } from "../lib/certificates/pki.ts";
+import { applyFigures } from "./apply.ts";
 import { encodingFigures, encodingRows } from "./encodings.ts";
 import { pagingFigures, watchFigures } from "./watch.ts";
 import { haveWrk, wrk, type WrkRequest } from "./wrk.ts";
@@ -601,8 +602,11 @@ async function main(): Promise<void> {
       note,
     });
     problems.push(...encodings.problems);
+    // Server-side apply vs PUT of a 50-field configmap (bench/apply.ts).
+    const applied = await applyFigures({ api, namespace: "bench-apply", ms: 3000 * T, note });
+    problems.push(...applied.problems);
     problems.push(...loggedErrors(server).slice(0, 10).map((l) => `server log: ${l}`));
-    const objects = created + LIST_SIZE + ENCODING_SIZE;
+    const objects = created + LIST_SIZE + ENCODING_SIZE + 16;
     const stopMs = await stopServer(server, "SIGTERM", "the loaded server", 30_000);
     note(
       `clean stop (SIGTERM → exit) with ${objects} objects: ${
@@ -823,6 +827,16 @@ async function main(): Promise<void> {
       },
     );
     rows.push(...encodingRows(encodings, ENCODING_SIZE, fmt));
+    for (const r of applied.rows) {
+      rows.push({
+        figure: `server-side applies/s, 50-field configmap, ${r.clients} client(s)`,
+        value: fmt(r.applyPerSec),
+        baseline: `PUT ${fmt(r.putPerSec)}`,
+        ratio: ratio(r.applyPerSec, r.putPerSec),
+        target: "≥ 0.5× PUT",
+        met: yes(r.applyPerSec >= 0.5 * r.putPerSec && applied.problems.length === 0),
+      });
+    }
     const lag = watch.fleet;
     const lagOk = lag.missed === 0 && lag.writeErrors === 0 && lag.sent === lag.scheduled;
     const mib = (bytes: number) => `${fmt(bytes / 2 ** 20)} MiB`;

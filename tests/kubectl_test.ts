@@ -5,81 +5,28 @@
  */
 
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { startServer } from "../mod.ts";
-import { silentLogger } from "../lib/server/log.ts";
-
-const KUBECTL = Deno.env.get("KUBECTL") ?? "/usr/bin/kubectl";
-
-async function kubectlAvailable(): Promise<boolean> {
-  try {
-    return (await Deno.stat(KUBECTL)).isFile;
-  } catch {
-    return false;
-  }
-}
-
-const available = await kubectlAvailable();
-if (!available && Deno.env.get("CI") === "true") {
-  Deno.test("kubectl is installed (required under CI)", () => {
-    throw new Error(`${KUBECTL} not found: the kubectl end-to-end test cannot run`);
-  });
-}
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+import { kubectlEnv, kubectlInstalled } from "./kubectl.ts";
 
 Deno.test({
   name: "kubectl drives the server end to end",
-  ignore: !available,
+  ignore: !kubectlInstalled,
   sanitizeResources: false,
   sanitizeOps: false,
 }, async (t) => {
-  const dataDir = await Deno.makeTempDir({ prefix: "platform-e2e-" });
-  const home = await Deno.makeTempDir({ prefix: "platform-e2e-home-" });
-  const server = await startServer({ dataDir, logger: silentLogger });
-  const command = (args: string[], stdin: "null" | "piped") =>
-    new Deno.Command(KUBECTL, {
-      args: ["--kubeconfig", server.kubeconfigPath!, ...args],
-      env: { HOME: home, KUBECONFIG: server.kubeconfigPath! },
-      stdin,
-      stdout: "piped",
-      stderr: "piped",
-    });
-  const kubectl = async (args: string[], stdin?: string): Promise<Run> => {
-    const child = command(args, stdin === undefined ? "null" : "piped").spawn();
-    if (stdin !== undefined) {
-      const w = child.stdin.getWriter();
-      await w.write(new TextEncoder().encode(stdin));
-      await w.close();
-    }
-    const out = await child.output();
-    return {
-      code: out.code,
-      stdout: new TextDecoder().decode(out.stdout),
-      stderr: new TextDecoder().decode(out.stderr),
-    };
-  };
-  const ok = async (args: string[], stdin?: string): Promise<string> => {
-    const r = await kubectl(args, stdin);
-    assertEquals(r.code, 0, `kubectl ${args.join(" ")} failed:\n${r.stderr}\n${r.stdout}`);
-    return r.stdout;
-  };
+  await using env = await kubectlEnv();
+  const { kubectl, ok } = env;
 
-  try {
-    await t.step("get namespaces", async () => {
-      const out = await ok(["get", "namespaces"]);
-      assertMatch(out, /^NAME\s+STATUS\s+AGE/);
-      assertMatch(out, /\ndefault\s+Active\s+\d+s/);
-      assertMatch(out, /platform-system/);
-    });
+  await t.step("get namespaces", async () => {
+    const out = await ok(["get", "namespaces"]);
+    assertMatch(out, /^NAME\s+STATUS\s+AGE/);
+    assertMatch(out, /\ndefault\s+Active\s+\d+s/);
+    assertMatch(out, /platform-system/);
+  });
 
-    await t.step("create -f a namespace and configmaps", async () => {
-      const out = await ok(
-        ["create", "-f", "-"],
-        `apiVersion: v1
+  await t.step("create -f a namespace and configmaps", async () => {
+    const out = await ok(
+      ["create", "-f", "-"],
+      `apiVersion: v1
 kind: Namespace
 metadata:
   name: e2e
@@ -100,123 +47,122 @@ metadata:
   namespace: e2e
   labels: {app: else}
 `,
-      );
-      assertMatch(out, /namespace\/e2e created/);
-      assertMatch(out, /configmap\/cfg created/);
-    });
+    );
+    assertMatch(out, /namespace\/e2e created/);
+    assertMatch(out, /configmap\/cfg created/);
+  });
 
-    await t.step("get -l and -o json", async () => {
-      const out = await ok(["get", "configmaps", "-n", "e2e", "-l", "app=demo"]);
-      assertMatch(out, /^NAME\s+DATA\s+AGE/);
-      assertMatch(out, /\ncfg\s+1\s+/);
-      assert(!out.includes("other"));
-      const json = JSON.parse(await ok(["get", "cm", "cfg", "-n", "e2e", "-o", "json"]));
-      assertEquals(json.data, { greeting: "hello" });
-    });
+  await t.step("get -l and -o json", async () => {
+    const out = await ok(["get", "configmaps", "-n", "e2e", "-l", "app=demo"]);
+    assertMatch(out, /^NAME\s+DATA\s+AGE/);
+    assertMatch(out, /\ncfg\s+1\s+/);
+    assert(!out.includes("other"));
+    const json = JSON.parse(await ok(["get", "cm", "cfg", "-n", "e2e", "-o", "json"]));
+    assertEquals(json.data, { greeting: "hello" });
+  });
 
-    await t.step("get -o yaml, and create --dry-run=server stores nothing", async () => {
-      const yaml = await ok(["get", "configmap", "cfg", "-n", "e2e", "-o", "yaml"]);
-      assertMatch(yaml, /^apiVersion: v1\n/);
-      assertMatch(yaml, /\n {2}greeting: hello\n/);
-      assertMatch(yaml, /\n {2}resourceVersion: "\d+"\n/);
-      const out = await ok(
-        ["create", "--dry-run=server", "-f", "-", "-o", "name"],
-        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: rehearsed, namespace: e2e}\n",
-      );
-      assertMatch(out, /^configmap\/rehearsed\n$/);
-      const missing = await kubectl(["get", "configmap", "rehearsed", "-n", "e2e"]);
-      assertEquals(missing.code, 1);
-      assertMatch(missing.stderr, /configmaps "rehearsed" not found/);
-    });
+  await t.step("get -o yaml, and create --dry-run=server stores nothing", async () => {
+    const yaml = await ok(["get", "configmap", "cfg", "-n", "e2e", "-o", "yaml"]);
+    assertMatch(yaml, /^apiVersion: v1\n/);
+    assertMatch(yaml, /\n {2}greeting: hello\n/);
+    assertMatch(yaml, /\n {2}resourceVersion: "\d+"\n/);
+    const out = await ok(
+      ["create", "--dry-run=server", "-f", "-", "-o", "name"],
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: rehearsed, namespace: e2e}\n",
+    );
+    assertMatch(out, /^configmap\/rehearsed\n$/);
+    const missing = await kubectl(["get", "configmap", "rehearsed", "-n", "e2e"]);
+    assertEquals(missing.code, 1);
+    assertMatch(missing.stderr, /configmaps "rehearsed" not found/);
+  });
 
-    await t.step("typed create commands (protobuf bodies)", async () => {
-      assertMatch(await ok(["create", "namespace", "typed"]), /^namespace\/typed created\n$/);
-      assertMatch(
-        await ok(["create", "configmap", "lit", "-n", "typed", "--from-literal=a=b"]),
-        /^configmap\/lit created\n$/,
-      );
-      assertMatch(
-        await ok(["get", "configmap", "lit", "-n", "typed", "-o", "yaml"]),
-        /\n {2}a: b\n/,
-      );
-      await ok(["delete", "namespace", "typed", "--wait=false"]);
-    });
+  await t.step("typed create commands (protobuf bodies)", async () => {
+    assertMatch(await ok(["create", "namespace", "typed"]), /^namespace\/typed created\n$/);
+    assertMatch(
+      await ok(["create", "configmap", "lit", "-n", "typed", "--from-literal=a=b"]),
+      /^configmap\/lit created\n$/,
+    );
+    assertMatch(
+      await ok(["get", "configmap", "lit", "-n", "typed", "-o", "yaml"]),
+      /\n {2}a: b\n/,
+    );
+    await ok(["delete", "namespace", "typed", "--wait=false"]);
+  });
 
-    await t.step("replace -f", async () => {
-      const current = JSON.parse(await ok(["get", "cm", "cfg", "-n", "e2e", "-o", "json"]));
-      current.data.greeting = "bonjour";
-      const out = await ok(["replace", "-f", "-"], JSON.stringify(current));
-      assertMatch(out, /configmap\/cfg replaced/);
-      const after = JSON.parse(await ok(["get", "cm", "cfg", "-n", "e2e", "-o", "json"]));
-      assertEquals(after.data.greeting, "bonjour");
-    });
+  await t.step("replace -f", async () => {
+    const current = JSON.parse(await ok(["get", "cm", "cfg", "-n", "e2e", "-o", "json"]));
+    current.data.greeting = "bonjour";
+    const out = await ok(["replace", "-f", "-"], JSON.stringify(current));
+    assertMatch(out, /configmap\/cfg replaced/);
+    const after = JSON.parse(await ok(["get", "cm", "cfg", "-n", "e2e", "-o", "json"]));
+    assertEquals(after.data.greeting, "bonjour");
+  });
 
-    await t.step("api-resources", async () => {
-      const out = await ok(["api-resources"]);
-      assertMatch(out, /configmaps\s+cm\s+v1\s+true\s+ConfigMap/);
-      assertMatch(
-        out,
-        /certificatesigningrequests\s+csr\s+certificates\.platform\.io\/v1\s+false\s+CertificateSigningRequest/,
-      );
-      assertMatch(out, /leases\s+coordination\.platform\.io\/v1\s+true\s+Lease/);
-    });
+  await t.step("api-resources", async () => {
+    const out = await ok(["api-resources"]);
+    assertMatch(out, /configmaps\s+cm\s+v1\s+true\s+ConfigMap/);
+    assertMatch(
+      out,
+      /certificatesigningrequests\s+csr\s+certificates\.platform\.io\/v1\s+false\s+CertificateSigningRequest/,
+    );
+    assertMatch(out, /leases\s+coordination\.platform\.io\/v1\s+true\s+Lease/);
+  });
 
-    await t.step("explain configmap", async () => {
-      const out = await ok(["explain", "configmap"]);
-      assertMatch(out, /KIND:\s+ConfigMap/);
-      assertMatch(out, /data\s+<map\[string\]string>/);
-    });
+  await t.step("explain configmap", async () => {
+    const out = await ok(["explain", "configmap"]);
+    assertMatch(out, /KIND:\s+ConfigMap/);
+    assertMatch(out, /data\s+<map\[string\]string>/);
+  });
 
-    await t.step("error for a missing object", async () => {
-      const r = await kubectl(["get", "configmap", "missing", "-n", "e2e"]);
-      assertEquals(r.code, 1);
-      assertMatch(r.stderr, /Error from server \(NotFound\): configmaps "missing" not found/);
-    });
+  await t.step("error for a missing object", async () => {
+    const r = await kubectl(["get", "configmap", "missing", "-n", "e2e"]);
+    assertEquals(r.code, 1);
+    assertMatch(r.stderr, /Error from server \(NotFound\): configmaps "missing" not found/);
+  });
 
-    await t.step("get -w shows configmaps being created and deleted", async () => {
-      const watch = command(
-        ["get", "configmaps", "-n", "e2e", "-w", "-o", "name", "--request-timeout=60s"],
-        "null",
-      ).spawn();
-      const lines: string[] = [];
-      let stderr = "";
-      const readOut = (async () => {
-        let partial = "";
-        for await (const chunk of watch.stdout.pipeThrough(new TextDecoderStream())) {
-          const parts = (partial + chunk).split("\n");
-          partial = parts.pop()!;
-          lines.push(...parts);
+  await t.step("get -w shows configmaps being created and deleted", async () => {
+    const watch = env.spawn(
+      ["get", "configmaps", "-n", "e2e", "-w", "-o", "name", "--request-timeout=60s"],
+    );
+    const lines: string[] = [];
+    let stderr = "";
+    const readOut = (async () => {
+      let partial = "";
+      for await (const chunk of watch.stdout.pipeThrough(new TextDecoderStream())) {
+        const parts = (partial + chunk).split("\n");
+        partial = parts.pop()!;
+        lines.push(...parts);
+      }
+    })();
+    const readErr = (async () => {
+      for await (const chunk of watch.stderr.pipeThrough(new TextDecoderStream())) {
+        stderr += chunk;
+      }
+    })();
+    let exited = false;
+    const status = watch.status.finally(() => exited = true);
+    /** Waits until kubectl has printed `n` lines, for at most 30 s or until it exits. */
+    const printed = async (n: number, what: string) => {
+      const deadline = Date.now() + 30_000;
+      while (lines.length < n) {
+        if (exited) await readOut;
+        if (lines.length >= n) break;
+        if (exited || Date.now() > deadline) {
+          throw new Error(
+            `kubectl get -w ${exited ? "exited" : "timed out"} before showing ${what}; ` +
+              `it printed ${JSON.stringify(lines)}, stderr: ${stderr}`,
+          );
         }
-      })();
-      const readErr = (async () => {
-        for await (const chunk of watch.stderr.pipeThrough(new TextDecoderStream())) {
-          stderr += chunk;
-        }
-      })();
-      let exited = false;
-      const status = watch.status.finally(() => exited = true);
-      /** Waits until kubectl has printed `n` lines, for at most 30 s or until it exits. */
-      const printed = async (n: number, what: string) => {
-        const deadline = Date.now() + 30_000;
-        while (lines.length < n) {
-          if (exited) await readOut;
-          if (lines.length >= n) break;
-          if (exited || Date.now() > deadline) {
-            throw new Error(
-              `kubectl get -w ${exited ? "exited" : "timed out"} before showing ${what}; ` +
-                `it printed ${JSON.stringify(lines)}, stderr: ${stderr}`,
-            );
-          }
-          await new Promise((r) => setTimeout(r, 50));
-        }
-      };
-      try {
-        // The list comes first: once it is printed, the watch follows from its resourceVersion.
-        await printed(2, "the configmaps that exist");
-        assertEquals(lines, ["configmap/cfg", "configmap/other"]);
-        await ok(
-          ["create", "-f", "-"],
-          `apiVersion: v1
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    try {
+      // The list comes first: once it is printed, the watch follows from its resourceVersion.
+      await printed(2, "the configmaps that exist");
+      assertEquals(lines, ["configmap/cfg", "configmap/other"]);
+      await ok(
+        ["create", "-f", "-"],
+        `apiVersion: v1
 kind: ConfigMap
 metadata:
   name: watched-1
@@ -228,48 +174,43 @@ metadata:
   name: watched-2
   namespace: e2e
 `,
-        );
-        const deleted = await ok(["delete", "configmap", "watched-1", "watched-2", "-n", "e2e"]);
-        assertMatch(deleted, /configmap "watched-1" deleted/);
-        assertMatch(deleted, /configmap "watched-2" deleted/);
-        await printed(6, "the two creates and the two deletes");
-        assertEquals(lines, [
-          "configmap/cfg",
-          "configmap/other",
-          "configmap/watched-1",
-          "configmap/watched-2",
-          "configmap/watched-1",
-          "configmap/watched-2",
-        ]);
-        assert(!exited, `kubectl get -w ended on its own; stderr: ${stderr}`);
-      } finally {
-        try {
-          watch.kill("SIGTERM");
-        } catch { /* it has exited already */ }
-        await status;
-        await readOut;
-        await readErr;
-      }
-    });
+      );
+      const deleted = await ok(["delete", "configmap", "watched-1", "watched-2", "-n", "e2e"]);
+      assertMatch(deleted, /configmap "watched-1" deleted/);
+      assertMatch(deleted, /configmap "watched-2" deleted/);
+      await printed(6, "the two creates and the two deletes");
+      assertEquals(lines, [
+        "configmap/cfg",
+        "configmap/other",
+        "configmap/watched-1",
+        "configmap/watched-2",
+        "configmap/watched-1",
+        "configmap/watched-2",
+      ]);
+      assert(!exited, `kubectl get -w ended on its own; stderr: ${stderr}`);
+    } finally {
+      try {
+        watch.kill("SIGTERM");
+      } catch { /* it has exited already */ }
+      await status;
+      await readOut;
+      await readErr;
+    }
+  });
 
-    await t.step("delete configmap and namespace, with cleanup", async () => {
-      assertMatch(
-        await ok(["delete", "configmap", "other", "-n", "e2e"]),
-        /configmap "other" deleted/,
-      );
-      assertMatch(
-        await ok(["delete", "namespace", "e2e", "--timeout=30s"]),
-        /namespace "e2e" deleted/,
-      );
-      const r = await kubectl(["get", "namespace", "e2e"]);
-      assertEquals(r.code, 1);
-      assertMatch(r.stderr, /namespaces "e2e" not found/);
-      const cm = await kubectl(["get", "configmap", "cfg", "-n", "e2e"]);
-      assertEquals(cm.code, 1);
-    });
-  } finally {
-    await server.close();
-    await Deno.remove(dataDir, { recursive: true });
-    await Deno.remove(home, { recursive: true });
-  }
+  await t.step("delete configmap and namespace, with cleanup", async () => {
+    assertMatch(
+      await ok(["delete", "configmap", "other", "-n", "e2e"]),
+      /configmap "other" deleted/,
+    );
+    assertMatch(
+      await ok(["delete", "namespace", "e2e", "--timeout=30s"]),
+      /namespace "e2e" deleted/,
+    );
+    const r = await kubectl(["get", "namespace", "e2e"]);
+    assertEquals(r.code, 1);
+    assertMatch(r.stderr, /namespaces "e2e" not found/);
+    const cm = await kubectl(["get", "configmap", "cfg", "-n", "e2e"]);
+    assertEquals(cm.code, 1);
+  });
 });

@@ -92,6 +92,8 @@ export interface ResourceDefinition {
   plural: string;
   singular: string;
   namespaced: boolean;
+  /** The kind of lists of this resource. @default `${kind}List` */
+  listKind?: string;
   shortNames?: string[];
   categories?: string[];
   verbs: Verb[];
@@ -108,8 +110,15 @@ export interface ResourceDefinition {
   fieldSelectors?: Record<string, (obj: KubeObject) => string | undefined>;
   printerColumns?: PrinterColumn[];
   strategy?: Strategy;
+  /** Defined by a CustomResourceDefinition: no strategic merge patch, no protobuf. */
+  customResource?: boolean;
   /** Where objects live in the store, when shared with another definition. */
   storage?: { group: string; resource: string; conversion: StorageConversion };
+}
+
+/** The kind of a list of `def`'s objects: `listKind`, else `<kind>List`. */
+export function listKindOf(def: { kind: string; listKind?: string }): string {
+  return def.listKind || `${def.kind}List`;
 }
 
 /** `v1` for the core group, `group/version` otherwise. */

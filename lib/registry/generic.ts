@@ -37,6 +37,11 @@ import {
   type StrategyContext,
 } from "./definition.ts";
 import type { SchemaSet } from "./schema.ts";
+import { type FieldType, typeOf } from "./typed.ts";
+import { EncodedCache } from "./encoded_cache.ts";
+import { patchedObject, type PatchType } from "./patching.ts";
+import { applyConfig, type FieldManagerContext, trackUpdate } from "../apply/mod.ts";
+import { deepEqual } from "../apply/typed_value.ts";
 import { type ObjectFilter, selectsObject } from "./filter.ts";
 import { decodeContinue, encodeContinue, randomContinueKey } from "./continue.ts";
 
@@ -48,6 +53,20 @@ export interface WriteOptions {
   /** Keys the request body repeats (found in its text; see codec/json_duplicates.ts). */
   duplicateFields?: string[];
   subresource?: string;
+  /** The field manager of this write (`fieldManager`, or inferred from the User-Agent). */
+  manager?: string;
+  /** Called before an apply creates a missing object: apply needs `create` permission then,
+   * `patch` otherwise (authorization hooks in here). */
+  beforeApplyCreate?: () => Promise<void> | void;
+}
+
+export type { PatchType };
+
+/** A PATCH request: its type, the decoded body, and `force` (apply only). */
+export interface PatchRequest {
+  type: PatchType;
+  body: unknown;
+  force?: boolean;
 }
 
 export interface WriteResult {
@@ -58,6 +77,9 @@ export interface WriteResult {
 
 export interface ListOptions {
   filter?: ObjectFilter;
+  /** Without a filter, leave `items` empty and return only `sources`: for callers that build
+   * the body from per-object encodings cached by stored value ({@link ResourceRegistry.encoded}). */
+  sourcesOnly?: boolean;
   limit?: number;
   continue?: string;
   /** Read at this exact revision (must be retained). */
@@ -66,6 +88,8 @@ export interface ListOptions {
 
 export interface ListResult {
   items: KubeObject[];
+  /** The stored values of the items, in order (all of them under `sourcesOnly`). */
+  sources: KeyValue[];
   resourceVersion: string;
   continue?: string;
   remainingItemCount?: number;
@@ -190,6 +214,10 @@ export class ResourceRegistry {
   readonly #jsonCache = new Map<KeyValue, string>();
   /** Decoded stored values shared by all watchers (each event is decoded once). */
   readonly #watchObjects = new WeakMap<KeyValue, KubeObject>();
+  #fieldType?: FieldType;
+  /** Encodings of stored values (JSON text, protobuf bytes) made by the read paths, kept as
+   * long as the stored value lives: a value never changes, so neither do its encodings. */
+  readonly encoded = new EncodedCache();
 
   constructor(def: ResourceDefinition, deps: RegistryDeps) {
     this.def = def;
@@ -258,13 +286,15 @@ export class ResourceRegistry {
     // Later pages know the total from the first: the store need not count what is left.
     const countRemaining = !opts.filter && total === undefined;
     const items: KubeObject[] = [];
+    const sources: KeyValue[] = [];
+    const lazy = opts.sourcesOnly === true && !opts.filter;
     let listRevision = 0;
     let lastKey: string | undefined;
     let more = false;
     let remaining = 0;
     // With a filter a page may need several store reads to fill `limit` matching items.
     for (;;) {
-      const batch = limit ? Math.max(limit - items.length, opts.filter ? 256 : 0) : 0;
+      const batch = limit ? Math.max(limit - sources.length, opts.filter ? 256 : 0) : 0;
       const res = await this.#read(() =>
         this.#store.list(prefix, { revision, after, limit: batch || undefined, countRemaining })
       );
@@ -272,29 +302,32 @@ export class ResourceRegistry {
       revision = res.revision;
       for (let i = 0; i < res.items.length; i++) {
         const kv = res.items[i];
-        const obj = this.decode(kv);
         lastKey = kv.key;
-        if (opts.filter && !selectsObject(opts.filter, obj, this.def)) continue;
-        items.push(obj);
-        if (limit && items.length >= limit) {
+        if (!lazy) {
+          const obj = this.decode(kv);
+          if (opts.filter && !selectsObject(opts.filter, obj, this.def)) continue;
+          items.push(obj);
+        }
+        sources.push(kv);
+        if (limit && sources.length >= limit) {
           more = i < res.items.length - 1 || res.remaining > 0;
           remaining = res.remaining + (res.items.length - 1 - i);
           break;
         }
       }
-      if ((limit && items.length >= limit) || res.remaining === 0 || !res.items.length) break;
+      if ((limit && sources.length >= limit) || res.remaining === 0 || !res.items.length) break;
       after = lastKey;
     }
-    const result: ListResult = { items, resourceVersion: String(listRevision) };
+    const result: ListResult = { items, sources, resourceVersion: String(listRevision) };
     if (more && lastKey !== undefined) {
       if (!opts.filter) {
-        total ??= returned + items.length + remaining;
-        result.remainingItemCount = total - returned - items.length;
+        total ??= returned + sources.length + remaining;
+        result.remainingItemCount = total - returned - sources.length;
       }
       result.continue = encodeContinue(this.#continueKey, prefix, {
         revision: listRevision,
         after: lastKey,
-        returned: returned + items.length,
+        returned: returned + sources.length,
         total: total ?? -1,
       });
     }
@@ -385,11 +418,22 @@ export class ResourceRegistry {
   /** Creates `body` in `namespace`. 409 AlreadyExists, 422 Invalid, 404/403 for a missing or
    * terminating namespace. Returns the stored object (or what would be stored, on dry run).
    * Takes ownership of `body`: it becomes the returned object. */
-  async create(
+  create(
     namespace: string,
     body: KubeObject,
     ctx: StrategyContext,
     opts: WriteOptions = {},
+  ): Promise<WriteResult> {
+    return this.#create(namespace, body, ctx, opts, true);
+  }
+
+  /** Create; `track` false when the managed fields are already computed (apply). */
+  async #create(
+    namespace: string,
+    body: KubeObject,
+    ctx: StrategyContext,
+    opts: WriteOptions,
+    track: boolean,
   ): Promise<WriteResult> {
     const obj = this.#checkBody(body);
     const meta = obj.metadata;
@@ -405,6 +449,7 @@ export class ResourceRegistry {
     meta.generation = 1;
     this.#checkTypes(obj);
     this.def.strategy?.prepareForCreate?.(obj, ctx);
+    if (track) trackUpdate(undefined, obj, this.#managerContext(opts, undefined, obj));
     const warnings = this.#validate(obj, opts, () => [
       ...this.def.strategy?.validateCreate?.(obj, ctx) ?? [],
     ]);
@@ -447,12 +492,7 @@ export class ResourceRegistry {
     opts: WriteOptions = {},
   ): Promise<WriteResult & { created: boolean }> {
     const input = this.#checkBody(body);
-    if (input.metadata.name && input.metadata.name !== name) {
-      throw badRequest(
-        `the name of the object (${input.metadata.name}) does not match the name on the URL (${name})`,
-      );
-    }
-    input.metadata.name = name;
+    this.#checkName(input, name);
     const subresource = opts.subresource ?? "";
     const key = this.key(namespace, name);
     for (let attempt = 0;; attempt++) {
@@ -468,45 +508,222 @@ export class ResourceRegistry {
       if (wanted && wanted !== old.metadata.resourceVersion) {
         throw conflict(this.gr, name, OBJECT_MODIFIED);
       }
-      this.#checkTypes(input);
-      const obj = this.#prepareUpdate(structuredClone(input), old, { ...ctx, subresource });
-      const warnings = this.#validate(obj, opts, () => [
-        ...validateObjectMetaUpdate(obj.metadata, old.metadata),
-        ...this.def.strategy?.validateUpdate?.(obj, old, { ...ctx, subresource }) ?? [],
-      ]);
-      if (this.#sameStoredState(obj, old)) return { object: old, warnings, created: false };
-      if (obj.metadata.deletionTimestamp && !this.#finalizersPending(obj)) {
-        // The last finalizer is gone: the pending deletion completes now.
-        if (opts.dryRun) return { object: obj, warnings, created: false };
-        try {
-          const gone = await this.#store.delete(key, kv.modRevision);
-          obj.metadata.resourceVersion = String(gone.modRevision);
-          return { object: obj, warnings, created: false };
-        } catch (err) {
-          if (isStoreError(err, "Conflict") && !wanted && attempt < MAX_UPDATE_RETRIES) continue;
-          throw this.#translate(err, name);
-        }
+      const res = await this.#replace(kv, old, structuredClone(input), ctx, opts, {
+        conditional: !!wanted,
+        applied: false,
+        lastAttempt: attempt >= MAX_UPDATE_RETRIES,
+      });
+      if (res) return { ...res, created: false };
+    }
+  }
+
+  // ---- patch ----
+
+  /**
+   * Patches the stored object (JSON Patch, merge patch, strategic merge patch) or applies a
+   * configuration (server-side apply), then writes the result like an update. A
+   * `metadata.resourceVersion` in the patch makes it conditional. A missing object is 404,
+   * except for apply, which creates it. `patch.body` is the decoded request body.
+   */
+  async patch(
+    namespace: string,
+    name: string,
+    patch: PatchRequest,
+    ctx: StrategyContext,
+    opts: WriteOptions = {},
+  ): Promise<WriteResult & { created: boolean }> {
+    const subresource = opts.subresource ?? "";
+    const key = this.key(namespace, name);
+    const config = patch.type === "apply" ? this.#checkApplyConfig(patch.body, name) : undefined;
+    for (let attempt = 0;; attempt++) {
+      const kv = await this.#read(() => this.#store.get(key));
+      if (!kv) {
+        if (!config || subresource) throw notFound(this.gr, name);
+        if (config.metadata.resourceVersion) throw notFound(this.gr, name);
+        await opts.beforeApplyCreate?.();
+        const obj = applyConfig(undefined, structuredClone(config), {
+          ...this.#managerContext(opts, undefined, config),
+          force: patch.force ?? false,
+        });
+        const res = await this.#create(namespace, obj, ctx, opts, false);
+        return { ...res, created: true };
       }
-      if (opts.dryRun) return { object: obj, warnings, created: false };
+      const old = this.decode(kv);
+      let input: KubeObject;
+      let wanted: string | undefined;
+      if (config) {
+        wanted = config.metadata.resourceVersion;
+        if (wanted && wanted !== old.metadata.resourceVersion) {
+          throw conflict(this.gr, name, OBJECT_MODIFIED);
+        }
+        input = structuredClone(applyConfig(old, structuredClone(config), {
+          ...this.#managerContext(opts, old, config),
+          force: patch.force ?? false,
+        }));
+      } else {
+        // The patch libraries may share unchanged subtrees with `old`: copy before the
+        // write path mutates the result.
+        input = structuredClone(patchedObject(
+          patch.type as Exclude<PatchType, "apply">,
+          old,
+          patch.body,
+          this.fieldType(),
+        ));
+        input = this.#checkBody(input);
+        this.#checkName(input, name);
+        // A patch that sets another resourceVersion than the stored one is stale. One that
+        // sets the stored one, or none, proceeds; after a concurrent write the retry patches
+        // the new object, and a patch naming the old version then fails here.
+        const rv = input.metadata.resourceVersion;
+        if (rv !== undefined && rv !== old.metadata.resourceVersion) {
+          throw conflict(this.gr, name, OBJECT_MODIFIED);
+        }
+        delete input.metadata.resourceVersion;
+      }
+      const res = await this.#replace(kv, old, input, ctx, opts, {
+        conditional: !!wanted,
+        applied: !!config,
+        lastAttempt: attempt >= MAX_UPDATE_RETRIES,
+      });
+      if (res) return { ...res, created: false };
+    }
+  }
+
+  /** The structural view of this resource's schema (for patches and managed fields). */
+  fieldType(): FieldType {
+    return this.#fieldType ??= typeOf(this.#schemas, this.def.schema);
+  }
+
+  /**
+   * Writes `input` over the stored `old` (read as `kv`): server-owned fields, strategy,
+   * managed fields, validation, then one conditional store update. Undefined means a
+   * concurrent write got in first and the caller should read again and retry.
+   */
+  async #replace(
+    kv: KeyValue,
+    old: KubeObject,
+    input: KubeObject,
+    ctx: StrategyContext,
+    opts: WriteOptions,
+    how: { conditional: boolean; applied: boolean; lastAttempt: boolean },
+  ): Promise<WriteResult | undefined> {
+    const subresource = opts.subresource ?? "";
+    const name = old.metadata.name;
+    this.#checkTypes(input);
+    const managed = input.metadata.managedFields;
+    const obj = this.#prepareUpdate(input, old, { ...ctx, subresource });
+    if (how.applied) {
+      // Apply computed the managed fields already; a subresource keeps only its part of the
+      // input, so carry them over.
+      if (managed === undefined) delete obj.metadata.managedFields;
+      else obj.metadata.managedFields = managed;
+    } else {
+      trackUpdate(old, obj, this.#managerContext(opts, old, obj));
+    }
+    const warnings = this.#validate(obj, opts, () => [
+      ...validateObjectMetaUpdate(obj.metadata, old.metadata),
+      ...this.def.strategy?.validateUpdate?.(obj, old, { ...ctx, subresource }) ?? [],
+    ]);
+    if (this.#sameStoredState(obj, old)) return { object: old, warnings };
+    const retry = (err: unknown) =>
+      !how.conditional && !how.lastAttempt &&
+      (isStoreError(err, "Conflict") || isStoreError(err, "NotFound"));
+    if (obj.metadata.deletionTimestamp && !this.#finalizersPending(obj)) {
+      // The last finalizer is gone: the pending deletion completes now.
+      if (opts.dryRun) return { object: obj, warnings };
       try {
-        const next = await this.#store.update(key, this.#encode(obj), kv.modRevision);
-        obj.metadata.resourceVersion = String(next.modRevision);
-        return { object: obj, warnings, created: false };
+        const gone = await this.#store.delete(kv.key, kv.modRevision);
+        obj.metadata.resourceVersion = String(gone.modRevision);
+        return { object: obj, warnings };
       } catch (err) {
-        if (isStoreError(err, "Conflict") && !wanted && attempt < MAX_UPDATE_RETRIES) continue;
-        if (isStoreError(err, "NotFound") && !wanted && attempt < MAX_UPDATE_RETRIES) continue;
+        if (retry(err)) return undefined;
         throw this.#translate(err, name);
       }
     }
+    if (opts.dryRun) return { object: obj, warnings };
+    try {
+      const next = await this.#store.update(kv.key, this.#encode(obj), kv.modRevision);
+      obj.metadata.resourceVersion = String(next.modRevision);
+      return { object: obj, warnings };
+    } catch (err) {
+      if (retry(err)) return undefined;
+      throw this.#translate(err, name);
+    }
+  }
+
+  /** What managed-fields tracking needs to know about this write. */
+  #managerContext(
+    opts: WriteOptions,
+    old: KubeObject | undefined,
+    obj: KubeObject,
+  ): FieldManagerContext {
+    const subresource = opts.subresource ?? "";
+    let ignoredFields: string[] = [];
+    if (subresource === "status") {
+      // /status neither changes nor owns anything but status.
+      const fields = new Set([...Object.keys(old ?? {}), ...Object.keys(obj)]);
+      ignoredFields = [...fields].filter((f) => !STATUS_KEEPS.has(f));
+    } else if (!subresource && this.def.subresources?.includes("status")) {
+      ignoredFields = ["status"];
+    }
+    return {
+      type: this.fieldType(),
+      manager: opts.manager ?? DEFAULT_MANAGER,
+      apiVersion: this.apiVersion,
+      subresource,
+      now: rfc3339(this.#clock.now()),
+      ignoredFields,
+    };
+  }
+
+  /** An apply configuration: an object of this kind and version, without managedFields. */
+  #checkApplyConfig(body: unknown, name: string): KubeObject {
+    if (!body || typeof body !== "object" || Array.isArray(body)) {
+      throw badRequest(`the apply configuration must be a ${this.def.kind} object`);
+    }
+    const config = body as KubeObject;
+    if (config.apiVersion !== this.apiVersion) {
+      throw badRequest(
+        `Incorrect version specified in apply patch. Specified patch version: ${
+          config.apiVersion ?? ""
+        }, expected: ${this.apiVersion}`,
+      );
+    }
+    if (config.kind !== this.def.kind) {
+      throw badRequest(
+        `Incorrect kind specified in apply patch. Specified patch kind: ${
+          config.kind ?? ""
+        }, expected: ${this.def.kind}`,
+      );
+    }
+    if (config.metadata === undefined || config.metadata === null) config.metadata = {};
+    if (typeof config.metadata !== "object" || Array.isArray(config.metadata)) {
+      throw badRequest("metadata must be an object");
+    }
+    if (config.metadata.managedFields !== undefined && config.metadata.managedFields !== null) {
+      throw badRequest("metadata.managedFields must be nil");
+    }
+    this.#checkName(config, name);
+    return config;
+  }
+
+  #checkName(obj: KubeObject, name: string): void {
+    if (obj.metadata.name && obj.metadata.name !== name) {
+      throw badRequest(
+        `the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`,
+      );
+    }
+    obj.metadata.name = name;
   }
 
   /** Builds the object to store from the client's `obj` and the stored `old`. */
   #prepareUpdate(obj: KubeObject, old: KubeObject, ctx: StrategyContext): KubeObject {
     const meta = obj.metadata;
-    // Server-owned metadata always comes from the stored object.
+    // A uid the client sends must match (validation says so); a missing one is the stored one.
+    if (!meta.uid) meta.uid = old.metadata.uid;
+    // Other server-owned metadata always comes from the stored object.
     for (
       const f of [
-        "uid",
         "creationTimestamp",
         "deletionTimestamp",
         "deletionGracePeriodSeconds",
@@ -566,10 +783,11 @@ export class ResourceRegistry {
     return fields.some((f) => JSON.stringify(obj[f]) !== JSON.stringify(old[f]));
   }
 
+  /** `obj` would store what is stored (key order aside: apply may reorder keys). */
   #sameStoredState(obj: KubeObject, old: KubeObject): boolean {
     const a = { ...old, metadata: { ...old.metadata } };
     delete a.metadata.resourceVersion;
-    return this.#encode(obj) === this.#encode(a);
+    return deepEqual(obj, a);
   }
 
   #finalizersPending(obj: KubeObject): boolean {
@@ -637,7 +855,7 @@ export class ResourceRegistry {
   async deleteCollection(
     namespace: string,
     opts: { filter?: ObjectFilter; dryRun?: boolean } = {},
-  ): Promise<ListResult> {
+  ): Promise<Pick<ListResult, "items" | "resourceVersion">> {
     const listed = await this.list(namespace, { filter: opts.filter });
     const items: KubeObject[] = [];
     for (const obj of listed.items) {
@@ -773,6 +991,12 @@ export class ResourceRegistry {
     }]);
   }
 }
+
+/** The field manager of writes that name none (the server's own controllers). */
+const DEFAULT_MANAGER = "platform";
+
+/** What a `/status` write may change and own: status, plus the identity of the object. */
+const STATUS_KEEPS = new Set(["apiVersion", "kind", "metadata", "status"]);
 
 const SERVER_FIELDS = [
   "uid",

@@ -373,6 +373,10 @@ export class SchemaSet {
     }
     const own = this.#compileOwn(node, root);
     if (own !== ANY) parts.push(own);
+    const values = valueChecks(node);
+    if (values) parts.push(values);
+    const junctors = this.#junctorChecks(node);
+    if (junctors) parts.push(junctors);
     if (parts.length === 0) return ANY;
     if (parts.length === 1) return parts[0];
     return (v, p, c) => {
@@ -427,7 +431,7 @@ export class SchemaSet {
         return this.#objectCheck(node, root);
       default:
         // No type: check declared properties when the value is an object, else accept.
-        if (node.properties || node.additionalProperties) {
+        if (node.properties || node.additionalProperties || Array.isArray(node.required)) {
           const inner = this.#objectCheck(node, root);
           return (v, p, c) => {
             if (isPlainObject(v)) inner(v, p, c);
@@ -435,6 +439,40 @@ export class SchemaSet {
         }
         return enumValues ? withEnum(ANY) : ANY;
     }
+  }
+
+  /**
+   * `anyOf`, `oneOf` and `not`: each branch is checked on its own (its errors and unknown
+   * fields are not reported, nothing is pruned); only the verdict counts, in go-openapi's
+   * words as Kubernetes reports them for custom resources.
+   */
+  #junctorChecks(node: SchemaNode): Check | undefined {
+    // An int-or-string node spells its two types as `anyOf`; its own check covers them.
+    const intOrString = node["x-kubernetes-int-or-string"] === true;
+    const anyOf = Array.isArray(node.anyOf) && !intOrString
+      ? node.anyOf.map((n) => this.#compile(n, false))
+      : [];
+    const oneOf = Array.isArray(node.oneOf) ? node.oneOf.map((n) => this.#compile(n, false)) : [];
+    const not = isPlainObject(node.not) ? this.#compile(node.not as SchemaNode, false) : undefined;
+    if (!anyOf.length && !oneOf.length && !not) return undefined;
+    const passes = (check: Check, v: unknown, p: string) => {
+      const scratch: Ctx = { errors: [], unknown: null, prune: false };
+      check(v, p, scratch);
+      return scratch.errors.length === 0;
+    };
+    return (v, p, c) => {
+      if (v === null || v === undefined) return;
+      if (anyOf.length && !anyOf.some((check) => passes(check, v, p))) {
+        c.errors.push(inBody(p, v, "must validate at least one schema (anyOf)"));
+      }
+      if (oneOf.length) {
+        const n = oneOf.filter((check) => passes(check, v, p)).length;
+        if (n !== 1) c.errors.push(inBody(p, v, "must validate one and only one schema (oneOf)"));
+      }
+      if (not && passes(not, v, p)) {
+        c.errors.push(inBody(p, v, "must not validate the schema (not)"));
+      }
+    };
   }
 
   #stringCheck(format: string | undefined): Check {
@@ -521,6 +559,159 @@ export class SchemaSet {
       }
     };
   }
+}
+
+/** An Invalid error worded as go-openapi words value validation failures:
+ * `spec.replicas in body should be less than or equal to 10`. */
+function inBody(path: string, value: unknown, what: string): FieldError {
+  return {
+    type: "Invalid",
+    field: path || "<root>",
+    value,
+    detail: `${path || "<root>"} in body ${what}`,
+  };
+}
+
+function numberKeyword(node: SchemaNode, key: string): number | undefined {
+  const v = node[key];
+  return typeof v === "number" && Number.isFinite(v) ? v : undefined;
+}
+
+/** Counts code points, as Go's `utf8.RuneCountInString` does. */
+function runeCount(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+/** Compiles a `pattern` as a Unicode regular expression; undefined when JavaScript cannot. */
+export function compilePattern(pattern: string): RegExp | undefined {
+  try {
+    return new RegExp(pattern, "u");
+  } catch {
+    try {
+      return new RegExp(pattern);
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/**
+ * The value validations of JSON Schema that custom resource schemas use (`maximum`,
+ * `minimum` and their exclusive forms, `multipleOf`, `maxLength`, `minLength`, `pattern`,
+ * `maxItems`, `minItems`, `maxProperties`, `minProperties`), each applying only to values of
+ * its JSON type. Undefined when the node has none. Messages follow Kubernetes.
+ */
+function valueChecks(node: SchemaNode): Check | undefined {
+  const checks: Check[] = [];
+  const max = numberKeyword(node, "maximum");
+  if (max !== undefined) {
+    const exclusive = node.exclusiveMaximum === true;
+    checks.push((v, p, c) => {
+      if (typeof v !== "number") return;
+      if (exclusive ? v >= max : v > max) {
+        c.errors.push(
+          inBody(p, v, `should be less than ${exclusive ? "" : "or equal to "}${max}`),
+        );
+      }
+    });
+  }
+  const min = numberKeyword(node, "minimum");
+  if (min !== undefined) {
+    const exclusive = node.exclusiveMinimum === true;
+    checks.push((v, p, c) => {
+      if (typeof v !== "number") return;
+      if (exclusive ? v <= min : v < min) {
+        c.errors.push(
+          inBody(p, v, `should be greater than ${exclusive ? "" : "or equal to "}${min}`),
+        );
+      }
+    });
+  }
+  const multipleOf = numberKeyword(node, "multipleOf");
+  if (multipleOf !== undefined && multipleOf > 0) {
+    checks.push((v, p, c) => {
+      if (typeof v !== "number") return;
+      const q = v / multipleOf;
+      if (Math.abs(q - Math.round(q)) > 1e-9) {
+        c.errors.push(inBody(p, v, `should be a multiple of ${multipleOf}`));
+      }
+    });
+  }
+  const maxLength = numberKeyword(node, "maxLength");
+  if (maxLength !== undefined) {
+    checks.push((v, p, c) => {
+      if (typeof v === "string" && v.length > maxLength && runeCount(v) > maxLength) {
+        const unit = maxLength === 1 ? "byte" : "bytes";
+        c.errors.push({
+          type: "TooLong",
+          field: p,
+          detail: `may not be more than ${maxLength} ${unit}`,
+        });
+      }
+    });
+  }
+  const minLength = numberKeyword(node, "minLength");
+  if (minLength !== undefined) {
+    checks.push((v, p, c) => {
+      if (typeof v === "string" && runeCount(v) < minLength) {
+        c.errors.push(inBody(p, v, `should be at least ${minLength} chars long`));
+      }
+    });
+  }
+  if (typeof node.pattern === "string") {
+    const pattern = node.pattern;
+    const re = compilePattern(pattern);
+    if (re) {
+      checks.push((v, p, c) => {
+        if (typeof v === "string" && !re.test(v)) {
+          c.errors.push(inBody(p, v, `should match '${pattern}'`));
+        }
+      });
+    }
+  }
+  const maxItems = numberKeyword(node, "maxItems");
+  if (maxItems !== undefined) {
+    checks.push((v, p, c) => {
+      if (Array.isArray(v) && v.length > maxItems) {
+        c.errors.push({ type: "TooMany", field: p, detail: `must have at most ${maxItems} items` });
+      }
+    });
+  }
+  const minItems = numberKeyword(node, "minItems");
+  if (minItems !== undefined) {
+    checks.push((v, p, c) => {
+      if (Array.isArray(v) && v.length < minItems) {
+        c.errors.push(inBody(p, v, `should have at least ${minItems} items`));
+      }
+    });
+  }
+  const maxProperties = numberKeyword(node, "maxProperties");
+  if (maxProperties !== undefined) {
+    checks.push((v, p, c) => {
+      if (isPlainObject(v) && Object.keys(v).length > maxProperties) {
+        c.errors.push({
+          type: "TooMany",
+          field: p,
+          detail: `must have at most ${maxProperties} items`,
+        });
+      }
+    });
+  }
+  const minProperties = numberKeyword(node, "minProperties");
+  if (minProperties !== undefined) {
+    checks.push((v, p, c) => {
+      if (isPlainObject(v) && Object.keys(v).length < minProperties) {
+        c.errors.push(inBody(p, v, `should have at least ${minProperties} properties`));
+      }
+    });
+  }
+  if (!checks.length) return undefined;
+  if (checks.length === 1) return checks[0];
+  return (v, p, c) => {
+    for (const check of checks) check(v, p, c);
+  };
 }
 
 function integerCheck(format: string | undefined): Check {

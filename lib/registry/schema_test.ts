@@ -354,3 +354,73 @@ Deno.test("validate: a ConfigMap with 20 keys validates in well under 0.1 ms", (
   console.log(`ConfigMap (20 keys, full metadata) validate: ${(perCall * 1000).toFixed(2)} µs`);
   assert.ok(perCall < 0.1, `${perCall} ms per validation`);
 });
+
+Deno.test("schema: value validations of custom resource schemas, in Kubernetes' words", () => {
+  const set = new SchemaSet({
+    T: {
+      type: "object",
+      properties: {
+        n: { type: "integer", minimum: 1, maximum: 10, multipleOf: 2 },
+        x: {
+          type: "number",
+          exclusiveMinimum: true,
+          minimum: 0,
+          exclusiveMaximum: true,
+          maximum: 1,
+        },
+        s: { type: "string", minLength: 2, maxLength: 4, pattern: "^[a-z]+$" },
+        l: { type: "array", items: { type: "string" }, minItems: 1, maxItems: 2 },
+        m: { type: "object", additionalProperties: { type: "string" }, maxProperties: 1 },
+        e: { type: "object", additionalProperties: { type: "string" }, minProperties: 1 },
+        one: {
+          type: "object",
+          properties: { a: { type: "string" }, b: { type: "string" } },
+          oneOf: [{ required: ["a"] }, { required: ["b"] }],
+        },
+        any: { type: "string", anyOf: [{ pattern: "^a" }, { pattern: "^b" }] },
+        not: { type: "string", not: { pattern: "^z" } },
+      },
+    },
+  });
+  const ok = { n: 4, x: 0.5, s: "abc", l: ["a"], m: { a: "" }, e: { a: "" }, one: { a: "x" } };
+  assert.deepEqual(set.validate({ ...ok, any: "apple", not: "a" }, "T").errors, []);
+  const messages = (obj: Record<string, unknown>) =>
+    set.validate({ ...ok, ...obj }, "T").errors.map(fieldErrorMessage);
+  assert.deepEqual(messages({ n: 12 }), [
+    "n: Invalid value: 12: n in body should be less than or equal to 10",
+  ]);
+  assert.deepEqual(messages({ n: 3 }), [
+    "n: Invalid value: 3: n in body should be a multiple of 2",
+  ]);
+  assert.deepEqual(messages({ n: 0 }), [
+    "n: Invalid value: 0: n in body should be greater than or equal to 1",
+  ]);
+  assert.deepEqual(messages({ x: 1 }), ["x: Invalid value: 1: x in body should be less than 1"]);
+  assert.deepEqual(messages({ x: 0 }), ["x: Invalid value: 0: x in body should be greater than 0"]);
+  assert.deepEqual(messages({ s: "abcdef" }), ["s: Too long: may not be more than 4 bytes"]);
+  assert.deepEqual(messages({ s: "a" }), [
+    's: Invalid value: "a": s in body should be at least 2 chars long',
+  ]);
+  assert.deepEqual(messages({ s: "AB" }), [
+    `s: Invalid value: "AB": s in body should match '^[a-z]+$'`,
+  ]);
+  assert.deepEqual(messages({ l: [] }), [
+    "l: Invalid value: []: l in body should have at least 1 items",
+  ]);
+  assert.deepEqual(messages({ l: ["a", "b", "c"] }), ["l: Too many: must have at most 2 items"]);
+  assert.deepEqual(messages({ m: { a: "", b: "" } }), ["m: Too many: must have at most 1 items"]);
+  assert.deepEqual(messages({ e: {} }), [
+    "e: Invalid value: {}: e in body should have at least 1 properties",
+  ]);
+  assert.deepEqual(messages({ one: { a: "x", b: "y" } }), [
+    'one: Invalid value: {"a":"x","b":"y"}: one in body must validate one and only one schema (oneOf)',
+  ]);
+  assert.deepEqual(messages({ any: "cherry" }), [
+    'any: Invalid value: "cherry": any in body must validate at least one schema (anyOf)',
+  ]);
+  assert.deepEqual(messages({ not: "zed" }), [
+    'not: Invalid value: "zed": not in body must not validate the schema (not)',
+  ]);
+  // Value validations apply only to values of their type (a type error is reported instead).
+  assert.deepEqual(messages({ n: "many" }).length, 1);
+});

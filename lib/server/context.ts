@@ -17,6 +17,12 @@ export interface RequestContext {
   user?: UserInfo;
   /** Collected `Warning` headers. */
   warnings: string[];
+  /**
+   * Authorizes one more verb on the addressed resource, for requests whose verb depends on
+   * what the handler finds (an apply that creates needs `create` besides `patch`). Set by the
+   * authorization filter; absent means everything is allowed.
+   */
+  authorizeVerb?: (verb: string) => Promise<void>;
   /** Aborted when the client goes away or the server shuts down. */
   signal: AbortSignal;
 }

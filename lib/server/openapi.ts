@@ -15,8 +15,9 @@
  */
 
 import { createHash } from "node:crypto";
-import { apiVersionOf, type ResourceDefinition } from "../registry/definition.ts";
+import { apiVersionOf, listKindOf, type ResourceDefinition } from "../registry/definition.ts";
 import { REF_PREFIX, type SchemaNode, type SchemaSet } from "../registry/schema.ts";
+import type { Catalogue } from "../registry/catalogue.ts";
 
 // ---- names ----
 
@@ -552,7 +553,19 @@ export function operationsFor(def: ResourceDefinition): Operation[] {
       }
     }
   }
-  return ops;
+  return def.customResource ? ops.map(customResourceMedia) : ops;
+}
+
+/** Custom resources take no strategic merge patch and have no protobuf form: their
+ * operations do not offer them (kubectl picks its patch type from these lists). */
+function customResourceMedia(o: Operation): Operation {
+  const keep = (m: string) =>
+    m !== "application/strategic-merge-patch+json" && !m.startsWith(PROTOBUF);
+  const responses: Record<string, Response> = {};
+  for (const [code, r] of Object.entries(o.responses)) {
+    responses[code] = r.media ? { ...r, media: r.media.filter(keep) } : r;
+  }
+  return { ...o, body: o.body && { ...o.body, media: o.body.media.filter(keep) }, responses };
 }
 
 /** `GET /api/v1/`, `GET /apis/<group>/<version>/`: the group-version's resource list. */
@@ -842,6 +855,10 @@ function v2Ref(name: string): Json {
   return { $ref: `#/definitions/${name}` };
 }
 
+/** OpenAPI v3 keywords Swagger 2.0 lacks (custom resource schemas use them): dropped from
+ * the v2 document, as Kubernetes does, so v2 clients can parse it. */
+const V3_ONLY = new Set(["nullable", "anyOf", "oneOf", "not"]);
+
 /** A schema node rewritten for Swagger 2.0: references into `#/definitions/`, and
  * `allOf: [{$ref}]` wrappers turned back into a plain `$ref` (with its description). */
 function v2Schema(node: unknown): Json {
@@ -856,8 +873,18 @@ function v2Schema(node: unknown): Json {
   for (const [k, v] of Object.entries(n)) {
     if (k === "$ref" && typeof v === "string" && v.startsWith(REF_PREFIX)) {
       out.$ref = `#/definitions/${v.slice(REF_PREFIX.length)}`;
-    } else if (k === "description" || k === GVK_KEY || k === "enum" || k === "default") {
+    } else if (
+      k === "description" || k === GVK_KEY || k === "enum" || k === "default" ||
+      k === "example"
+    ) {
       out[k] = v;
+    } else if (V3_ONLY.has(k)) {
+      continue;
+    } else if (k === "properties" && v && typeof v === "object" && !Array.isArray(v)) {
+      // Property names are names, not keywords: keep every one.
+      const props: Json = {};
+      for (const [name, sub] of Object.entries(v)) props[name] = v2Schema(sub);
+      out[k] = props;
     } else {
       out[k] = v2Schema(v);
     }
@@ -1066,7 +1093,7 @@ export class OpenAPIService {
       add(def.schema, { group: def.group, kind: def.kind, version: def.version });
       add(listSchemaName(def.schema), {
         group: def.group,
-        kind: `${def.kind}List`,
+        kind: listKindOf(def),
         version: def.version,
       });
       if (def.group) {
@@ -1136,6 +1163,44 @@ export class OpenAPIService {
   }
 }
 
+/**
+ * The OpenAPI documents of a catalogue whose definitions change at runtime (custom
+ * resources): a new {@link OpenAPIService} is built, lazily, on the first request after the
+ * catalogue changed. `schemas` gives the schema set that covers the current definitions.
+ */
+export class CatalogueOpenAPI {
+  readonly #catalogue: Catalogue;
+  readonly #schemas: () => SchemaSet;
+  #service?: OpenAPIService;
+  #revision = -1;
+
+  constructor(catalogue: Catalogue, schemas: () => SchemaSet) {
+    this.#catalogue = catalogue;
+    this.#schemas = schemas;
+  }
+
+  /** The service for the catalogue as it is now. */
+  current(): OpenAPIService {
+    if (!this.#service || this.#revision !== this.#catalogue.revision) {
+      this.#revision = this.#catalogue.revision;
+      this.#service = new OpenAPIService([...this.#catalogue.definitions], this.#schemas());
+    }
+    return this.#service;
+  }
+
+  index(): OpenAPIIndex {
+    return this.current().index();
+  }
+
+  document(path: string): OpenAPIDocument | undefined {
+    return this.current().document(path);
+  }
+
+  v2(): string {
+    return this.current().v2();
+  }
+}
+
 /** A list schema for a kind whose schema set has none (e.g. a custom resource). */
 function syntheticList(def: ResourceDefinition): SchemaNode {
   return {
@@ -1147,6 +1212,6 @@ function syntheticList(def: ResourceDefinition): SchemaNode {
       items: { description: `The ${def.kind} objects.`, type: "array", items: ref(def.schema) },
       metadata: { description: "List metadata.", allOf: [ref(`${META}ListMeta`)], default: {} },
     },
-    [GVK_KEY]: [{ group: def.group, kind: `${def.kind}List`, version: def.version }],
+    [GVK_KEY]: [{ group: def.group, kind: listKindOf(def), version: def.version }],
   };
 }

@@ -25,7 +25,9 @@ import {
   SYSTEM_NAMESPACES,
 } from "../registry/namespace_lifecycle.ts";
 import { SchemaSet } from "../registry/schema.ts";
-import { OpenAPIService } from "./openapi.ts";
+import { CatalogueOpenAPI } from "./openapi.ts";
+import { CrdController } from "../apiextensions/controller.ts";
+import { customResourceDefinitions } from "../registry/builtin/apiextensions.ts";
 import { buildHandlerChain } from "./chain.ts";
 import type { UserInfo } from "./context.ts";
 import { resourceHandler } from "./handlers/resource.ts";
@@ -118,17 +120,14 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
   const schemas = SchemaSet.builtin();
   const gate = namespaceGate(store);
   const registries = new Map<ResourceDefinition, ResourceRegistry>();
-  for (const def of catalogue.definitions) {
-    registries.set(
-      def,
-      new ResourceRegistry(def, {
-        store,
-        schemas,
-        namespaceGate: def.namespaced ? gate : undefined,
-        continueKey,
-      }),
-    );
-  }
+  const newRegistry = (def: ResourceDefinition, schemas: SchemaSet) =>
+    new ResourceRegistry(def, {
+      store,
+      schemas,
+      namespaceGate: def.namespaced ? gate : undefined,
+      continueKey,
+    });
+  for (const def of catalogue.definitions) registries.set(def, newRegistry(def, schemas));
   const namespaces = registries.get(catalogue.lookup("", "v1", "namespaces")!)!;
   await ensureNamespaces(namespaces);
   const nsController = new NamespaceController({
@@ -138,11 +137,21 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     logger,
   });
   await nsController.start();
+  // Custom resources are served (and their CRDs' stored state loaded) before the first
+  // request; the controller keeps the catalogue and the registries map in step with CRDs.
+  const crdController = new CrdController({
+    crds: registries.get(customResourceDefinitions)!,
+    catalogue,
+    registries,
+    newRegistry,
+    logger,
+  });
+  await crdController.start();
 
   let shuttingDown = false;
   const shutdownSignal = new AbortController();
   let port = 0;
-  const openapi = new OpenAPIService([...catalogue.definitions], schemas);
+  const openapi = new CatalogueOpenAPI(catalogue, () => crdController.schemas());
   const chain = buildHandlerChain({
     authenticator: unionAuthenticator([tokenAuthenticator(tokens)]),
     maxBodyBytes,
@@ -186,6 +195,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
       },
     }, (req) => chain(req, shutdownSignal.signal));
   } catch (err) {
+    await crdController.stop();
     await nsController.stop();
     await store.close();
     throw err;
@@ -223,6 +233,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
         new Promise<void>((r) => timer = setTimeout(r, timeoutMs)),
       ]);
       clearTimeout(timer);
+      await crdController.stop();
       await nsController.stop();
       await store.close();
       if (temporary) await Deno.remove(dataDir, { recursive: true }).catch(() => {});

@@ -4,6 +4,8 @@ import { fileURLToPath } from "node:url";
 import {
   decodeObject,
   decodeWatchEvent,
+  encodeListBody,
+  encodeMessage,
   encodeObject,
   encodeWatchEvent,
   frame,
@@ -161,6 +163,43 @@ Deno.test("protobuf round-trips lists with resourceVersion, continue and remaini
     metadata: { resourceVersion: "5" },
     items: [],
   });
+});
+
+Deno.test("protobuf list bodies built from item messages equal encoding the whole list", () => {
+  const items = [
+    { metadata: { name: "a", namespace: "default", resourceVersion: "99" }, data: { k: "v" } },
+    {
+      metadata: { name: "b", namespace: "default", labels: { x: "y" } },
+      binaryData: { b: "AQI=" },
+    },
+  ];
+  for (const metadata of [{ resourceVersion: "100" }, { resourceVersion: "7", continue: "t" }]) {
+    const whole = encodeObject({ kind: "ConfigMapList", apiVersion: "v1", metadata, items });
+    const parts = items.map((i) =>
+      encodeMessage({ apiVersion: "v1", kind: "ConfigMap", ...i }, {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+      })
+    );
+    assertEquals(
+      encodeListBody({ apiVersion: "v1", kind: "ConfigMapList" }, metadata, parts),
+      whole,
+    );
+  }
+  const empty = encodeListBody(
+    { apiVersion: "coordination.platform.io/v1", kind: "LeaseList" },
+    { resourceVersion: "5" },
+    [],
+  );
+  assertEquals(
+    empty,
+    encodeObject({
+      kind: "LeaseList",
+      apiVersion: "coordination.platform.io/v1",
+      metadata: { resourceVersion: "5" },
+      items: [],
+    }),
+  );
 });
 
 Deno.test("protobuf round-trips a Status with details.causes", () => {

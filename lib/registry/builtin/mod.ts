@@ -5,6 +5,7 @@ import { configmaps, coreEvents, namespaces, secrets, serviceaccounts } from "./
 import { leases } from "./coordination.ts";
 import { eventsV1 } from "./events.ts";
 import { certificateSigningRequests } from "./certificates.ts";
+import { customResourceDefinitions } from "./apiextensions.ts";
 
 export function builtinDefinitions(): ResourceDefinition[] {
   return [
@@ -16,5 +17,6 @@ export function builtinDefinitions(): ResourceDefinition[] {
     leases,
     eventsV1,
     certificateSigningRequests,
+    customResourceDefinitions,
   ];
 }

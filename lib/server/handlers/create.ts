@@ -6,6 +6,7 @@ import { objectResponse } from "../respond.ts";
 import {
   checkNamespace,
   dryRunOf,
+  fieldManagerOf,
   fieldValidationOf,
   readObject,
   type ResourceScope,
@@ -16,12 +17,14 @@ export async function createHandler(ctx: RequestContext, scope: ResourceScope): 
   const negotiated = negotiateOutput(ctx.req.headers.get("Accept"), { protobuf: scope.protobuf });
   const dryRun = dryRunOf(ctx, "CreateOptions");
   const fieldValidation = fieldValidationOf(ctx);
+  const manager = fieldManagerOf(ctx, "CreateOptions");
   const { object: body, duplicateFields } = await readObject(ctx, scope);
   checkNamespace(body, ctx.info.namespace, scope.registry.def.namespaced);
   const res = await scope.registry.create(ctx.info.namespace, body, strategyContext(ctx), {
     dryRun,
     fieldValidation,
     duplicateFields,
+    manager,
   });
   ctx.warnings.push(...res.warnings);
   return objectResponse(ctx, 201, res.object, negotiated);

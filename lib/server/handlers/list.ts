@@ -16,7 +16,10 @@ import { negotiateOutput } from "../../codec/negotiate.ts";
 import { parseFilter } from "../../registry/filter.ts";
 import type { ListOptions } from "../../registry/generic.ts";
 import type { RequestContext } from "../context.ts";
-import { objectResponse } from "../respond.ts";
+import { encodedResponse, isPretty, objectResponse } from "../respond.ts";
+import { encodeListBody, encodeMessage, type GroupVersionKind } from "../../codec/protobuf/mod.ts";
+import type { ResourceRegistry } from "../../registry/generic.ts";
+import type { KeyValue } from "../../storage/store.ts";
 import { parseResourceVersion, readOptionsOf, waitForRevision } from "./read_options.ts";
 import type { ResourceScope } from "./scope.ts";
 
@@ -39,6 +42,9 @@ export async function listHandler(ctx: RequestContext, scope: ResourceScope): Pr
     const exact = o.match === "Exact" || (o.match === "" && o.limit !== undefined);
     if (exact) opts.revision = rv;
   }
+  // A plain JSON or protobuf list is built from per-object encodings cached by stored value.
+  const fromCache = !negotiated.as && negotiated.encoding !== "yaml" && !isPretty(ctx);
+  opts.sourcesOnly = fromCache;
   const result = await registry.list(ctx.info.namespace, opts);
   const listMeta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
   if (result.continue) listMeta.continue = result.continue;
@@ -58,6 +64,13 @@ export async function listHandler(ctx: RequestContext, scope: ResourceScope): Pr
     });
     return objectResponse(ctx, 200, table, negotiated);
   }
+  if (fromCache) {
+    const listKind = { apiVersion: registry.apiVersion, kind: `${def.kind}List` };
+    const body = negotiated.encoding === "protobuf"
+      ? protobufList(registry, listKind, listMeta, result.sources)
+      : jsonList(registry, listKind, listMeta, result.sources);
+    return encodedResponse(ctx, 200, body, negotiated);
+  }
   const list = {
     kind: `${def.kind}List`,
     apiVersion: registry.apiVersion,
@@ -65,4 +78,34 @@ export async function listHandler(ctx: RequestContext, scope: ResourceScope): Pr
     items: result.items,
   };
   return objectResponse(ctx, 200, list, negotiated);
+}
+
+/** `{"kind":…,"apiVersion":…,"metadata":…,"items":[…]}` from each item's cached JSON text:
+ * the same text JSON.stringify gives for the whole list. */
+function jsonList(
+  registry: ResourceRegistry,
+  list: GroupVersionKind,
+  listMeta: Record<string, unknown>,
+  sources: KeyValue[],
+): string {
+  const items = sources.map((kv) =>
+    registry.encoded.get("json", kv, () => JSON.stringify(registry.decode(kv)))
+  );
+  return `{"kind":${JSON.stringify(list.kind)},"apiVersion":${
+    JSON.stringify(list.apiVersion)
+  },"metadata":${JSON.stringify(listMeta)},"items":[${items.join(",")}]}\n`;
+}
+
+/** A protobuf list body from each item's cached message bytes. */
+function protobufList(
+  registry: ResourceRegistry,
+  list: GroupVersionKind,
+  listMeta: Record<string, unknown>,
+  sources: KeyValue[],
+): Uint8Array<ArrayBuffer> {
+  const item = { apiVersion: registry.apiVersion, kind: registry.def.kind };
+  const items = sources.map((kv) =>
+    registry.encoded.get("protobuf", kv, () => encodeMessage(registry.decode(kv), item))
+  );
+  return encodeListBody(list, listMeta, items) as Uint8Array<ArrayBuffer>;
 }

@@ -13,6 +13,7 @@ import { createHandler } from "./create.ts";
 import { deleteCollectionHandler, deleteHandler } from "./delete.ts";
 import { getHandler } from "./get.ts";
 import { listHandler } from "./list.ts";
+import { patchHandler } from "./patch.ts";
 import { updateHandler } from "./update.ts";
 import { watchHandler } from "./watch.ts";
 import type { ResourceScope } from "./scope.ts";
@@ -25,6 +26,7 @@ const HANDLERS: Partial<Record<Verb, VerbHandler>> = {
   watch: watchHandler,
   create: createHandler,
   update: updateHandler,
+  patch: patchHandler,
   delete: deleteHandler,
   deletecollection: deleteCollectionHandler,
 };
@@ -71,7 +73,10 @@ export function resourceHandler(deps: ResourceRouterDeps) {
     const handler = HANDLERS[verb];
     if (!handler) throw methodNotAllowed();
     const registry = deps.registries.get(def)!;
-    if (info.name === "" && (verb === "get" || verb === "update" || verb === "delete")) {
+    if (
+      info.name === "" &&
+      (verb === "get" || verb === "update" || verb === "patch" || verb === "delete")
+    ) {
       throw notFound(registry.gr, "");
     }
     return handler(ctx, {

@@ -11,6 +11,7 @@ import {
   type StatusError,
   unsupportedMediaType,
 } from "../../api/errors.ts";
+import { managerFromUserAgent, validateFieldManager } from "../../apply/mod.ts";
 import { decodeBody, decodeBytes } from "../../codec/encode.ts";
 import { duplicateFields } from "../../codec/json_duplicates.ts";
 import { PROTOBUF, requestEncoding } from "../../codec/negotiate.ts";
@@ -150,6 +151,16 @@ export function dryRunOf(ctx: RequestContext, optionsKind: string): boolean {
     }]);
   }
   return true;
+}
+
+/** The field manager of a create or update: `fieldManager` (checked as kube checks it), else
+ * the User-Agent's product name. */
+export function fieldManagerOf(ctx: RequestContext, optionsKind: string): string {
+  const given = ctx.url.searchParams.get("fieldManager");
+  if (!given) return managerFromUserAgent(ctx.req.headers.get("User-Agent"));
+  const errors = validateFieldManager(given);
+  if (errors.length) throw optionsError(optionsKind, errors);
+  return given;
 }
 
 /** `fieldValidation`: Strict, Warn (default) or Ignore. */

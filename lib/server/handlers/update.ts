@@ -6,6 +6,7 @@ import { objectResponse } from "../respond.ts";
 import {
   checkNamespace,
   dryRunOf,
+  fieldManagerOf,
   fieldValidationOf,
   readObject,
   type ResourceScope,
@@ -16,6 +17,7 @@ export async function updateHandler(ctx: RequestContext, scope: ResourceScope): 
   const negotiated = negotiateOutput(ctx.req.headers.get("Accept"), { protobuf: scope.protobuf });
   const dryRun = dryRunOf(ctx, "UpdateOptions");
   const fieldValidation = fieldValidationOf(ctx);
+  const manager = fieldManagerOf(ctx, "UpdateOptions");
   const { object: body, duplicateFields } = await readObject(ctx, scope);
   const { namespace, name, subresource } = ctx.info;
   checkNamespace(body, namespace, scope.registry.def.namespaced);
@@ -28,6 +30,7 @@ export async function updateHandler(ctx: RequestContext, scope: ResourceScope): 
       dryRun,
       fieldValidation,
       duplicateFields,
+      manager,
       subresource,
     },
   );

@@ -1,0 +1,363 @@
+/**
+ * Server-side apply and field ownership (`metadata.managedFields`), as the API conventions
+ * lay them out:
+ *
+ * - {@link applyConfig}: an apply configuration merged into the live object. The applier
+ *   owns exactly what it sends; what it applied before and omits now is removed unless
+ *   another manager owns it; a change to a field another manager owns is a 409 conflict
+ *   unless forced (then the applier becomes its sole owner).
+ * - {@link trackUpdate}: every other write (create, update, non-apply patch) takes
+ *   ownership of what it added or changed, and never conflicts.
+ *
+ * Both work on {@link FieldSet}s computed from the values and the resource's schema
+ * ({@link FieldType}); fields the endpoint resets (status on the main resource, everything
+ * but status on `/status`) are neither changed nor owned there.
+ */
+
+import { badRequest, type FieldError } from "../api/errors.ts";
+import type { FieldType } from "../registry/typed.ts";
+import { UNTYPED } from "../registry/typed.ts";
+import { type Conflict, conflictError, conflictsOf } from "./conflicts.ts";
+import { FieldSet, pathString } from "./fieldset.ts";
+import {
+  decodeManagedFields,
+  encodeManagedFields,
+  entryId,
+  type ManagerEntry,
+} from "./managed_fields.ts";
+import {
+  compare,
+  duplicateElement,
+  fieldsOf,
+  fieldType,
+  isObject,
+  mergeValues,
+  reconcileWithSchema,
+  removePaths,
+  withNamedFieldsAsMembers,
+  withoutTopLevel,
+} from "./typed_value.ts";
+
+// deno-lint-ignore no-explicit-any
+type KubeObject = Record<string, any>;
+
+/** What field tracking needs to know about a write. */
+export interface FieldManagerContext {
+  /** The resource's schema. */
+  type: FieldType;
+  manager: string;
+  /** The API version the request was made at (recorded in the entry). */
+  apiVersion: string;
+  /** `""` for the main resource, else e.g. `status`. */
+  subresource: string;
+  /** RFC 3339 time of the write. */
+  now: string;
+  /** Top-level fields this endpoint resets: never changed or owned through it. */
+  ignoredFields: string[];
+}
+
+/** The manager kubectl uses for server-side apply: it keeps the client-side apply
+ * annotation current and may take over fields recorded there without conflicts. */
+export const KUBECTL_MANAGER = "kubectl";
+
+/** The client-side apply annotation; kubectl writes the second key, read as an alias. */
+export const LAST_APPLIED_KEYS = [
+  "client.platform.io/last-applied-configuration",
+  "kubectl.kubernetes.io/last-applied-configuration",
+];
+
+export const FIELD_MANAGER_MAX_LENGTH = 128;
+
+/**
+ * Applies `config` to `live` (undefined: the object does not exist yet) as `ctx.manager`.
+ * Returns the object to store, with its managed fields; throws a 409 on conflicts.
+ */
+export function applyConfig(
+  live: KubeObject | undefined,
+  config: KubeObject,
+  ctx: FieldManagerContext & { force: boolean },
+): KubeObject {
+  const t = ctx.type;
+  checkDuplicates(config, t, []);
+  const base = live ? withoutManagedFields(live) : {};
+  const entries = live ? storedEntries(live.metadata?.managedFields, t) : [];
+  const id = entryId({ ...ctx, operation: "Apply" });
+  const previous = entries.find((e) => entryId(e) === id);
+  const others = entries.filter((e) => e !== previous);
+  const applied = ownable(fieldsOf(config, t), ctx);
+
+  let merged = mergeValues(base, config, t) as KubeObject;
+  if (previous && !previous.fields.isEmpty()) {
+    merged = prune(merged, previous.fields, others, applied, t) as KubeObject;
+  }
+
+  const changes = compare(base, merged, t);
+  const changed = ownable(changes.modified.union(changes.added), ctx);
+  const removed = ownable(changes.removed, ctx);
+  let conflicts: Conflict[] = [];
+  for (const other of others) {
+    conflicts.push(...conflictsOf(other, other.fields.intersection(changed)));
+  }
+  if (conflicts.length && !ctx.force) {
+    if (ctx.manager === KUBECTL_MANAGER && live) {
+      // Fields kubectl's client-side apply recorded and nobody changed since are kubectl's.
+      const allowed = lastAppliedFields(live, t);
+      if (allowed) conflicts = conflicts.filter((c) => !allowed.has(c.path));
+    }
+    if (conflicts.length) throw conflictError(conflicts);
+  }
+  for (const other of others) other.fields = other.fields.difference(changed).difference(removed);
+
+  const unchanged = live !== undefined && sameValue(base, merged);
+  const keepTime = previous && unchanged && previous.fields.equals(applied) &&
+    previous.apiVersion === ctx.apiVersion;
+  const entry: ManagerEntry = {
+    manager: ctx.manager,
+    operation: "Apply",
+    apiVersion: ctx.apiVersion,
+    subresource: ctx.subresource,
+    time: keepTime ? previous.time : ctx.now,
+    fields: applied,
+  };
+  setManagedFields(merged, [...others, entry]);
+  if (ctx.manager === KUBECTL_MANAGER && live) keepLastAppliedCurrent(live, merged, config);
+  return merged;
+}
+
+/**
+ * Records the managed fields of a write that is not an apply: the writer (an Update entry
+ * per manager, apiVersion and subresource) takes every field it added or changed from
+ * `old` (undefined: a create) to `obj`; other managers lose them and what was removed.
+ * Managed fields the client sent replace the stored ones (`[{}]` clears them all); an
+ * empty list or none keeps the stored ones. Changes `obj` in place.
+ */
+export function trackUpdate(
+  old: KubeObject | undefined,
+  obj: KubeObject,
+  ctx: FieldManagerContext,
+): void {
+  const t = ctx.type;
+  const sent = obj.metadata?.managedFields;
+  let entries: ManagerEntry[] | undefined;
+  if (!ctx.subresource && Array.isArray(sent) && sent.length) {
+    entries = decodeManagedFields(sent)?.map((e) => reconciled(e, t));
+  }
+  entries ??= old ? storedEntries(old.metadata?.managedFields, t) : [];
+  const before = old ? withoutManagedFields(old) : {};
+  const after = withoutManagedFields(obj);
+  const changes = compare(before, after, t);
+  const changed = ownable(changes.modified.union(changes.added), ctx);
+  const removed = ownable(changes.removed, ctx);
+
+  const id = entryId({ ...ctx, operation: "Update" });
+  let mine = entries.find((e) => entryId(e) === id);
+  for (const e of entries) {
+    if (e !== mine) e.fields = e.fields.difference(changed).difference(removed);
+  }
+  if (mine) {
+    mine.fields = mine.fields.difference(removed);
+  } else if (!changed.isEmpty()) {
+    mine = {
+      manager: ctx.manager,
+      operation: "Update",
+      apiVersion: ctx.apiVersion,
+      subresource: ctx.subresource,
+      fields: new FieldSet(),
+    };
+    entries.push(mine);
+  }
+  if (mine && !changed.isEmpty()) {
+    mine.fields = mine.fields.union(changed);
+    mine.time = ctx.now;
+  }
+  setManagedFields(obj, entries);
+}
+
+/** The manager of a write without `fieldManager`: the User-Agent up to its first `/`,
+ * printable characters only, at most 128 bytes; `unknown` when that leaves nothing. */
+export function managerFromUserAgent(userAgent: string | null): string {
+  const head = (userAgent ?? "").split("/")[0];
+  let out = "";
+  let bytes = 0;
+  for (const ch of head) {
+    if (!isPrintable(ch)) continue;
+    const size = new TextEncoder().encode(ch).length;
+    if (bytes + size > FIELD_MANAGER_MAX_LENGTH) break;
+    out += ch;
+    bytes += size;
+  }
+  return out || "unknown";
+}
+
+/** The `fieldManager` parameter's rules: at most 128 bytes, printable characters only. */
+export function validateFieldManager(name: string): FieldError[] {
+  const errors: FieldError[] = [];
+  if (new TextEncoder().encode(name).length > FIELD_MANAGER_MAX_LENGTH) {
+    errors.push({
+      type: "TooLong",
+      field: "fieldManager",
+      detail: `may not be more than ${FIELD_MANAGER_MAX_LENGTH} bytes`,
+    });
+  }
+  const bad = [...name].findIndex((ch) => !isPrintable(ch));
+  if (bad >= 0) {
+    errors.push({
+      type: "Invalid",
+      field: "fieldManager",
+      value: name,
+      detail: `invalid characters at position ${bad}`,
+    });
+  }
+  return errors;
+}
+
+function isPrintable(ch: string): boolean {
+  // Letters, marks, numbers, punctuation, symbols and the ASCII space, as Go's unicode.IsPrint.
+  return ch === " " || /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(ch);
+}
+
+// ---- pieces ----
+
+/**
+ * Removes from `merged` what the applier applied last time (`previous`) and omits now,
+ * unless another manager, or the new configuration, owns it. A struct field the applier
+ * owned something under counts as owned itself, so it goes whole once nobody owns anything
+ * beneath it.
+ */
+function prune(
+  merged: unknown,
+  previous: FieldSet,
+  others: ManagerEntry[],
+  applied: FieldSet,
+  t: FieldType,
+): unknown {
+  let managed = applied;
+  for (const o of others) managed = managed.union(o.fields);
+  const present = withNamedFieldsAsMembers(fieldsOf(merged, t), t);
+  const toRemove = present
+    .difference(withNamedFieldsAsMembers(managed, t))
+    .intersection(withNamedFieldsAsMembers(previous, t));
+  return toRemove.isEmpty() ? merged : removePaths(merged, toRemove, t);
+}
+
+/** A set without what no manager may own: the object's identity and server-set metadata,
+ * and the fields this endpoint resets. */
+function ownable(set: FieldSet, ctx: FieldManagerContext): FieldSet {
+  const out = withoutTopLevel(set, ["apiVersion", "kind", ...ctx.ignoredFields]);
+  const meta = out.children.get("f:metadata");
+  if (meta) {
+    meta.member = false;
+    for (const f of SERVER_METADATA) meta.children.delete(`f:${f}`);
+    if (meta.isEmpty()) out.children.delete("f:metadata");
+  }
+  return out;
+}
+
+const SERVER_METADATA = [
+  "name",
+  "namespace",
+  "creationTimestamp",
+  "selfLink",
+  "uid",
+  "clusterName",
+  "generation",
+  "managedFields",
+  "resourceVersion",
+];
+
+/** The stored entries, read against the current schema; malformed ones are dropped. */
+function storedEntries(raw: unknown, t: FieldType): ManagerEntry[] {
+  return (decodeManagedFields(raw) ?? []).map((e) => reconciled(e, t));
+}
+
+function reconciled(e: ManagerEntry, t: FieldType): ManagerEntry {
+  return { ...e, fields: reconcileWithSchema(e.fields, t) };
+}
+
+function setManagedFields(obj: KubeObject, entries: ManagerEntry[]): void {
+  if (!isObject(obj.metadata)) obj.metadata = {};
+  const encoded = encodeManagedFields(entries);
+  if (encoded) obj.metadata.managedFields = encoded;
+  else delete obj.metadata.managedFields;
+}
+
+/** A shallow copy of `obj` whose metadata has no managedFields. */
+function withoutManagedFields(obj: KubeObject): KubeObject {
+  if (!isObject(obj.metadata) || !("managedFields" in obj.metadata)) return obj;
+  const { managedFields: _, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  const cmp = compare(a, b, UNTYPED);
+  return cmp.added.isEmpty() && cmp.modified.isEmpty() && cmp.removed.isEmpty();
+}
+
+/** A configuration naming one list item or set member twice is refused, as kube does. */
+function checkDuplicates(v: unknown, t: FieldType, path: string[]): void {
+  if (Array.isArray(v)) {
+    if (t.shape === "list" && (t.listType === "set" || t.listType === "map")) {
+      const dup = duplicateElement(t, v);
+      if (dup) {
+        throw badRequest(
+          `failed to create typed patch object: ${pathString(path)}: duplicate entries for ${
+            t.listType === "map" ? "key" : "value"
+          } ${pathString([dup])}`,
+        );
+      }
+      const items = t.items ?? UNTYPED;
+      for (const item of v) checkDuplicates(item, items, path);
+    }
+    return;
+  }
+  if (isObject(v)) {
+    for (const [k, cv] of Object.entries(v)) {
+      checkDuplicates(cv, fieldType(t, k), [...path, `f:${k}`]);
+    }
+  }
+}
+
+// ---- client-side apply ----
+
+function lastApplied(obj: KubeObject): { key: string; value: string } | undefined {
+  const annotations = obj.metadata?.annotations;
+  if (!isObject(annotations)) return undefined;
+  for (const key of LAST_APPLIED_KEYS) {
+    const value = annotations[key];
+    if (typeof value === "string" && value) return { key, value };
+  }
+  return undefined;
+}
+
+/** What the client-side apply annotation records and the live object still holds unchanged:
+ * the fields a move from client-side to server-side apply takes without conflicts. */
+function lastAppliedFields(live: KubeObject, t: FieldType): FieldSet | undefined {
+  const recorded = lastApplied(live);
+  if (!recorded) return undefined;
+  let config: unknown;
+  try {
+    config = JSON.parse(recorded.value);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(config)) return undefined;
+  const set = fieldsOf(config, t);
+  const drift = compare(config, withoutManagedFields(live), t).modified;
+  return set.difference(drift);
+}
+
+/** A server-side apply by kubectl keeps an existing client-side apply annotation current,
+ * so that going back to client-side apply works. */
+function keepLastAppliedCurrent(live: KubeObject, merged: KubeObject, config: KubeObject): void {
+  if (!lastApplied(live)) return;
+  const recorded = structuredClone(config);
+  if (isObject(recorded.metadata?.annotations)) {
+    for (const key of LAST_APPLIED_KEYS) delete recorded.metadata.annotations[key];
+    if (!Object.keys(recorded.metadata.annotations).length) delete recorded.metadata.annotations;
+  }
+  const text = JSON.stringify(recorded);
+  merged.metadata.annotations = { ...merged.metadata.annotations };
+  for (const key of LAST_APPLIED_KEYS) {
+    if (typeof live.metadata.annotations[key] === "string") merged.metadata.annotations[key] = text;
+  }
+}

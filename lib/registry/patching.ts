@@ -1,0 +1,43 @@
+/**
+ * The non-apply patch types as one function: the object a JSON Patch, a JSON merge patch or a
+ * strategic merge patch makes of the stored object. The result is a new object (the stored
+ * one is shared and never mutated); the registry then writes it like an update.
+ */
+
+import { badRequest } from "../api/errors.ts";
+import { applyJsonPatch } from "../patch/json_patch.ts";
+import { applyMergePatch } from "../patch/merge_patch.ts";
+import { applyStrategicMergePatch } from "../patch/strategic.ts";
+import type { KubeObject } from "./definition.ts";
+import type { FieldType } from "./typed.ts";
+
+export type PatchType = "json" | "merge" | "strategic" | "apply";
+
+export function patchedObject(
+  type: Exclude<PatchType, "apply">,
+  old: KubeObject,
+  patch: unknown,
+  fieldType: FieldType,
+): KubeObject {
+  let out: unknown;
+  if (type === "json") {
+    out = applyJsonPatch(old, patch);
+  } else {
+    if (!patch || typeof patch !== "object" || Array.isArray(patch)) {
+      throw badRequest(`the patch must be a JSON object, not ${kindOfJson(patch)}`);
+    }
+    out = type === "merge"
+      ? applyMergePatch(old, patch)
+      : applyStrategicMergePatch(old, patch, fieldType);
+  }
+  if (!out || typeof out !== "object" || Array.isArray(out)) {
+    throw badRequest(`the patched object must be a JSON object, not ${kindOfJson(out)}`);
+  }
+  return out as KubeObject;
+}
+
+function kindOfJson(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  return `a ${typeof v}`;
+}
