@@ -603,7 +603,13 @@ async function main(): Promise<void> {
     });
     problems.push(...encodings.problems);
     // Server-side apply vs PUT of a 50-field configmap (bench/apply.ts).
-    const applied = await applyFigures({ api, namespace: "bench-apply", ms: 3000 * T, note });
+    const applied = await applyFigures({
+      api,
+      caPem: await Deno.readTextFile(`${server.dataDir}/pki/ca.crt`),
+      namespace: "bench-apply",
+      ms: 3000 * T,
+      note,
+    });
     problems.push(...applied.problems);
     problems.push(...loggedErrors(server).slice(0, 10).map((l) => `server log: ${l}`));
     const objects = created + LIST_SIZE + ENCODING_SIZE + 16;

@@ -108,7 +108,8 @@ export function applyConfig(
   }
   for (const other of others) other.fields = other.fields.difference(changed).difference(removed);
 
-  const unchanged = live !== undefined && sameValue(base, merged);
+  const unchanged = live !== undefined && changes.added.isEmpty() &&
+    changes.modified.isEmpty() && changes.removed.isEmpty();
   const keepTime = previous && unchanged && previous.fields.equals(applied) &&
     previous.apiVersion === ctx.apiVersion;
   const entry: ManagerEntry = {
@@ -286,11 +287,6 @@ function withoutManagedFields(obj: KubeObject): KubeObject {
   if (!isObject(obj.metadata) || !("managedFields" in obj.metadata)) return obj;
   const { managedFields: _, ...metadata } = obj.metadata;
   return { ...obj, metadata };
-}
-
-function sameValue(a: unknown, b: unknown): boolean {
-  const cmp = compare(a, b, UNTYPED);
-  return cmp.added.isEmpty() && cmp.modified.isEmpty() && cmp.removed.isEmpty();
 }
 
 /** A configuration naming one list item or set member twice is refused, as kube does. */

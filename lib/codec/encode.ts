@@ -38,6 +38,13 @@ export function decodeBytes(bytes: Uint8Array, encoding: Encoding): unknown {
 /** Parses a request body; malformed input is 400 with the parser's reason. */
 export function decodeBody(text: string, encoding: Encoding): unknown {
   if (encoding === "yaml") {
+    // JSON is YAML, and JSON.parse is many times faster than the YAML parser: try it first on
+    // what looks like a JSON object (kubectl and most clients send JSON as apply bodies).
+    if (text.trimStart().startsWith("{")) {
+      try {
+        return JSON.parse(text);
+      } catch { /* YAML flow mapping, or invalid: the YAML parser decides */ }
+    }
     try {
       return parseYaml(text);
     } catch (err) {
