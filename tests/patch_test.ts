@@ -245,3 +245,50 @@ Deno.test("managedFields: every write records its manager; the User-Agent names 
   });
   assertEquals(empty.body.metadata.managedFields, reset.body.metadata.managedFields);
 });
+
+Deno.test("patch: dryRun=All on every patch type writes nothing; a bad value is 422", async () => {
+  await using ts = await testServer();
+  const created = await seed(ts);
+  const bodies: [Record<string, string>, unknown][] = [
+    [JSON_PATCH, [{ op: "replace", path: "/data/k1", value: "dry" }]],
+    [MERGE, { data: { k1: "dry" } }],
+    [SMP, { data: { k1: "dry" } }],
+    [APPLY, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a" }, data: { k1: "dry" } }],
+  ];
+  for (const [headers, body] of bodies) {
+    const force = headers === APPLY ? "&force=true" : "";
+    const res = await ts.json("PATCH", `${CM}/a?dryRun=All&fieldManager=dry${force}`, {
+      headers,
+      body,
+    });
+    assertEquals([res.status, res.body.data?.k1], [200, "dry"], JSON.stringify(res.body));
+  }
+  const now = (await ts.json("GET", `${CM}/a`)).body;
+  assertEquals(now, created);
+  // The next write gets the next revision: the dry runs used none.
+  const next = await ts.json("PATCH", `${CM}/a`, { headers: MERGE, body: { data: { k1: "x" } } });
+  assertEquals(
+    Number(next.body.metadata.resourceVersion),
+    Number(created.metadata.resourceVersion) + 1,
+  );
+  const bad = await ts.json("PATCH", `${CM}/a?dryRun=Some`, { headers: MERGE, body: {} });
+  assertEquals(bad.status, 422);
+});
+
+Deno.test("patch: fieldValidation applies to the patched object", async () => {
+  await using ts = await testServer();
+  await seed(ts);
+  const strict = await ts.json("PATCH", `${CM}/a?fieldValidation=Strict`, {
+    headers: MERGE,
+    body: { bogus: 1 },
+  });
+  assertEquals(strict.status, 400);
+  assertMatch(strict.body.message, /unknown field "bogus"/);
+  const warn = await ts.request("PATCH", `${CM}/a?fieldValidation=Warn`, {
+    headers: MERGE,
+    body: { bogus: 1 },
+  });
+  await warn.body?.cancel();
+  assertEquals(warn.status, 200);
+  assertMatch(warn.headers.get("Warning") ?? "", /^299 - "unknown field \\"bogus\\""$/);
+});

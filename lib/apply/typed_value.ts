@@ -231,17 +231,11 @@ export function mergeValues(live: Json, config: Json, t: FieldType): Json {
         delete out[key];
         continue;
       }
-      const merged = mergeValues(
-        Object.hasOwn(out, key) ? out[key] : undefined,
-        cv,
-        fieldType(t, key),
+      setKey(
+        out,
+        key,
+        mergeValues(Object.hasOwn(out, key) ? out[key] : undefined, cv, fieldType(t, key)),
       );
-      Object.defineProperty(out, key, {
-        value: merged,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
     }
     return out;
   }
@@ -307,13 +301,7 @@ export function removePaths(value: Json, set: FieldSet, t: FieldType): Json {
     for (const key of Object.keys(obj)) {
       const sub = set.children.get(`f:${key}`);
       if (sub?.member) continue;
-      const v = sub ? removePaths(obj[key], sub, fieldType(t, key)) : obj[key];
-      Object.defineProperty(out, key, {
-        value: v,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      setKey(out, key, sub ? removePaths(obj[key], sub, fieldType(t, key)) : obj[key]);
     }
     return out;
   }
@@ -402,6 +390,11 @@ export function deepEqual(a: Json, b: Json): boolean {
     if (!Object.hasOwn(bo, k) || !deepEqual(ao[k], bo[k])) return false;
   }
   return true;
+}
+
+/** Sets `obj[key]` as a data property, so that `__proto__` is a key like any other. */
+function setKey(obj: JsonObject, key: string, value: Json): void {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 function copy(v: Json): Json {
