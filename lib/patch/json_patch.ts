@@ -4,8 +4,8 @@
  * cannot apply (a failed `test`, a missing path, a bad index) is 422 naming the operation;
  * more than {@link MAX_JSON_PATCH_OPERATIONS} operations is 413.
  *
- * The document is never mutated: the library works on a deep copy. Prototype keys
- * (`__proto__`, `constructor`, `prototype`) in paths are refused.
+ * Neither the document nor the patch is mutated: the library works on deep copies. Paths
+ * through `__proto__` or `constructor/prototype` are refused (422).
  */
 
 import jsonpatch from "fast-json-patch";
@@ -16,11 +16,61 @@ export const MAX_JSON_PATCH_OPERATIONS = 10_000;
 
 const OPS = new Set(["add", "remove", "replace", "move", "copy", "test"]);
 
+/** RFC 6901 array index: a plain decimal without leading zeros ("01", "1e0", "" are not). */
+const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/;
+
+const MISSING = "doc is missing path";
+const MISSING_FROM = "doc is missing from path";
+
 /** Applies `patch` (the parsed request body) to `doc`; returns a new document. */
 export function applyJsonPatch(doc: unknown, patch: unknown): unknown {
-  const ops = checkOperations(patch);
+  // The patch is copied too: the library inserts operation values by reference, so a later
+  // operation would otherwise write into the caller's patch.
+  const ops = structuredClone(checkOperations(patch));
+  let out = structuredClone(doc);
+  ops.forEach((op, i) => {
+    // Every location is checked here first (see problemAt), so the library only ever runs
+    // an operation that applies.
+    const check = (pointer: string, adding: boolean, from = false) => {
+      const why = problemAt(out, pointer, adding);
+      if (why) throw doesNotApply(op.op, from && why === MISSING ? MISSING_FROM : why, pointer, i);
+    };
+    switch (op.op) {
+      case "test":
+        check(op.path, false);
+        // Not the library's comparison: it throws a TypeError on a `hasOwnProperty` member.
+        if (!jsonEqual(valueAt(out, op.path), op.value)) {
+          throw doesNotApply(op.op, "test failed", op.path, i);
+        }
+        return;
+      case "move": {
+        // A remove then an add (RFC 6902 4.4), the add checked against the document the
+        // remove leaves: the library runs that add unchecked.
+        check(op.from, false, true);
+        if (op.path.startsWith(`${op.from}/`)) {
+          throw doesNotApply(op.op, "cannot move a value into its own child", op.path, i);
+        }
+        const value = valueAt(out, op.from);
+        out = run(out, { op: "remove", path: op.from }, i);
+        check(op.path, true);
+        out = run(out, { op: "add", path: op.path, value }, i);
+        return;
+      }
+      case "copy":
+        check(op.from, false, true);
+        check(op.path, true);
+        break;
+      default:
+        check(op.path, op.op === "add");
+    }
+    out = run(out, op, i);
+  });
+  return out;
+}
+
+function run(doc: unknown, op: jsonpatch.Operation, i: number): unknown {
   try {
-    return jsonpatch.applyPatch(structuredClone(doc), ops, true, true, true).newDocument;
+    return jsonpatch.applyOperation(doc, op, true, true, true, i).newDocument;
   } catch (err) {
     if (err instanceof jsonpatch.JsonPatchError) throw operationFailed(err);
     throw err;
@@ -64,11 +114,77 @@ function checkOperations(patch: unknown): jsonpatch.Operation[] {
   return patch as jsonpatch.Operation[];
 }
 
+/**
+ * Why `pointer` does not name a value in `doc` (with `adding`: a place a value can be added,
+ * i.e. an existing parent and a new key, an index up to the length, or "-"); "" if it does.
+ * Stricter than the library, which takes "01" or a 2^32-wrapped number as an index and
+ * inherited members such as `toString` as present.
+ */
+function problemAt(doc: unknown, pointer: string, adding: boolean): string {
+  const tokens = tokensOf(pointer);
+  if (!tokens) return "invalid path";
+  // What the library bans (with a TypeError): a 422 here.
+  const banned = (t: string, n: number) =>
+    t === "__proto__" || (t === "prototype" && tokens[n - 1] === "constructor");
+  if (tokens.some(banned)) return "prototype keys are not allowed in a path";
+  let node = doc;
+  for (const [n, token] of tokens.entries()) {
+    const last = n === tokens.length - 1;
+    if (Array.isArray(node)) {
+      if (adding && last && token === "-") return "";
+      if (!ARRAY_INDEX.test(token)) return "invalid array index";
+      const index = Number(token);
+      if (index > node.length || (index === node.length && !(adding && last))) {
+        return "array index out of bounds";
+      }
+      node = node[index];
+    } else if (node !== null && typeof node === "object") {
+      if (!Object.hasOwn(node, token)) return adding && last ? "" : MISSING;
+      node = (node as Record<string, unknown>)[token];
+    } else {
+      return MISSING;
+    }
+  }
+  return "";
+}
+
+/** The unescaped reference tokens of a JSON pointer, or undefined if it is not one. */
+function tokensOf(pointer: string): string[] | undefined {
+  if (pointer === "") return [];
+  if (!pointer.startsWith("/")) return undefined;
+  return pointer.slice(1).split("/").map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~"));
+}
+
+/** The value at a pointer {@link problemAt} has accepted. */
+function valueAt(doc: unknown, pointer: string): unknown {
+  return tokensOf(pointer)!.reduce<unknown>(
+    (node, token) => (node as Record<string, unknown>)[token],
+    doc,
+  );
+}
+
+/**
+ * JSON equality: same type and value (numbers by value, so 1 and 1.0 are equal), arrays in
+ * order, objects by their own keys in any order.
+ */
+function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (!a || !b || typeof a !== "object" || typeof b !== "object") return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length &&
+      a.every((v, i) => jsonEqual(v, b[i]));
+  }
+  const ka = Object.keys(a);
+  const ob = b as Record<string, unknown>;
+  return ka.length === Object.keys(b).length &&
+    ka.every((k) => Object.hasOwn(b, k) && jsonEqual((a as Record<string, unknown>)[k], ob[k]));
+}
+
 const WHY: Record<string, string> = {
   TEST_OPERATION_FAILED: "test failed",
-  OPERATION_PATH_UNRESOLVABLE: "doc is missing path",
-  OPERATION_FROM_UNRESOLVABLE: "doc is missing from path",
-  OPERATION_PATH_CANNOT_ADD: "doc is missing path",
+  OPERATION_PATH_UNRESOLVABLE: MISSING,
+  OPERATION_FROM_UNRESOLVABLE: MISSING_FROM,
+  OPERATION_PATH_CANNOT_ADD: MISSING,
   OPERATION_PATH_ILLEGAL_ARRAY_INDEX: "invalid array index",
   OPERATION_VALUE_OUT_OF_BOUNDS: "array index out of bounds",
   OPERATION_PATH_INVALID: "invalid path",
@@ -78,17 +194,26 @@ const WHY: Record<string, string> = {
   OPERATION_VALUE_CANNOT_CONTAIN_UNDEFINED: "invalid value",
 };
 
-/** A library error as kube's 422, without the document (the library's message embeds it). */
+/**
+ * A library error as kube's 422, without the document (the library's message embeds it). A
+ * fallback: the checks above leave the library nothing to refuse.
+ */
 function operationFailed(err: InstanceType<typeof jsonpatch.JsonPatchError>): StatusError {
   const op = err.operation as { op?: string; path?: string; from?: string } | undefined;
   const why = WHY[err.name] ?? "cannot apply";
   const where = op?.from !== undefined && err.name === "OPERATION_FROM_UNRESOLVABLE"
     ? op.from
     : op?.path ?? "";
-  const message = op?.op === "test"
-    ? `testing value ${where} failed: ${why}`
-    : `${op?.op ?? "an"} operation does not apply: ${why}: ${where}`;
-  return unprocessable(message, err.index);
+  return doesNotApply(op?.op ?? "an", why, where, err.index);
+}
+
+function doesNotApply(op: string, why: string, where: string, index?: number): StatusError {
+  return unprocessable(
+    op === "test"
+      ? `testing value ${where} failed: ${why}`
+      : `${op} operation does not apply: ${why}: ${where}`,
+    index,
+  );
 }
 
 function unprocessable(message: string, index?: number): StatusError {
