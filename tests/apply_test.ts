@@ -140,3 +140,18 @@ Deno.test("apply: ownerReferences are a list-map keyed by uid, finalizers a set"
   assertEquals(dropped.body.metadata.finalizers, ["x/b"]);
   await apply(ts, "two", configMap("owned", {}));
 });
+
+Deno.test("managedFields: a create owns what it sets inside a kind's required structs, not the structs", async () => {
+  await using ts = await testServer();
+  const lease = await ts.json(
+    "POST",
+    "/apis/coordination.platform.io/v1/namespaces/default/leases?fieldManager=elector",
+    { body: { metadata: { name: "l", labels: { a: "b" } }, spec: { holderIdentity: "me" } } },
+  );
+  assertEquals(lease.status, 201, JSON.stringify(lease.body));
+  // As Kubernetes: `spec` is a non-optional struct of Lease; `labels` a map the create made.
+  assertEquals(lease.body.metadata.managedFields[0].fieldsV1, {
+    "f:metadata": { "f:labels": { ".": {}, "f:a": {} } },
+    "f:spec": { "f:holderIdentity": {} },
+  });
+});

@@ -54,6 +54,8 @@ export interface FieldManagerContext {
   now: string;
   /** Top-level fields this endpoint resets: never changed or owned through it. */
   ignoredFields: string[];
+  /** What a create is compared with (the kind's empty object); default `{}`. */
+  emptyObject?: KubeObject;
 }
 
 /** The manager kubectl uses for server-side apply: it keeps the client-side apply
@@ -144,7 +146,7 @@ export function trackUpdate(
     entries = decodeManagedFields(sent)?.map((e) => reconciled(e, t));
   }
   entries ??= old ? storedEntries(old.metadata?.managedFields, t) : [];
-  const before = old ? withoutManagedFields(old) : {};
+  const before = old ? withoutManagedFields(old) : ctx.emptyObject ?? {};
   const after = withoutManagedFields(obj);
   const changes = compare(before, after, t);
   const changed = ownable(changes.modified.union(changes.added), ctx);

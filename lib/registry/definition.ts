@@ -110,6 +110,12 @@ export interface ResourceDefinition {
   fieldSelectors?: Record<string, (obj: KubeObject) => string | undefined>;
   printerColumns?: PrinterColumn[];
   strategy?: Strategy;
+  /**
+   * The kind's empty object as Kubernetes builds it to track a create's managed fields: its
+   * non-optional structs are there, empty (`{spec: {}}`), so a create does not own them as
+   * containers (`"."`), only what it sets in them. Default `{}`.
+   */
+  emptyObject?: KubeObject;
   /** Defined by a CustomResourceDefinition: no strategic merge patch, no protobuf. */
   customResource?: boolean;
   /** Where objects live in the store, when shared with another definition. */

@@ -673,6 +673,7 @@ export class ResourceRegistry {
       subresource,
       now: rfc3339(this.#clock.now()),
       ignoredFields,
+      emptyObject: this.def.emptyObject,
     };
   }
 

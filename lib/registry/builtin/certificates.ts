@@ -20,6 +20,7 @@ export const certificateSigningRequests: ResourceDefinition = {
   group: "certificates.platform.io",
   version: "v1",
   kind: "CertificateSigningRequest",
+  emptyObject: { spec: {}, status: {} },
   plural: "certificatesigningrequests",
   singular: "certificatesigningrequest",
   namespaced: false,

@@ -7,6 +7,7 @@ export const leases: ResourceDefinition = {
   group: "coordination.platform.io",
   version: "v1",
   kind: "Lease",
+  emptyObject: { spec: {} },
   plural: "leases",
   singular: "lease",
   namespaced: true,

@@ -91,6 +91,7 @@ export const namespaces: ResourceDefinition = {
   group: "",
   version: "v1",
   kind: "Namespace",
+  emptyObject: { spec: {}, status: {} },
   plural: "namespaces",
   singular: "namespace",
   namespaced: false,
