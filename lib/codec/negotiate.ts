@@ -65,13 +65,16 @@ export interface NegotiateOptions {
   allowAs?: string[];
   /** The endpoint can answer in protobuf (built-in kinds). */
   protobuf?: boolean;
+  /** The endpoint can answer in YAML (default true; watch streams cannot: YAML has no
+   * framing for a stream of documents, so kube offers JSON and protobuf only). */
+  yaml?: boolean;
 }
 
 /** Picks the best representation the client accepts; 406 when none is supported. */
 export function negotiateOutput(accept: string | null, opts: NegotiateOptions = {}): Negotiated {
   for (const r of parseAccept(accept)) {
     const enc = encodingOf(r);
-    if (!enc) continue;
+    if (!enc || (enc === "yaml" && opts.yaml === false)) continue;
     if (enc === "protobuf") {
       // Tables and other `as=` forms are JSON/YAML only here.
       if (!opts.protobuf || r.params["as"]) continue;
@@ -99,7 +102,10 @@ export function negotiateOutput(accept: string | null, opts: NegotiateOptions = 
     }
     return { encoding: enc, contentType: enc === "yaml" ? "application/yaml" : "application/json" };
   }
-  throw notAcceptable(opts.protobuf ? WITH_PROTOBUF : SUPPORTED_OUTPUT);
+  const supported = opts.protobuf ? WITH_PROTOBUF : SUPPORTED_OUTPUT;
+  throw notAcceptable(
+    opts.yaml === false ? supported.filter((t) => t !== "application/yaml") : supported,
+  );
 }
 
 function encodingOf(r: MediaRange): Encoding | undefined {

@@ -103,6 +103,7 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
   const negotiated = negotiateOutput(ctx.req.headers.get("Accept"), {
     allowAs: ["Table", "PartialObjectMetadata"],
     protobuf: scope.protobuf,
+    yaml: false,
   });
   const q = ctx.url.searchParams;
   const registry = scope.registry;
