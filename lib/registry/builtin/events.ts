@@ -90,7 +90,9 @@ function validateV1Event(obj: KubeObject, create: boolean): FieldError[] {
     if (obj[f] === undefined || obj[f] === "") errors.push({ type: "Required", field: f });
   }
   for (const f of DEPRECATED) {
-    if (obj[f] !== undefined && obj[f] !== null) {
+    // Empty values are unset: protobuf clients always send the (empty) deprecatedSource struct,
+    // and kube checks the fields' contents, not their presence.
+    if (!isEmptyValue(obj[f])) {
       errors.push({ type: "Forbidden", field: f, detail: "deprecated field must not be set" });
     }
   }
@@ -156,3 +158,10 @@ export const eventsV1: ResourceDefinition = {
   },
   storage: { group: "", resource: "events", conversion: eventsConversion },
 };
+
+/** Absent, null, zero, "" or an object of empty values: what Go's zero value looks like. */
+function isEmptyValue(v: unknown): boolean {
+  if (v === undefined || v === null || v === "" || v === 0) return true;
+  if (typeof v === "object" && !Array.isArray(v)) return Object.values(v).every(isEmptyValue);
+  return false;
+}
