@@ -11,22 +11,7 @@
 import { assert, assertEquals } from "./assert.ts";
 import { parse } from "yaml";
 import { type TestServer, testServer } from "./harness.ts";
-
-type Json = Record<string, any>;
-
-interface Vector {
-  id: string;
-  base: string;
-  patch: Json;
-  /** Sub-path (`/a/b`) -> value after the patch; `null` means the key is absent. */
-  expect?: Record<string, unknown>;
-  /** Kubernetes' error text. */
-  expectError?: string;
-}
-
-const corpus: { bases: Record<string, Json>; vectors: Vector[] } = JSON.parse(
-  await Deno.readTextFile(new URL("../testdata/smp-vectors.json", import.meta.url)),
-);
+import { at, corpus, type Json, type Vector } from "../lib/patch/testing/smp_vectors.ts";
 
 const SMP = { "Content-Type": "application/strategic-merge-patch+json" };
 
@@ -81,16 +66,6 @@ function asMergeResult(obj: Json, v: Vector): Json {
   for (const key of SERVER_METADATA) delete out.metadata?.[key];
   if (out.metadata) out.metadata.name = corpus.bases[v.base].metadata.name;
   return out;
-}
-
-/** The value at a JSON-Pointer-like path, undefined when absent. */
-function at(doc: unknown, path: string): unknown {
-  let cur = doc;
-  for (const part of path.split("/").slice(1)) {
-    if (typeof cur !== "object" || cur === null || !Object.hasOwn(cur, part)) return undefined;
-    cur = (cur as Json)[part];
-  }
-  return cur;
 }
 
 function isEmptyMap(value: unknown): boolean {

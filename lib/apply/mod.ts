@@ -15,6 +15,7 @@
  */
 
 import { badRequest, type FieldError } from "../api/errors.ts";
+import { isJsonObject as isObject } from "../api/json.ts";
 import type { FieldType } from "../registry/typed.ts";
 import { UNTYPED } from "../registry/typed.ts";
 import { type Conflict, conflictError, conflictsOf } from "./conflicts.ts";
@@ -30,7 +31,6 @@ import {
   duplicateElement,
   fieldsOf,
   fieldType,
-  isObject,
   mergeValues,
   reconcileWithSchema,
   removePaths,
@@ -69,6 +69,8 @@ export const LAST_APPLIED_KEYS = [
 ];
 
 export const FIELD_MANAGER_MAX_LENGTH = 128;
+
+const UTF8 = new TextEncoder();
 
 /**
  * Applies `config` to `live` (undefined: the object does not exist yet) as `ctx.manager`.
@@ -184,7 +186,7 @@ export function managerFromUserAgent(userAgent: string | null): string {
   let bytes = 0;
   for (const ch of head) {
     if (!isPrintable(ch)) continue;
-    const size = new TextEncoder().encode(ch).length;
+    const size = UTF8.encode(ch).length;
     if (bytes + size > FIELD_MANAGER_MAX_LENGTH) break;
     out += ch;
     bytes += size;
@@ -195,7 +197,7 @@ export function managerFromUserAgent(userAgent: string | null): string {
 /** The `fieldManager` parameter's rules: at most 128 bytes, printable characters only. */
 export function validateFieldManager(name: string): FieldError[] {
   const errors: FieldError[] = [];
-  if (new TextEncoder().encode(name).length > FIELD_MANAGER_MAX_LENGTH) {
+  if (UTF8.encode(name).length > FIELD_MANAGER_MAX_LENGTH) {
     errors.push({
       type: "TooLong",
       field: "fieldManager",

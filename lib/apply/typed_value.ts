@@ -14,6 +14,7 @@
  * are `untyped`: maps granular, lists atomic.
  */
 
+import { isJsonObject as isObject, jsonEqual as deepEqual } from "../api/json.ts";
 import { type FieldType, UNTYPED } from "../registry/typed.ts";
 import { FieldSet, indexElement, keyElement, valueElement } from "./fieldset.ts";
 
@@ -22,10 +23,6 @@ type JsonObject = Record<string, unknown>;
 
 /** How a value is walked under its type. */
 type Walk = "leaf" | "map" | "set" | "listmap";
-
-export function isObject(v: unknown): v is JsonObject {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
 
 function walkOf(t: FieldType, v: Json): Walk {
   if (isObject(v)) {
@@ -372,25 +369,6 @@ export function withoutTopLevel(set: FieldSet, names: readonly string[]): FieldS
 }
 
 // ---- values ----
-
-export function deepEqual(a: Json, b: Json): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ao = a as JsonObject;
-  const bo = b as JsonObject;
-  const ak = Object.keys(ao);
-  if (ak.length !== Object.keys(bo).length) return false;
-  for (const k of ak) {
-    if (!Object.hasOwn(bo, k) || !deepEqual(ao[k], bo[k])) return false;
-  }
-  return true;
-}
 
 /** Sets `obj[key]` as a data property, so that `__proto__` is a key like any other. */
 function setKey(obj: JsonObject, key: string, value: Json): void {

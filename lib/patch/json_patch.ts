@@ -10,6 +10,7 @@
 
 import jsonpatch from "fast-json-patch";
 import { badRequest, StatusError } from "../api/errors.ts";
+import { jsonEqual } from "../api/json.ts";
 
 /** Kubernetes' limit on the number of operations in one JSON Patch. */
 export const MAX_JSON_PATCH_OPERATIONS = 10_000;
@@ -161,23 +162,6 @@ function valueAt(doc: unknown, pointer: string): unknown {
     (node, token) => (node as Record<string, unknown>)[token],
     doc,
   );
-}
-
-/**
- * JSON equality: same type and value (numbers by value, so 1 and 1.0 are equal), arrays in
- * order, objects by their own keys in any order.
- */
-function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (!a || !b || typeof a !== "object" || typeof b !== "object") return false;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length &&
-      a.every((v, i) => jsonEqual(v, b[i]));
-  }
-  const ka = Object.keys(a);
-  const ob = b as Record<string, unknown>;
-  return ka.length === Object.keys(b).length &&
-    ka.every((k) => Object.hasOwn(b, k) && jsonEqual((a as Record<string, unknown>)[k], ob[k]));
 }
 
 const WHY: Record<string, string> = {

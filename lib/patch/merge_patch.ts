@@ -5,6 +5,7 @@
  */
 
 import { badRequest } from "../api/errors.ts";
+import { isJsonObject as isObject } from "../api/json.ts";
 
 /** The deepest nesting a merge patch may have. */
 const MAX_DEPTH = 512;
@@ -37,8 +38,4 @@ function merge(target: unknown, patch: unknown, depth: number): unknown {
 
 function copyOf(v: unknown): unknown {
   return v !== null && typeof v === "object" ? structuredClone(v) : v;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
 }

@@ -10,6 +10,7 @@ import { StatusError } from "../api/errors.ts";
 import { type SchemaNode, SchemaSet } from "../registry/schema.ts";
 import { type FieldType, typeOf } from "../registry/typed.ts";
 import { applyStrategicMergePatch, MAX_PATCH_DEPTH } from "./strategic.ts";
+import { at, corpus } from "./testing/smp_vectors.ts";
 
 type Json = Record<string, unknown>;
 
@@ -19,15 +20,6 @@ function readJson(name: string): unknown {
   return JSON.parse(Deno.readTextFileSync(new URL(name, TESTDATA)));
 }
 
-interface Vector {
-  id: string;
-  base: string;
-  patch: Json;
-  expect?: Record<string, unknown>;
-  expectError?: string;
-}
-
-const corpus = readJson("smp-vectors.json") as { bases: Record<string, Json>; vectors: Vector[] };
 const schemas = SchemaSet.builtin().extend(
   readJson("smp-schema.json") as Record<string, SchemaNode>,
 );
@@ -46,16 +38,6 @@ function deepFreeze<T>(value: T): T {
     Object.freeze(value);
   }
   return value;
-}
-
-/** The value at a JSON-Pointer-like path, undefined when absent. */
-function at(doc: unknown, path: string): unknown {
-  let cur = doc;
-  for (const part of path.split("/").slice(1)) {
-    if (typeof cur !== "object" || cur === null || !Object.hasOwn(cur, part)) return undefined;
-    cur = (cur as Json)[part];
-  }
-  return cur;
 }
 
 /** Applies with frozen inputs, so any mutation of doc or patch throws. */

@@ -41,7 +41,7 @@ import { type FieldType, typeOf } from "./typed.ts";
 import { EncodedCache } from "./encoded_cache.ts";
 import { patchedObject, type PatchType } from "./patching.ts";
 import { applyConfig, type FieldManagerContext, trackUpdate } from "../apply/mod.ts";
-import { deepEqual } from "../apply/typed_value.ts";
+import { jsonEqual } from "../api/json.ts";
 import { type ObjectFilter, selectsObject } from "./filter.ts";
 import { decodeContinue, encodeContinue, randomContinueKey } from "./continue.ts";
 
@@ -541,7 +541,8 @@ export class ResourceRegistry {
         if (!config || subresource) throw notFound(this.gr, name);
         if (config.metadata.resourceVersion) throw notFound(this.gr, name);
         await opts.beforeApplyCreate?.();
-        const obj = applyConfig(undefined, structuredClone(config), {
+        // applyConfig copies what it takes from the configuration and never changes it.
+        const obj = applyConfig(undefined, config, {
           ...this.#managerContext(opts, undefined, config),
           force: patch.force ?? false,
         });
@@ -556,19 +557,18 @@ export class ResourceRegistry {
         if (wanted && wanted !== old.metadata.resourceVersion) {
           throw conflict(this.gr, name, OBJECT_MODIFIED);
         }
-        input = structuredClone(applyConfig(old, structuredClone(config), {
+        // The result shares unchanged subtrees with `old`: copy before the write path mutates it.
+        input = structuredClone(applyConfig(old, config, {
           ...this.#managerContext(opts, old, config),
           force: patch.force ?? false,
         }));
       } else {
-        // The patch libraries may share unchanged subtrees with `old`: copy before the
-        // write path mutates the result.
-        input = structuredClone(patchedObject(
+        input = patchedObject(
           patch.type as Exclude<PatchType, "apply">,
           old,
           patch.body,
           this.fieldType(),
-        ));
+        );
         input = this.#checkBody(input);
         this.#checkName(input, name);
         // A patch that sets another resourceVersion than the stored one is stale. One that
@@ -788,7 +788,7 @@ export class ResourceRegistry {
   #sameStoredState(obj: KubeObject, old: KubeObject): boolean {
     const a = { ...old, metadata: { ...old.metadata } };
     delete a.metadata.resourceVersion;
-    return deepEqual(obj, a);
+    return jsonEqual(obj, a);
   }
 
   #finalizersPending(obj: KubeObject): boolean {

@@ -1,7 +1,8 @@
 /**
  * The non-apply patch types as one function: the object a JSON Patch, a JSON merge patch or a
- * strategic merge patch makes of the stored object. The result is a new object (the stored
- * one is shared and never mutated); the registry then writes it like an update.
+ * strategic merge patch makes of the stored object. The result is a new object that shares
+ * nothing with the stored one (which is never mutated); the registry then writes it like an
+ * update.
  */
 
 import { badRequest } from "../api/errors.ts";
@@ -26,8 +27,10 @@ export function patchedObject(
     if (!patch || typeof patch !== "object" || Array.isArray(patch)) {
       throw badRequest(`the patch must be a JSON object, not ${kindOfJson(patch)}`);
     }
+    // JSON Patch and strategic merge patch work on a deep copy of `old`; a merge patch
+    // shares unchanged subtrees with it, so copy that one.
     out = type === "merge"
-      ? applyMergePatch(old, patch)
+      ? structuredClone(applyMergePatch(old, patch))
       : applyStrategicMergePatch(old, patch, fieldType);
   }
   if (!out || typeof out !== "object" || Array.isArray(out)) {
