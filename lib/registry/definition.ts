@@ -6,6 +6,9 @@
  */
 
 import type { FieldError } from "../api/errors.ts";
+import type { Authenticator } from "../auth/authenticator.ts";
+import type { Authorizer } from "../auth/authorizer.ts";
+import type { ServiceAccountTokens } from "../auth/service_account_tokens.ts";
 
 /** A JSON object as it travels through the server. */
 // deno-lint-ignore no-explicit-any
@@ -76,6 +79,22 @@ export interface Strategy {
   specFields?: string[];
 }
 
+/** What computed resources ({@link ResourceDefinition.review}) answer from. */
+export interface ReviewServices {
+  authorizer: Authorizer;
+  authenticator: Authenticator;
+  serviceAccountTokens?: ServiceAccountTokens;
+}
+
+/** Context of a {@link ResourceDefinition.review} call. */
+export interface ReviewContext extends StrategyContext {
+  /** The namespace of the request path (`""` for cluster-scoped paths). */
+  namespace: string;
+  services: ReviewServices;
+  /** For a computed subresource: the object it hangs off (e.g. the service account). */
+  parent?: KubeObject;
+}
+
 /** How a served version maps to the shared stored form (e.g. events.platform.io/v1 stored as
  * core v1 events). Both functions return new objects. */
 export interface StorageConversion {
@@ -118,6 +137,17 @@ export interface ResourceDefinition {
   emptyObject?: KubeObject;
   /** Defined by a CustomResourceDefinition: no strategic merge patch, no protobuf. */
   customResource?: boolean;
+  /**
+   * A computed resource: create-only, stores nothing (access reviews, token requests). The
+   * body is decoded and validated as a create's, then this returns the object to answer with.
+   */
+  review?: (obj: KubeObject, ctx: ReviewContext) => Promise<KubeObject>;
+  /**
+   * Subresources answered by POST with a computed object of another kind, e.g.
+   * `serviceaccounts/token` (a TokenRequest): subresource name -> the definition of that kind
+   * (with `review`).
+   */
+  computedSubresources?: Record<string, ResourceDefinition>;
   /** Where objects live in the store, when shared with another definition. */
   storage?: { group: string; resource: string; conversion: StorageConversion };
 }

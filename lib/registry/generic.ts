@@ -34,9 +34,11 @@ import {
   apiVersionOf,
   type KubeObject,
   type ResourceDefinition,
+  type ReviewContext,
   type StrategyContext,
 } from "./definition.ts";
 import type { SchemaSet } from "./schema.ts";
+import { toKubeApiVersion } from "../api/group_names.ts";
 import { type FieldType, typeOf } from "./typed.ts";
 import { EncodedCache } from "./encoded_cache.ts";
 import { patchedObject, type PatchType } from "./patching.ts";
@@ -875,6 +877,41 @@ export class ResourceRegistry {
     return { items, resourceVersion: String(this.#store.currentRevision()) };
   }
 
+  // ---- computed resources ----
+
+  /**
+   * A create on a computed resource ({@link ResourceDefinition.review}): the body is checked
+   * as a create's (kind, types, unknown fields, the strategy's validation), then the
+   * definition computes the answer; nothing is stored. The body may spell the group the
+   * Kubernetes way (`authorization.k8s.io/v1`), as kube's typed clients do; with `kubeSpelling`
+   * the answer spells it so too, since those clients decode only their own spelling.
+   */
+  async review(
+    body: KubeObject,
+    ctx: ReviewContext,
+    opts: WriteOptions & { kubeSpelling?: boolean } = {},
+  ): Promise<WriteResult> {
+    const kubeSpelling = toKubeApiVersion(this.apiVersion);
+    if (body && typeof body === "object" && body.apiVersion === kubeSpelling) {
+      body.apiVersion = this.apiVersion;
+    }
+    const obj = this.#checkBody(body);
+    // The answer's status is computed: what the client sent there (kube's typed clients send
+    // an empty one) is not validated.
+    delete obj.status;
+    this.#checkTypes(obj);
+    const warnings = this.#validate(
+      obj,
+      opts,
+      () => this.def.strategy?.validateCreate?.(obj, ctx) ?? [],
+      false,
+    );
+    const out = await this.def.review!(obj, ctx);
+    out.apiVersion = opts.kubeSpelling ? kubeSpelling : this.apiVersion;
+    out.kind = this.def.kind;
+    return { object: out, warnings };
+  }
+
   // ---- shared steps ----
 
   /** A body must be an object of this kind; apiVersion/kind are defaulted when absent. */
@@ -927,6 +964,7 @@ export class ResourceRegistry {
     obj: KubeObject,
     opts: WriteOptions,
     extra: () => FieldError[],
+    checkMeta = true,
   ): string[] {
     const mode = opts.fieldValidation ?? "Warn";
     const res = this.#schemas.validate(obj, this.def.schema);
@@ -944,12 +982,14 @@ export class ResourceRegistry {
     const warnings = mode === "Warn" ? problems : [];
     if (res.unknownFields.length) this.#schemas.prune(obj, this.def.schema);
     const errors: FieldError[] = [...res.errors];
-    errors.push(
-      ...validateObjectMeta(obj.metadata, {
-        namespaced: this.def.namespaced,
-        nameFn: this.def.nameValidation ?? "dns1123Subdomain",
-      }),
-    );
+    if (checkMeta) {
+      errors.push(
+        ...validateObjectMeta(obj.metadata, {
+          namespaced: this.def.namespaced,
+          nameFn: this.def.nameValidation ?? "dns1123Subdomain",
+        }),
+      );
+    }
     errors.push(...extra());
     if (errors.length) {
       throw invalid(this.def.kind, this.def.group, obj.metadata?.name ?? "", dedupe(errors));

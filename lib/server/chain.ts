@@ -5,6 +5,7 @@
  */
 
 import type { Authenticator } from "../auth/authenticator.ts";
+import type { Authorizer } from "../auth/authorizer.ts";
 import { internalError, StatusError } from "../api/errors.ts";
 import type { Filter, Handler, RequestContext } from "./context.ts";
 import { authenticationFilter } from "./filters/authentication.ts";
@@ -17,6 +18,7 @@ import type { Logger } from "./log.ts";
 
 export interface ChainDeps {
   authenticator: Authenticator;
+  authorizer: Authorizer;
   maxBodyBytes: number;
   /** The `APIResponseCompression` feature gate: gzip get and list responses. */
   responseCompression: boolean;
@@ -31,7 +33,7 @@ export function buildHandlerChain(
     // Authentication first: everything after it may rely on ctx.user.
     authenticationFilter(deps.authenticator),
     // Authorization after authentication, before any work is done for the request.
-    authorizationFilter(),
+    authorizationFilter(deps.authorizer),
     // Compression wraps what the handler returns; errors are thrown past it to the error exit
     // below, so Status errors are never compressed.
     compressionFilter(deps.responseCompression),

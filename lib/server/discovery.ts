@@ -65,6 +65,17 @@ export function apiResourceList(catalogue: Catalogue, group: string, version: st
         verbs: sub === "finalize" ? ["update"] : SUBRESOURCE_VERBS,
       });
     }
+    for (const [sub, kind] of Object.entries(def.computedSubresources ?? {})) {
+      resources.push({
+        name: `${def.plural}/${sub}`,
+        singularName: "",
+        namespaced: def.namespaced,
+        group: kind.group,
+        version: kind.version,
+        kind: kind.kind,
+        verbs: kind.verbs,
+      });
+    }
   }
   return {
     kind: "APIResourceList",
@@ -84,13 +95,19 @@ function discoveryResource(def: ResourceDefinition) {
   };
   if (def.shortNames?.length) r.shortNames = def.shortNames;
   if (def.categories?.length) r.categories = def.categories;
-  if (def.subresources?.length) {
-    r.subresources = def.subresources.map((sub) => ({
+  const subresources: unknown[] = (def.subresources ?? []).map((sub) => ({
+    subresource: sub,
+    responseKind: { group: "", version: "", kind: subresourceKind(def) },
+    verbs: sub === "finalize" ? ["update"] : SUBRESOURCE_VERBS,
+  }));
+  for (const [sub, kind] of Object.entries(def.computedSubresources ?? {})) {
+    subresources.push({
       subresource: sub,
-      responseKind: { group: "", version: "", kind: subresourceKind(def) },
-      verbs: sub === "finalize" ? ["update"] : SUBRESOURCE_VERBS,
-    }));
+      responseKind: { group: kind.group, version: kind.version, kind: kind.kind },
+      verbs: kind.verbs,
+    });
   }
+  if (subresources.length) r.subresources = subresources;
   return r;
 }
 

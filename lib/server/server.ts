@@ -16,6 +16,8 @@ import {
 import { loadTokenFile } from "../auth/token_file.ts";
 import { tokenAuthenticator, unionAuthenticator } from "../auth/authenticator.ts";
 import { Catalogue } from "../registry/catalogue.ts";
+import { alwaysAllow } from "../auth/authorizer.ts";
+import { ServiceAccountTokens } from "../auth/service_account_tokens.ts";
 import { builtinDefinitions } from "../registry/builtin/mod.ts";
 import type { ResourceDefinition } from "../registry/definition.ts";
 import { ResourceRegistry } from "../registry/generic.ts";
@@ -127,7 +129,12 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
       namespaceGate: def.namespaced ? gate : undefined,
       continueKey,
     });
-  for (const def of catalogue.definitions) registries.set(def, newRegistry(def, schemas));
+  for (const def of catalogue.definitions) {
+    registries.set(def, newRegistry(def, schemas));
+    for (const sub of Object.values(def.computedSubresources ?? {})) {
+      registries.set(sub, newRegistry(sub, schemas));
+    }
+  }
   const namespaces = registries.get(catalogue.lookup("", "v1", "namespaces")!)!;
   await ensureNamespaces(namespaces);
   const nsController = new NamespaceController({
@@ -152,8 +159,19 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
   const shutdownSignal = new AbortController();
   let port = 0;
   const openapi = new CatalogueOpenAPI(catalogue, () => crdController.schemas());
+  const serviceAccounts = registries.get(catalogue.lookup("", "v1", "serviceaccounts")!)!;
+  const serviceAccountTokens = await ServiceAccountTokens.open(dataDir);
+  const authenticator = unionAuthenticator([
+    tokenAuthenticator(tokens),
+    serviceAccountTokens.authenticator(async (namespace, name) => {
+      const sa = await serviceAccounts.get(namespace, name).catch(() => undefined);
+      return sa?.metadata?.uid;
+    }),
+  ]);
+  const authorizer = alwaysAllow;
   const chain = buildHandlerChain({
-    authenticator: unionAuthenticator([tokenAuthenticator(tokens)]),
+    authenticator,
+    authorizer,
     maxBodyBytes,
     responseCompression: resolveFeatureGates(opts.featureGates ?? new Map()).get(
       "APIResponseCompression",
@@ -177,6 +195,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
         registries,
         maxBodyBytes,
         watchList: resolveFeatureGates(opts.featureGates ?? new Map()).get("WatchList") ?? false,
+        reviews: { authorizer, authenticator, serviceAccountTokens },
       }),
     }),
   });

@@ -5,6 +5,7 @@ import { ALL_VERBS, type KubeObject, type ResourceDefinition } from "../definiti
 import { AGE, keyCount } from "./columns.ts";
 import { namespaceStrategy } from "./namespace.ts";
 import { coreEventFieldSelectors } from "./events.ts";
+import { tokenRequests } from "./reviews.ts";
 
 const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
 const CONFIG_KEY_MESSAGE =
@@ -201,6 +202,7 @@ export const serviceaccounts: ResourceDefinition = {
   verbs: ALL_VERBS,
   schema: "io.k8s.api.core.v1.ServiceAccount",
   deleteReturnsObject: true,
+  computedSubresources: { token: tokenRequests },
   printerColumns: [
     {
       name: "Secrets",

@@ -6,6 +6,7 @@ import { leases } from "./coordination.ts";
 import { eventsV1 } from "./events.ts";
 import { certificateSigningRequests } from "./certificates.ts";
 import { customResourceDefinitions } from "./apiextensions.ts";
+import { reviewDefinitions } from "./reviews.ts";
 
 export function builtinDefinitions(): ResourceDefinition[] {
   return [
@@ -18,5 +19,6 @@ export function builtinDefinitions(): ResourceDefinition[] {
     eventsV1,
     certificateSigningRequests,
     customResourceDefinitions,
+    ...reviewDefinitions,
   ];
 }

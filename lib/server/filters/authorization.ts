@@ -1,10 +1,58 @@
 /**
- * Authorization filter. Until RBAC and webhook authorizers land, every authenticated user may
- * do everything (the README says so). The filter exists now so the chain's order is final.
+ * Authorization filter: asks the authorizer about the request's attributes and answers 403 in
+ * kube's words unless it allows. Until the authorization configuration lands the server runs
+ * with {@link alwaysAllow} (the README says so); the filter already has its final place.
  */
 
-import type { Filter } from "../context.ts";
+import { forbidden, StatusError } from "../../api/errors.ts";
+import type { Attributes, Authorizer } from "../../auth/authorizer.ts";
+import type { Filter, RequestContext, UserInfo } from "../context.ts";
 
-export function authorizationFilter(): Filter {
-  return (ctx, next) => next(ctx);
+export function authorizationFilter(authorizer: Authorizer): Filter {
+  return async (ctx, next) => {
+    // Unauthenticated requests got here only for the public health and version paths.
+    if (!ctx.user) return next(ctx);
+    const user = ctx.user;
+    const check = async (verb: string) => {
+      const attributes = attributesOf(ctx, user, verb);
+      const res = await authorizer.authorize(attributes);
+      if (res.decision !== "Allow") throw deniedError(attributes, res.reason);
+    };
+    await check(ctx.info.verb);
+    ctx.authorizeVerb = check;
+    return next(ctx);
+  };
+}
+
+function attributesOf(ctx: RequestContext, user: UserInfo, verb: string): Attributes {
+  const info = ctx.info;
+  if (!info.isResourceRequest) return { user, verb, resourceRequest: false, path: info.path };
+  return {
+    user,
+    verb,
+    resourceRequest: true,
+    namespace: info.namespace,
+    apiGroup: info.group,
+    apiVersion: info.version,
+    resource: info.resource,
+    subresource: info.subresource,
+    name: info.name,
+  };
+}
+
+/** kube's message: `User "u" cannot list resource "configmaps" in API group "" in the
+ * namespace "default"`, then the authorizer's reason. */
+function deniedError(a: Attributes, reason?: string) {
+  const who = `User "${a.user.username}" cannot ${a.verb}`;
+  let why: string;
+  if (!a.resourceRequest) {
+    why = `${who} path "${a.path}"`;
+  } else {
+    const resource = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
+    const where = a.namespace ? `in the namespace "${a.namespace}"` : "at the cluster scope";
+    why = `${who} resource "${resource}" in API group "${a.apiGroup}" ${where}`;
+  }
+  if (reason) why += `: ${reason}`;
+  if (!a.resourceRequest) return new StatusError(403, "Forbidden", `forbidden: ${why}`);
+  return forbidden({ group: a.apiGroup ?? "", resource: a.resource ?? "" }, a.name ?? "", why);
 }

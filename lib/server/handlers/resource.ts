@@ -6,7 +6,10 @@
 import { methodNotAllowed, notFound, StatusError } from "../../api/errors.ts";
 import type { Catalogue } from "../../registry/catalogue.ts";
 import type { ResourceRegistry } from "../../registry/generic.ts";
-import type { ResourceDefinition, Verb } from "../../registry/definition.ts";
+import type { ResourceDefinition, ReviewServices, Verb } from "../../registry/definition.ts";
+import { toPlatformGroup } from "../../api/group_names.ts";
+import { alwaysAllow } from "../../auth/authorizer.ts";
+import { reviewHandler } from "./review.ts";
 import type { RequestContext } from "../context.ts";
 import { hasProtobuf } from "../../codec/protobuf/mod.ts";
 import { createHandler } from "./create.ts";
@@ -47,12 +50,33 @@ export interface ResourceRouterDeps {
   maxBodyBytes: number;
   /** The WatchList feature gate (streaming lists). */
   watchList?: boolean;
+  /** What computed resources (access and token reviews, token requests) answer from. */
+  reviews?: ReviewServices;
 }
 
+const NO_REVIEW_SERVICES: ReviewServices = {
+  authorizer: alwaysAllow,
+  authenticator: { authenticate: () => undefined },
+};
+
 export function resourceHandler(deps: ResourceRouterDeps) {
-  return (ctx: RequestContext): Promise<Response> => {
+  const services = deps.reviews ?? NO_REVIEW_SERVICES;
+  const scopeOf = (registry: ResourceRegistry) => ({
+    registry,
+    maxBodyBytes: deps.maxBodyBytes,
+    watchList: deps.watchList ?? false,
+    protobuf: hasProtobuf(registry.apiVersion, registry.def.kind),
+  });
+  return async (ctx: RequestContext): Promise<Response> => {
     const info = ctx.info;
-    const def = deps.catalogue.lookup(info.group, info.version, info.resource);
+    let def = deps.catalogue.lookup(info.group, info.version, info.resource);
+    let kubeSpelling = false;
+    if (!def) {
+      // kube's typed clients (`kubectl auth can-i`, `auth whoami`) address computed resources
+      // by their upstream group name; storing nothing, they can answer under both.
+      const alias = deps.catalogue.lookup(toPlatformGroup(info.group), info.version, info.resource);
+      if (alias?.review) [def, kubeSpelling] = [alias, true];
+    }
     if (!def) throw pathNotFound();
     const verb = info.verb as Verb;
     const isNamespaceObject = def.plural === "namespaces" && !def.group;
@@ -63,6 +87,13 @@ export function resourceHandler(deps: ResourceRouterDeps) {
       if (info.name) throw pathNotFound();
       if (verb !== "list" && verb !== "watch") throw methodNotAllowed();
     }
+    const computed = info.subresource ? def.computedSubresources?.[info.subresource] : undefined;
+    if (computed) {
+      if (verb !== "create") throw methodNotAllowed();
+      const parent = await deps.registries.get(def)!.get(info.namespace, info.name);
+      const scope = scopeOf(deps.registries.get(computed)!);
+      return await reviewHandler(ctx, scope, { services, kubeSpelling, parent });
+    }
     if (info.subresource) {
       if (!def.subresources?.includes(info.subresource)) throw pathNotFound();
       if (!SUBRESOURCE_VERBS.includes(verb)) throw methodNotAllowed();
@@ -70,6 +101,12 @@ export function resourceHandler(deps: ResourceRouterDeps) {
       throw methodNotAllowed();
     }
     if (info.legacyWatch && verb !== "watch") throw methodNotAllowed();
+    if (def.review) {
+      return await reviewHandler(ctx, scopeOf(deps.registries.get(def)!), {
+        services,
+        kubeSpelling,
+      });
+    }
     const handler = HANDLERS[verb];
     if (!handler) throw methodNotAllowed();
     const registry = deps.registries.get(def)!;
@@ -79,11 +116,6 @@ export function resourceHandler(deps: ResourceRouterDeps) {
     ) {
       throw notFound(registry.gr, "");
     }
-    return handler(ctx, {
-      registry,
-      maxBodyBytes: deps.maxBodyBytes,
-      watchList: deps.watchList ?? false,
-      protobuf: hasProtobuf(registry.apiVersion, def.kind),
-    });
+    return await handler(ctx, scopeOf(registry));
   };
 }

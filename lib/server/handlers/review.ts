@@ -1,0 +1,51 @@
+/**
+ * POST to a computed resource (an access review, a token review) or a computed subresource
+ * (`serviceaccounts/{name}/token`): decode, validate, answer; nothing is stored. kube answers
+ * these with 201 Created.
+ */
+
+import { KUBE_PROTOBUF, negotiateOutput } from "../../codec/negotiate.ts";
+import type { KubeObject, ReviewServices } from "../../registry/definition.ts";
+import type { RequestContext } from "../context.ts";
+import { objectResponse } from "../respond.ts";
+import {
+  checkNamespace,
+  dryRunOf,
+  fieldValidationOf,
+  readObject,
+  type ResourceScope,
+  strategyContext,
+} from "./scope.ts";
+
+export interface ReviewRequest {
+  services: ReviewServices;
+  /** The client addressed the group by its Kubernetes name (`authorization.k8s.io`). */
+  kubeSpelling: boolean;
+  /** For a computed subresource: the object it hangs off. */
+  parent?: KubeObject;
+}
+
+export async function reviewHandler(
+  ctx: RequestContext,
+  scope: ResourceScope,
+  request: ReviewRequest,
+): Promise<Response> {
+  const negotiated = negotiateOutput(ctx.req.headers.get("Accept"), { protobuf: scope.protobuf });
+  dryRunOf(ctx, "CreateOptions"); // validated; a review writes nothing either way
+  const fieldValidation = fieldValidationOf(ctx);
+  const { object: body, duplicateFields } = await readObject(ctx, scope);
+  checkNamespace(body, ctx.info.namespace, scope.registry.def.namespaced);
+  // Kubernetes' typed clients send and expect Kubernetes' group names: a body in that
+  // spelling, or kube's protobuf media type, is answered in it.
+  const contentType = ctx.req.headers.get("Content-Type") ?? "";
+  const kubeSpelling = request.kubeSpelling || contentType.startsWith(KUBE_PROTOBUF) ||
+    (typeof body.apiVersion === "string" && /(^|\.)k8s\.io\//.test(body.apiVersion));
+  const res = await scope.registry.review(body, {
+    ...strategyContext(ctx),
+    namespace: ctx.info.namespace,
+    services: request.services,
+    parent: request.parent,
+  }, { fieldValidation, duplicateFields, kubeSpelling });
+  ctx.warnings.push(...res.warnings);
+  return objectResponse(ctx, 201, res.object, negotiated);
+}
