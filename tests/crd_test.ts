@@ -731,3 +731,70 @@ Deno.test("crd: a CRD waits for objects with finalizers, refusing new ones, also
     await Deno.remove(dataDir, { recursive: true });
   }
 });
+
+Deno.test("crd: a deprecated version warns on every request, in kube's words or the CRD's", async () => {
+  await using t = await testServer();
+  const crd: any = structuredClone(gadgetsCrd);
+  crd.spec.versions[0].deprecated = true;
+  await createEstablished(t, crd);
+  const gadgets = "/apis/ops.example.com/v1alpha1/gadgets";
+  const created = await t.json("POST", gadgets, {
+    body: {
+      apiVersion: "ops.example.com/v1alpha1",
+      kind: "Gadget",
+      metadata: { name: "g" },
+      spec: { size: 1 },
+    },
+  });
+  assert.equal(created.status, 201);
+  assert.equal(
+    created.headers.get("Warning"),
+    '299 - "ops.example.com/v1alpha1 Gadget is deprecated"',
+  );
+  const missing = await t.json("GET", `${gadgets}/nope`);
+  assert.equal(missing.status, 404);
+  assert.equal(
+    missing.headers.get("Warning"),
+    '299 - "ops.example.com/v1alpha1 Gadget is deprecated"',
+  );
+
+  // A custom warning replaces kube's text once the CRD says so.
+  const current = (await t.json("GET", `${CRDS}/gadgets.ops.example.com`)).body;
+  current.spec.versions[0].deprecationWarning = "use ops.example.com/v1 instead";
+  assert.equal(
+    (await t.json("PUT", `${CRDS}/gadgets.ops.example.com`, { body: current })).status,
+    200,
+  );
+  let warning: string | null = null;
+  for (let i = 0; i < 50 && warning !== '299 - "use ops.example.com/v1 instead"'; i++) {
+    warning = (await t.json("GET", gadgets)).headers.get("Warning");
+    if (warning !== '299 - "use ops.example.com/v1 instead"') {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  assert.equal(warning, '299 - "use ops.example.com/v1 instead"');
+  // Built-in resources carry no deprecation warning.
+  assert.equal((await t.json("GET", "/api/v1/configmaps")).headers.get("Warning"), null);
+});
+
+Deno.test("crd: deprecationWarning only on deprecated versions, short and printable", async () => {
+  await using t = await testServer();
+  const cases: [Record<string, unknown>, RegExp][] = [
+    [
+      { deprecationWarning: "x" },
+      /deprecationWarning: Invalid value: "x": can only be set for deprecated versions/,
+    ],
+    [{ deprecated: true, deprecationWarning: "w".repeat(257) }, /deprecationWarning: Too long/],
+    [
+      { deprecated: true, deprecationWarning: "a\u0007b" },
+      /non-printable character found at index 1/,
+    ],
+  ];
+  for (const [fields, message] of cases) {
+    const crd = structuredClone(gadgetsCrd);
+    Object.assign(crd.spec.versions[0], fields);
+    const res = await t.json("POST", CRDS, { body: crd });
+    assert.equal(res.status, 422, JSON.stringify(fields));
+    assert.match(res.body.message, message);
+  }
+});

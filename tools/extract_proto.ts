@@ -16,6 +16,10 @@
  * - records for every singular field whether it is always written (a non-pointer Go field) or
  *   only when set (a pointer Go field, listed in {@link WRITTEN_WHEN_SET}): the .proto files do
  *   not carry this, and the round-trip fixtures cannot tell either since every field is set there;
+ * - records the JSON name of fields whose Go json tag differs from the proto name
+ *   ({@link JSON_NAMES}, e.g. JSONSchemaProps' `$ref` and `x-kubernetes-*`), and the JSON form of
+ *   messages that are not an object of their fields ({@link FORMS}: times, raw JSON, string
+ *   lists, the JSONSchemaPropsOr… unions);
  * - maps each served apiVersion/kind (groups renamed from `k8s.io` to `platform.io`) to its
  *   message;
  * - writes stable, sorted JSON so reruns produce identical bytes.
@@ -35,20 +39,46 @@ const PROTO_FILES = [
   "k8s.io/api/coordination/v1/generated.proto",
   "k8s.io/api/events/v1/generated.proto",
   "k8s.io/api/certificates/v1/generated.proto",
+  "k8s.io/api/authentication/v1/generated.proto",
+  "k8s.io/api/authorization/v1/generated.proto",
+  "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1/generated.proto",
 ];
 
 const META = "k8s.io.apimachinery.pkg.apis.meta.v1";
 const RUNTIME = "k8s.io.apimachinery.pkg.runtime";
 const CORE = "k8s.io.api.core.v1";
+const AUTHN = "k8s.io.api.authentication.v1";
+const AUTHZ = "k8s.io.api.authorization.v1";
+const APIEXT = "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1";
 
-/** Served group versions and their kinds (each also gets its `…List`). */
-const SERVED: Record<string, { pkg: string; kinds: string[] }> = {
+/**
+ * Served group versions and their kinds. Each kind also gets its `…List`, except in groups with
+ * `lists: false`: the review kinds are only created (a request answered in place) and have no
+ * List message.
+ */
+const SERVED: Record<string, { pkg: string; kinds: string[]; lists?: false }> = {
   "v1": { pkg: CORE, kinds: ["Namespace", "ConfigMap", "Secret", "ServiceAccount", "Event"] },
   "coordination.platform.io/v1": { pkg: "k8s.io.api.coordination.v1", kinds: ["Lease"] },
   "events.platform.io/v1": { pkg: "k8s.io.api.events.v1", kinds: ["Event"] },
   "certificates.platform.io/v1": {
     pkg: "k8s.io.api.certificates.v1",
     kinds: ["CertificateSigningRequest"],
+  },
+  "apiextensions.platform.io/v1": { pkg: APIEXT, kinds: ["CustomResourceDefinition"] },
+  "authentication.platform.io/v1": {
+    pkg: AUTHN,
+    kinds: ["TokenReview", "TokenRequest", "SelfSubjectReview"],
+    lists: false,
+  },
+  "authorization.platform.io/v1": {
+    pkg: AUTHZ,
+    kinds: [
+      "SubjectAccessReview",
+      "SelfSubjectAccessReview",
+      "LocalSubjectAccessReview",
+      "SelfSubjectRulesReview",
+    ],
+    lists: false,
   },
 };
 
@@ -97,7 +127,126 @@ const WRITTEN_WHEN_SET: Record<string, string[]> = {
   "k8s.io.api.events.v1.Event": ["series", "related"],
   "k8s.io.api.certificates.v1.CertificateSigningRequestSpec": ["request", "expirationSeconds"],
   "k8s.io.api.certificates.v1.CertificateSigningRequestStatus": ["certificate"],
+  // authentication/v1: TokenReviewStatus and UserInfo are all value fields
+  [`${AUTHN}.TokenRequestSpec`]: ["expirationSeconds", "boundObjectRef"],
+  // authorization/v1: SubjectAccessReviewStatus and SubjectRulesReviewStatus are all values
+  [`${AUTHZ}.SubjectAccessReviewSpec`]: ["resourceAttributes", "nonResourceAttributes"],
+  [`${AUTHZ}.SelfSubjectAccessReviewSpec`]: ["resourceAttributes", "nonResourceAttributes"],
+  [`${AUTHZ}.ResourceAttributes`]: ["fieldSelector", "labelSelector"],
+  // apiextensions/v1 (types.go, types_jsonschema.go)
+  [`${APIEXT}.CustomResourceDefinitionSpec`]: ["conversion"],
+  [`${APIEXT}.CustomResourceConversion`]: ["webhook"],
+  [`${APIEXT}.WebhookConversion`]: ["clientConfig"],
+  [`${APIEXT}.WebhookClientConfig`]: ["url", "service", "caBundle"],
+  [`${APIEXT}.ServiceReference`]: ["path", "port"],
+  [`${APIEXT}.CustomResourceDefinitionVersion`]: ["deprecationWarning", "schema", "subresources"],
+  [`${APIEXT}.CustomResourceValidation`]: ["openAPIV3Schema"],
+  [`${APIEXT}.CustomResourceSubresources`]: ["status", "scale"],
+  [`${APIEXT}.CustomResourceSubresourceScale`]: ["labelSelectorPath"],
+  [`${APIEXT}.JSONSchemaProps`]: [
+    "ref",
+    "default",
+    "maximum",
+    "minimum",
+    "maxLength",
+    "minLength",
+    "maxItems",
+    "minItems",
+    "multipleOf",
+    "maxProperties",
+    "minProperties",
+    "items",
+    "not",
+    "additionalProperties",
+    "additionalItems",
+    "externalDocs",
+    "example",
+    "xKubernetesPreserveUnknownFields",
+    "xKubernetesListType",
+    "xKubernetesMapType",
+  ],
+  [`${APIEXT}.JSONSchemaPropsOrArray`]: ["schema"],
+  [`${APIEXT}.JSONSchemaPropsOrBool`]: ["schema"],
+  [`${APIEXT}.JSONSchemaPropsOrStringArray`]: ["schema"],
+  [`${APIEXT}.JSON`]: ["raw"],
+  [`${APIEXT}.ValidationRule`]: ["reason", "optionalOldSelf"],
 };
+
+/**
+ * Fields whose JSON name is not their proto name (the Go json tag differs from the protobuf
+ * name): message -> proto name -> JSON name. The codec reads and writes the JSON name.
+ */
+const JSON_NAMES: Record<string, Record<string, string>> = {
+  [`${AUTHN}.BoundObjectReference`]: { uID: "uid" },
+  [`${APIEXT}.JSONSchemaProps`]: {
+    schema: "$schema",
+    ref: "$ref",
+    xKubernetesPreserveUnknownFields: "x-kubernetes-preserve-unknown-fields",
+    xKubernetesEmbeddedResource: "x-kubernetes-embedded-resource",
+    xKubernetesIntOrString: "x-kubernetes-int-or-string",
+    xKubernetesListMapKeys: "x-kubernetes-list-map-keys",
+    xKubernetesListType: "x-kubernetes-list-type",
+    xKubernetesMapType: "x-kubernetes-map-type",
+    xKubernetesValidations: "x-kubernetes-validations",
+  },
+};
+
+/**
+ * Messages whose JSON form is not an object of their fields; the codec implements each form:
+ * - `time`, `microTime`: an RFC 3339 string (`{seconds, nanos}`);
+ * - `json`: any JSON value, held as JSON text in the bytes field 1 (FieldsV1, apiextensions'
+ *   JSON); null is the empty message;
+ * - `rawExtension`: an object, held in field 1 as a whole protobuf body (built-in kinds) or as
+ *   JSON text;
+ * - `stringList`: an array of strings, the repeated string field 1 (Go's `[]string` types);
+ * - `union`: one of several JSON shapes, each held in its own field ({@link Union}).
+ */
+const FORMS: Record<string, Form> = {
+  [`${META}.Time`]: { form: "time" },
+  [`${META}.MicroTime`]: { form: "microTime" },
+  [`${META}.FieldsV1`]: { form: "json" },
+  [`${RUNTIME}.RawExtension`]: { form: "rawExtension" },
+  "k8s.io.api.certificates.v1.ExtraValue": { form: "stringList" },
+  [`${AUTHN}.ExtraValue`]: { form: "stringList" },
+  [`${AUTHN}.AttestationValue`]: { form: "stringList" },
+  [`${AUTHZ}.ExtraValue`]: { form: "stringList" },
+  [`${APIEXT}.JSON`]: { form: "json" },
+  // A schema or a list of schemas.
+  [`${APIEXT}.JSONSchemaPropsOrArray`]: {
+    form: "union",
+    union: { object: "schema", array: "jSONSchemas" },
+  },
+  // A schema or a boolean; a schema also sets `allows` (kube's UnmarshalJSON).
+  [`${APIEXT}.JSONSchemaPropsOrBool`]: {
+    form: "union",
+    union: { object: "schema", boolean: "allows" },
+  },
+  // A schema or a list of property names.
+  [`${APIEXT}.JSONSchemaPropsOrStringArray`]: {
+    form: "union",
+    union: { object: "schema", array: "property" },
+  },
+};
+
+/**
+ * The fields holding each JSON shape of a `union` message. JSON to protobuf: the value's shape
+ * picks the field (an object also sets the `boolean` field to true). Protobuf to JSON, as kube's
+ * MarshalJSON: a non-empty `array` field, else the `object` field, else the `boolean` field
+ * (false when unset), else null.
+ */
+export interface Union {
+  object?: string;
+  array?: string;
+  boolean?: string;
+}
+
+export interface Form {
+  form: "time" | "microTime" | "json" | "rawExtension" | "stringList" | "union";
+  union?: Union;
+}
+
+/** The scalar types the codec implements. */
+const SCALAR_TYPES = new Set(["string", "bytes", "bool", "int32", "int64", "double"]);
 
 export interface FieldDescriptor {
   name: string;
@@ -108,12 +257,21 @@ export interface FieldDescriptor {
   label?: "repeated" | "map";
   /** singular fields: written when empty (Go value field) unless `false` */
   always?: boolean;
+  /** the JSON name, when it is not `name` */
+  json?: string;
+}
+
+export interface MessageDescriptor {
+  /** the message's own JSON form ({@link FORMS}); an object of its fields when absent */
+  form?: Form["form"];
+  union?: Union;
+  fields: FieldDescriptor[];
 }
 
 export interface Descriptors {
   /** apiVersion -> kind -> message name */
   kinds: Record<string, Record<string, string>>;
-  messages: Record<string, { fields: FieldDescriptor[] }>;
+  messages: Record<string, MessageDescriptor>;
 }
 
 /** Builds the descriptors from the proto sources found under `protoRoot`. */
@@ -126,10 +284,10 @@ export function extract(protoRoot: string): Descriptors {
 
   const kinds: Descriptors["kinds"] = {};
   const wanted: string[] = [...ROOTS];
-  for (const [apiVersion, { pkg, kinds: names }] of Object.entries(SERVED)) {
+  for (const [apiVersion, { pkg, kinds: names, lists }] of Object.entries(SERVED)) {
     kinds[apiVersion] = {};
     for (const kind of names) {
-      for (const k of [kind, `${kind}List`]) {
+      for (const k of lists === false ? [kind] : [kind, `${kind}List`]) {
         kinds[apiVersion][k] = `${pkg}.${k}`;
         wanted.push(`${pkg}.${k}`);
       }
@@ -149,6 +307,7 @@ export function extract(protoRoot: string): Descriptors {
     if (messages[name]) continue;
     const type = root.lookupType(name);
     const whenSet = new Set(WRITTEN_WHEN_SET[name] ?? []);
+    const jsonNames = new Map(Object.entries(JSON_NAMES[name] ?? {}));
     const fields: FieldDescriptor[] = [];
     for (const field of type.fieldsArray) {
       field.resolve();
@@ -162,22 +321,40 @@ export function extract(protoRoot: string): Descriptors {
         wanted.push(typeName);
       } else if (field.resolvedType) {
         throw new Error(`Field ${name}.${field.name} has an unsupported enum type`);
+      } else if (!SCALAR_TYPES.has(typeName)) {
+        throw new Error(`Field ${name}.${field.name} has an unsupported type ${typeName}`);
       }
       const out: FieldDescriptor = { name: field.name, number: field.id, type: typeName };
       if (isMap) out.label = "map";
       else if (field.repeated) out.label = "repeated";
       else out.always = !whenSet.delete(field.name);
+      const json = jsonNames.get(field.name);
+      if (json !== undefined) {
+        jsonNames.delete(field.name);
+        out.json = json;
+      }
       fields.push(out);
     }
     if (whenSet.size > 0) {
       throw new Error(`Unknown fields in WRITTEN_WHEN_SET for ${name}: ${[...whenSet]}`);
     }
+    if (jsonNames.size > 0) {
+      throw new Error(`Unknown fields in JSON_NAMES for ${name}: ${[...jsonNames.keys()]}`);
+    }
     // kube writes fields in field-number order
     fields.sort((a, b) => a.number - b.number);
-    messages[name] = { fields };
+    const form = FORMS[name];
+    for (const member of Object.values(form?.union ?? {})) {
+      if (!fields.some((f) => f.name === member)) {
+        throw new Error(`FORMS names unknown union field ${name}.${member}`);
+      }
+    }
+    messages[name] = form ? { ...form, fields } : { fields };
   }
-  for (const name of Object.keys(WRITTEN_WHEN_SET)) {
-    if (!messages[name]) throw new Error(`WRITTEN_WHEN_SET names unreachable message ${name}`);
+  for (const table of [WRITTEN_WHEN_SET, JSON_NAMES, FORMS]) {
+    for (const name of Object.keys(table)) {
+      if (!messages[name]) throw new Error(`${name} is not a message the served kinds reach`);
+    }
   }
 
   const sorted: Descriptors["messages"] = {};

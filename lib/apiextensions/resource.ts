@@ -89,7 +89,13 @@ export function customResource(
     def.categories = [...names.categories];
   }
   if (hasStatus) def.subresources = ["status"];
+  if (version.deprecated === true) {
+    def.deprecationWarning = typeof version.deprecationWarning === "string"
+      ? version.deprecationWarning
+      : `${group}/${version.name} ${kind} is deprecated`;
+  }
   const fingerprint = JSON.stringify({
+    deprecationWarning: def.deprecationWarning,
     group,
     version: version.name,
     names,

@@ -165,6 +165,37 @@ function validateNames(names: Json, path: string): FieldError[] {
   return errs;
 }
 
+/** kube's rules: only on deprecated versions, at most 256 characters, printable. */
+function validateDeprecationWarning(v: Json, at: string): FieldError[] {
+  const warning = v.deprecationWarning;
+  if (warning === undefined || warning === null) return [];
+  const field = `${at}.deprecationWarning`;
+  if (v.deprecated !== true) {
+    return [{
+      type: "Invalid",
+      field,
+      value: warning,
+      detail: "can only be set for deprecated versions",
+    }];
+  }
+  if (typeof warning !== "string") return [];
+  if (warning.length > 256) {
+    return [{ type: "TooLong", field, value: warning, detail: "may not be longer than 256" }];
+  }
+  // deno-lint-ignore no-control-regex
+  const bad = warning.search(/[\u0000-\u001f\u007f]/);
+  if (bad >= 0) {
+    return [{
+      type: "Invalid",
+      field,
+      value: warning,
+      detail:
+        `must only contain printable UTF-8 characters; non-printable character found at index ${bad}`,
+    }];
+  }
+  return [];
+}
+
 function validateVersions(versions: unknown): FieldError[] {
   const errs: FieldError[] = [];
   const path = "spec.versions";
@@ -213,6 +244,7 @@ function validateVersions(versions: unknown): FieldError[] {
     errs.push(
       ...validateStructuralSchema(v.schema?.openAPIV3Schema, `${at}.schema.openAPIV3Schema`),
     );
+    errs.push(...validateDeprecationWarning(v, at));
     const sub = v.subresources ?? {};
     if (sub.scale !== undefined && sub.scale !== null) {
       errs.push({

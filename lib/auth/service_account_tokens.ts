@@ -49,7 +49,10 @@ export class ServiceAccountTokens {
   }
 
   /** Reads the signing key from `<dataDir>/pki/service-account.key`, made on first use. */
-  static async open(dataDir: string, issuer = SERVICE_ACCOUNT_ISSUER) {
+  static async open(
+    dataDir: string,
+    issuer = SERVICE_ACCOUNT_ISSUER,
+  ): Promise<ServiceAccountTokens> {
     const path = join(dataDir, "pki", "service-account.key");
     let pem: string | undefined;
     try {

@@ -135,6 +135,8 @@ export interface ResourceDefinition {
    * containers (`"."`), only what it sets in them. Default `{}`.
    */
   emptyObject?: KubeObject;
+  /** Set when this version is deprecated: the `Warning` every request on it gets. */
+  deprecationWarning?: string;
   /** Defined by a CustomResourceDefinition: no strategic merge patch, no protobuf. */
   customResource?: boolean;
   /**

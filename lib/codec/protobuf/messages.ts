@@ -14,9 +14,27 @@ export interface FieldDescriptor {
   label?: "repeated" | "map";
   /** singular fields: `true` when kube writes the field even when empty (a Go value field) */
   always?: boolean;
+  /** the JSON name, when it is not `name` (e.g. `$ref`, `x-kubernetes-list-type`) */
+  json?: string;
+}
+
+/**
+ * The JSON form of a message that is not an object of its fields (see the codec and
+ * `tools/extract_proto.ts`).
+ */
+export type MessageForm = "time" | "microTime" | "json" | "rawExtension" | "stringList" | "union";
+
+/** The fields holding each JSON shape of a `union` message. */
+export interface Union {
+  object?: string;
+  array?: string;
+  boolean?: string;
 }
 
 export interface MessageDescriptor {
+  name: string;
+  form?: MessageForm;
+  union?: Union;
   fields: FieldDescriptor[];
   /** field number -> field */
   byNumber: Map<number, FieldDescriptor>;
@@ -25,19 +43,23 @@ export interface MessageDescriptor {
 const META = "k8s.io.apimachinery.pkg.apis.meta.v1";
 const RUNTIME = "k8s.io.apimachinery.pkg.runtime";
 
-/** Messages with their own JSON form (see the codec). */
-export const TIME = `${META}.Time`;
-export const MICRO_TIME = `${META}.MicroTime`;
-export const FIELDS_V1 = `${META}.FieldsV1`;
-export const RAW_EXTENSION = `${RUNTIME}.RawExtension`;
 export const UNKNOWN = `${RUNTIME}.Unknown`;
 export const WATCH_EVENT = `${META}.WatchEvent`;
-export const EXTRA_VALUE = "k8s.io.api.certificates.v1.ExtraValue";
 
 const messages = new Map<string, MessageDescriptor>();
-for (const [name, { fields }] of Object.entries(descriptors.messages)) {
-  const typed = fields as FieldDescriptor[];
-  messages.set(name, { fields: typed, byNumber: new Map(typed.map((f) => [f.number, f])) });
+for (const [name, desc] of Object.entries(descriptors.messages)) {
+  const { form, union, fields } = desc as {
+    form?: MessageForm;
+    union?: Union;
+    fields: FieldDescriptor[];
+  };
+  messages.set(name, {
+    name,
+    form,
+    union,
+    fields,
+    byNumber: new Map(fields.map((f) => [f.number, f])),
+  });
 }
 
 const kinds: Record<string, Record<string, string>> = descriptors.kinds;
@@ -49,31 +71,7 @@ export function message(name: string): MessageDescriptor {
   return m;
 }
 
-/** `certificates.k8s.io/v1` -> `certificates.platform.io/v1`; other apiVersions unchanged. */
-export function toPlatformApiVersion(apiVersion: string): string {
-  const slash = apiVersion.indexOf("/");
-  if (slash < 0) return apiVersion;
-  const group = apiVersion.slice(0, slash);
-  const renamed = group === "k8s.io"
-    ? "platform.io"
-    : group.endsWith(".k8s.io")
-    ? `${group.slice(0, -".k8s.io".length)}.platform.io`
-    : group;
-  return `${renamed}${apiVersion.slice(slash)}`;
-}
-
-/** `certificates.platform.io/v1` -> `certificates.k8s.io/v1` (the upstream spelling). */
-export function toKubeApiVersion(apiVersion: string): string {
-  const slash = apiVersion.indexOf("/");
-  if (slash < 0) return apiVersion;
-  const group = apiVersion.slice(0, slash);
-  const renamed = group === "platform.io"
-    ? "k8s.io"
-    : group.endsWith(".platform.io")
-    ? `${group.slice(0, -".platform.io".length)}.k8s.io`
-    : group;
-  return `${renamed}${apiVersion.slice(slash)}`;
-}
+export { toKubeApiVersion, toPlatformApiVersion } from "../../api/group_names.ts";
 
 /** The message for an apiVersion (platform.io spelling) and kind, or undefined. */
 export function messageForKind(apiVersion: string, kind: string): string | undefined {

@@ -33,6 +33,9 @@ const CASES: { file: string; as?: { apiVersion: string; kind: string } }[] = [
   { file: "coordination.k8s.io.v1.Lease" },
   { file: "events.k8s.io.v1.Event" },
   { file: "certificates.k8s.io.v1.CertificateSigningRequest" },
+  { file: "apiextensions.k8s.io.v1.CustomResourceDefinition" },
+  { file: "authentication.k8s.io.v1.TokenReview" },
+  { file: "authorization.k8s.io.v1.SubjectAccessReview" },
 ];
 
 function fixture(file: string): { json: JsonObject; pb: Uint8Array } {
@@ -270,6 +273,169 @@ Deno.test("protobuf round-trips Lease, events.platform.io Event and CSR with gro
   });
 });
 
+Deno.test("protobuf round-trips a small CRD: unset pointer fields stay absent", () => {
+  const crd = roundTrip({
+    kind: "CustomResourceDefinition",
+    apiVersion: "apiextensions.platform.io/v1",
+    metadata: { name: "widgets.example.com" },
+    spec: {
+      group: "example.com",
+      names: { plural: "widgets", kind: "Widget" },
+      scope: "Namespaced",
+      versions: [{
+        name: "v1",
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: "object",
+            properties: {
+              spec: {
+                type: "object",
+                // a map of schemas (JSONSchemaPropsOrBool: a schema also sets `allows`)
+                additionalProperties: { type: "string", minLength: 0 },
+                "x-kubernetes-preserve-unknown-fields": true,
+              },
+              // JSONSchemaPropsOrArray: one schema for every item
+              tags: { type: "array", items: { type: "string", maxLength: 63 } },
+              size: {
+                type: "number",
+                maximum: 10.5,
+                default: { value: 1, unit: ["m", null] },
+                enum: [1, "two", null],
+              },
+              closed: { type: "object", additionalProperties: false },
+              linked: { $ref: "#/definitions/x", "x-kubernetes-list-type": "atomic" },
+            },
+            required: ["spec"],
+          },
+        },
+      }],
+    },
+    status: { acceptedNames: { plural: "widgets", kind: "Widget" }, storedVersions: ["v1"] },
+  });
+  const spec = crd.spec as JsonObject;
+  assertEquals(spec.conversion, undefined);
+  const version = (spec.versions as JsonObject[])[0];
+  assertEquals(version.subresources, undefined);
+  assertEquals(version.deprecationWarning, undefined);
+  const bytes = hex(encodeObject(crd));
+  // additionalProperties (field 30): {allows = false} and {allows = true, schema = {…}}
+  assert(bytes.includes("f20102" + "0800"), "additionalProperties: false");
+  assert(/f201..0801/.test(bytes), "additionalProperties: a schema allows");
+});
+
+Deno.test("protobuf CRD schemas: every union shape, JSON values and JSON names", () => {
+  const schema = {
+    type: "object",
+    // a list of schemas (JSONSchemaPropsOrArray's other shape) and of property names
+    items: [{ type: "string" }, { type: "integer", minimum: -1, exclusiveMinimum: true }],
+    dependencies: { a: ["b", "c"], d: { required: ["e"] } },
+    additionalItems: true,
+    not: { type: "null", nullable: true },
+    externalDocs: { url: "https://example.com" },
+    example: "x",
+    multipleOf: 0.25,
+    "x-kubernetes-int-or-string": true,
+    "x-kubernetes-map-type": "granular",
+    "x-kubernetes-list-map-keys": ["name"],
+    "x-kubernetes-validations": [{ rule: "self.a > 0", optionalOldSelf: false }],
+    $schema: "http://json-schema.org/draft-04/schema#",
+  };
+  const crd = {
+    kind: "CustomResourceDefinition",
+    apiVersion: "apiextensions.platform.io/v1",
+    metadata: { name: "a.b" },
+    spec: {
+      names: { plural: "a", kind: "A" },
+      versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: schema } }],
+      conversion: { strategy: "None" },
+    },
+    status: { acceptedNames: {} },
+  };
+  roundTrip(crd);
+  const back = decodeObject(encodeObject(crd));
+  const version = ((back.spec as JsonObject).versions as JsonObject[])[0];
+  assertEquals((version.schema as JsonObject).openAPIV3Schema, schema);
+  assertThrows(
+    () =>
+      encodeObject({
+        ...crd,
+        spec: { versions: [{ schema: { openAPIV3Schema: { additionalProperties: "no" } } }] },
+      }),
+    ProtobufError,
+    "CustomResourceDefinition.spec.versions[0].schema.openAPIV3Schema.additionalProperties " +
+      "must be an object or a boolean, got string",
+  );
+  assertThrows(
+    () =>
+      encodeObject({
+        ...crd,
+        spec: { versions: [{ schema: { openAPIV3Schema: { maximum: "1" } } }] },
+      }),
+    ProtobufError,
+    "openAPIV3Schema.maximum must be a number, got string",
+  );
+});
+
+Deno.test("protobuf round-trips the review kinds, whose unset pointer fields stay absent", () => {
+  const request = roundTrip({
+    kind: "TokenRequest",
+    apiVersion: "authentication.platform.io/v1",
+    metadata: { name: "default", namespace: "default" },
+    spec: { audiences: ["api"] },
+    status: {},
+  });
+  assertEquals(request.spec, { audiences: ["api"] });
+  roundTrip({
+    kind: "TokenRequest",
+    apiVersion: "authentication.platform.io/v1",
+    metadata: { name: "default", namespace: "default" },
+    spec: {
+      audiences: ["api"],
+      expirationSeconds: 0,
+      // BoundObjectReference's `uid` is `uID` in the proto
+      boundObjectRef: { kind: "Pod", apiVersion: "v1", name: "p", uid: "u-1" },
+      attestations: { "node.name": ["n1"] },
+    },
+    status: { token: "t", expirationTimestamp: "2030-01-01T00:00:00Z" },
+  });
+  roundTrip({
+    kind: "SelfSubjectReview",
+    apiVersion: "authentication.platform.io/v1",
+    metadata: {},
+    status: { userInfo: { username: "alice", groups: ["g"], extra: { scopes: ["a"] } } },
+  });
+  const review = roundTrip({
+    kind: "SelfSubjectAccessReview",
+    apiVersion: "authorization.platform.io/v1",
+    metadata: {},
+    spec: { nonResourceAttributes: { path: "/healthz", verb: "get" } },
+    status: { allowed: true },
+  });
+  assertEquals((review.spec as JsonObject).resourceAttributes, undefined);
+  roundTrip({
+    kind: "LocalSubjectAccessReview",
+    apiVersion: "authorization.platform.io/v1",
+    metadata: { namespace: "default" },
+    spec: {
+      resourceAttributes: { namespace: "default", verb: "list", resource: "pods" },
+      user: "bob",
+    },
+    status: { denied: true, reason: "no" },
+  });
+  roundTrip({
+    kind: "SelfSubjectRulesReview",
+    apiVersion: "authorization.platform.io/v1",
+    metadata: {},
+    spec: { namespace: "default" },
+    status: {
+      resourceRules: [{ verbs: ["get"], apiGroups: [""], resources: ["pods"] }],
+      nonResourceRules: [{ verbs: ["get"], nonResourceURLs: ["/api"] }],
+    },
+  });
+});
+
 Deno.test("protobuf DeleteOptions keeps pointer fields that are set to zero", () => {
   const opts = roundTrip({
     kind: "DeleteOptions",
@@ -332,6 +498,12 @@ Deno.test("protobuf hasProtobuf names the served kinds", () => {
   assert(hasProtobuf("certificates.platform.io/v1", "CertificateSigningRequest"));
   assert(hasProtobuf("events.platform.io/v1", "Status"));
   assert(hasProtobuf("meta.platform.io/v1", "Status"));
+  assert(hasProtobuf("apiextensions.platform.io/v1", "CustomResourceDefinitionList"));
+  assert(hasProtobuf("authentication.platform.io/v1", "TokenReview"));
+  assert(hasProtobuf("authorization.platform.io/v1", "SelfSubjectRulesReview"));
+  // the review kinds are only created: they have no List
+  assert(!hasProtobuf("authentication.platform.io/v1", "TokenReviewList"));
+  assert(!hasProtobuf("authorization.platform.io/v1", "SubjectAccessReviewList"));
   assert(!hasProtobuf("certificates.k8s.io/v1", "CertificateSigningRequest"));
   assert(!hasProtobuf("example.com/v1", "Widget"));
   assert(!hasProtobuf("v1", "Pod"));

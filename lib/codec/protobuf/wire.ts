@@ -83,6 +83,13 @@ export class Writer {
     this.uvarint(field * 8 + wireType);
   }
 
+  /** Writes a double: 8 bytes, little-endian (wire type 1). */
+  double(value: number): void {
+    this.#ensure(8);
+    new DataView(this.#buf.buffer, this.#buf.byteOffset + this.#len, 8).setFloat64(0, value, true);
+    this.#len += 8;
+  }
+
   bytes(data: Uint8Array): void {
     this.uvarint(data.length);
     this.#ensure(data.length);
@@ -268,6 +275,14 @@ export class Reader {
       }
     }
     return Number(BigInt.asIntN(32, this.uvarint64()));
+  }
+
+  /** Reads a double: 8 bytes, little-endian. */
+  double(): number {
+    if (this.end - this.pos < 8) this.fail("truncated double");
+    const view = new DataView(this.buf.buffer, this.buf.byteOffset + this.pos, 8);
+    this.pos += 8;
+    return view.getFloat64(0, true);
   }
 
   bool(): boolean {

@@ -78,6 +78,7 @@ export function resourceHandler(deps: ResourceRouterDeps) {
       if (alias?.review) [def, kubeSpelling] = [alias, true];
     }
     if (!def) throw pathNotFound();
+    if (def.deprecationWarning) ctx.warnings.push(def.deprecationWarning);
     const verb = info.verb as Verb;
     const isNamespaceObject = def.plural === "namespaces" && !def.group;
     const hasNamespace = info.namespace !== "" && !isNamespaceObject;
