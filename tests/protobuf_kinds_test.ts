@@ -130,3 +130,61 @@ function withoutEmptyStructs(obj: unknown): any {
   }
   return out;
 }
+
+Deno.test("protobuf: CustomResourceDefinitions are created, read and listed in protobuf", async () => {
+  await using ts = await testServer();
+  const path = "/apis/apiextensions.platform.io/v1/customresourcedefinitions";
+  const crd = {
+    apiVersion: "apiextensions.platform.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: "things.pb.example.com" },
+    spec: {
+      group: "pb.example.com",
+      scope: "Namespaced",
+      names: { plural: "things", kind: "Thing" },
+      versions: [{
+        name: "v1",
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: "object",
+            properties: {
+              spec: {
+                type: "object",
+                properties: {
+                  size: { type: "integer", minimum: 1, default: 3 },
+                  mode: { type: "string", enum: ["a", "b"] },
+                  tags: { type: "array", items: { type: "string" } },
+                },
+              },
+            },
+          },
+        },
+      }],
+    },
+  };
+  const client = Deno.createHttpClient({ caCerts: [ts.server.caCertPem] });
+  const created = await fetch(ts.server.url + path, {
+    method: "POST",
+    body: encodeObject(crd) as Uint8Array<ArrayBuffer>,
+    client,
+    headers: { Authorization: `Bearer ${ts.server.adminToken}`, "Content-Type": PB, Accept: PB },
+  });
+  client.close();
+  const bytes = new Uint8Array(await created.arrayBuffer());
+  assertEquals(created.status, 201, new TextDecoder().decode(bytes));
+  const answered = decodeObject(bytes) as any;
+  assertEquals(answered.spec.versions[0].schema, crd.spec.versions[0].schema);
+  assertEquals(answered.spec.names.plural, "things");
+
+  const json = (await ts.json("GET", `${path}/${crd.metadata.name}`)).body;
+  const got = await ts.request("GET", `${path}/${crd.metadata.name}`, { headers: { Accept: PB } });
+  const fromPb = decodeObject(new Uint8Array(await got.arrayBuffer())) as any;
+  assertEquals(fromPb.spec, json.spec);
+  assertEquals(fromPb.metadata.uid, json.metadata.uid);
+  const list = await ts.request("GET", path, { headers: { Accept: PB } });
+  const decoded = decodeObject(new Uint8Array(await list.arrayBuffer())) as any;
+  assertEquals(decoded.kind, "CustomResourceDefinitionList");
+  assertEquals(decoded.items.map((i: any) => i.metadata.name), [crd.metadata.name]);
+});

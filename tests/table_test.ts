@@ -4,7 +4,7 @@
  * `g=meta.k8s.io` and the v1beta1 form) on get, list and watch, with `includeObject`.
  */
 
-import { assertEquals } from "./assert.ts";
+import { assertEquals, assertMatch } from "./assert.ts";
 import { testServer } from "./harness.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";
@@ -60,4 +60,62 @@ Deno.test("table: a watch sends each event's object as a one-row Table", async (
   assertEquals([ev.type, ev.object.kind, ev.object.rows.length], ["ADDED", "Table", 1]);
   assertEquals(ev.object.rows[0].cells[0], "w1");
   assertEquals(ev.object.metadata.resourceVersion, created.body.metadata.resourceVersion);
+});
+
+Deno.test("table: events have kube's columns in both APIs, Name last and only with -o wide", async () => {
+  await using ts = await testServer();
+  const now = new Date(Date.now() - 90_000).toISOString().replace(/\.\d+Z$/, "Z");
+  const core = await ts.json("POST", "/api/v1/namespaces/default/events", {
+    body: {
+      metadata: { name: "e1" },
+      involvedObject: { kind: "ConfigMap", name: "cm", namespace: "default", fieldPath: "data" },
+      reason: "Changed",
+      message: "  it changed  ",
+      type: "Normal",
+      source: { component: "tester", host: "h1" },
+      firstTimestamp: now,
+      lastTimestamp: now,
+      count: 3,
+    },
+  });
+  assertEquals(core.status, 201);
+  const expected = [
+    ["Last Seen", 0],
+    ["Type", 0],
+    ["Reason", 0],
+    ["Object", 0],
+    ["Subobject", 1],
+    ["Source", 1],
+    ["Message", 0],
+    ["First Seen", 1],
+    ["Count", 1],
+    ["Name", 1],
+  ];
+  for (
+    const path of [
+      "/api/v1/namespaces/default/events",
+      "/apis/events.platform.io/v1/namespaces/default/events",
+    ]
+  ) {
+    const table = await ts.json("GET", path, { headers: { Accept: TABLE("meta.k8s.io") } });
+    assertEquals(table.status, 200);
+    assertEquals(table.body.columnDefinitions.map((c: any) => [c.name, c.priority]), expected);
+    const cells = table.body.rows[0].cells;
+    // Ages are computed when the table is: about 90 seconds.
+    assertMatch(cells[0], /^9\ds$/);
+    assertMatch(cells[7], /^9\ds$/);
+    cells[0] = cells[7] = "90s";
+    assertEquals(cells, [
+      "90s",
+      "Normal",
+      "Changed",
+      "configmap/cm",
+      "data",
+      "tester, h1",
+      "it changed",
+      "90s",
+      3,
+      "e1",
+    ]);
+  }
 });

@@ -1,10 +1,11 @@
 /**
  * The Table form (`Accept: application/json;as=Table;g=meta.platform.io;v=v1`): what
- * `kubectl get` prints. Columns are Name, then the resource's printer columns.
+ * `kubectl get` prints. Columns are Name, then the resource's printer columns (or just those,
+ * when they place Name themselves).
  */
 
 import type { KubeObject, ResourceDefinition } from "../registry/definition.ts";
-import { AGE } from "../registry/builtin/columns.ts";
+import { AGE, NAME } from "../registry/builtin/columns.ts";
 
 export type IncludeObject = "None" | "Metadata" | "Object";
 
@@ -17,28 +18,20 @@ export function toTable(
   items: KubeObject[],
   opts: { apiVersion: string; listMeta: Record<string, unknown>; include: IncludeObject },
 ): KubeObject {
-  const columns = def.printerColumns ?? [AGE];
-  const columnDefinitions = [
-    {
-      name: "Name",
-      type: "string",
-      format: "name",
-      description:
-        "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically.",
-      priority: 0,
-    },
-    ...columns.map((c) => ({
-      name: c.name,
-      type: c.type === "date" ? "string" : c.type,
-      format: "",
-      description: c.description ?? "",
-      priority: c.priority ?? 0,
-    })),
-  ];
+  // Name comes first unless the resource places it (kube's events put it last).
+  const own = def.printerColumns ?? [AGE];
+  const columns = own.some((c) => c.format === "name") ? own : [NAME, ...own];
+  const columnDefinitions = columns.map((c) => ({
+    name: c.name,
+    type: c.type === "date" ? "string" : c.type,
+    format: c.format ?? "",
+    description: c.description ?? "",
+    priority: c.priority ?? 0,
+  }));
   const [group] = opts.apiVersion.split("/");
   const rows = items.map((obj) => {
     const row: KubeObject = {
-      cells: [obj.metadata?.name ?? "", ...columns.map((c) => cell(c.value(obj)))],
+      cells: columns.map((c) => cell(c.value(obj))),
     };
     if (opts.include === "Object") row.object = obj;
     else if (opts.include === "Metadata") {

@@ -39,6 +39,8 @@ export const ALL_VERBS: Verb[] = [
 export interface PrinterColumn {
   name: string;
   type: "string" | "integer" | "number" | "boolean" | "date";
+  /** OpenAPI format of the cells (`name` for the Name column). */
+  format?: string;
   /** Short description for the column header's tooltip. */
   description?: string;
   /** Priority 0 = shown by default; >0 only with `-o wide`. */

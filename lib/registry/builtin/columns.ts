@@ -21,6 +21,16 @@ export function ageColumn(now: () => Date = () => new Date()): PrinterColumn {
 
 export const AGE = ageColumn();
 
+/** The Name column, for resources that place it themselves (kube's events put it last). */
+export const NAME: PrinterColumn = {
+  name: "Name",
+  type: "string",
+  format: "name",
+  description:
+    "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically.",
+  value: (obj: KubeObject) => obj?.metadata?.name ?? "",
+};
+
 /** Number of keys of an object-valued field (for DATA columns). */
 export function keyCount(...maps: unknown[]): number {
   let n = 0;

@@ -4,7 +4,7 @@ import type { FieldError } from "../../api/errors.ts";
 import { ALL_VERBS, type KubeObject, type ResourceDefinition } from "../definition.ts";
 import { AGE, keyCount } from "./columns.ts";
 import { namespaceStrategy } from "./namespace.ts";
-import { coreEventFieldSelectors } from "./events.ts";
+import { coreEventFieldSelectors, eventColumns } from "./events.ts";
 import { tokenRequests } from "./reviews.ts";
 
 const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
@@ -224,16 +224,5 @@ export const coreEvents: ResourceDefinition = {
   verbs: ALL_VERBS,
   schema: "io.k8s.api.core.v1.Event",
   fieldSelectors: coreEventFieldSelectors,
-  printerColumns: [
-    { name: "Type", type: "string", value: (o) => o.type },
-    { name: "Reason", type: "string", value: (o) => o.reason },
-    {
-      name: "Object",
-      type: "string",
-      value: (o) =>
-        `${String(o.involvedObject?.kind ?? "").toLowerCase()}/${o.involvedObject?.name ?? ""}`,
-    },
-    { name: "Message", type: "string", value: (o) => o.message },
-    AGE,
-  ],
+  printerColumns: eventColumns((o) => o),
 };

@@ -5,8 +5,14 @@
  */
 
 import type { FieldError } from "../../api/errors.ts";
-import { ALL_VERBS, type KubeObject, type ResourceDefinition } from "../definition.ts";
-import { AGE } from "./columns.ts";
+import {
+  ALL_VERBS,
+  type KubeObject,
+  type PrinterColumn,
+  type ResourceDefinition,
+} from "../definition.ts";
+import { NAME } from "./columns.ts";
+import { humanDuration } from "../../api/time.ts";
 
 /** events.platform.io/v1 field -> core v1 field, for fields that were renamed. */
 const RENAMED: [string, string][] = [
@@ -43,6 +49,54 @@ export const eventsConversion = {
 
 function ref(prefix: string, field: string) {
   return (o: KubeObject) => o[prefix]?.[field] as string | undefined;
+}
+
+/** Time since an RFC 3339 timestamp, as kube prints it; `<unknown>` when unset. */
+function since(ts: unknown): string {
+  const t = typeof ts === "string" ? Date.parse(ts) : NaN;
+  return Number.isNaN(t) ? "<unknown>" : humanDuration(Date.now() - t);
+}
+
+/**
+ * kube's event columns (Last Seen, Type, Reason, Object, Message; with `-o wide` also
+ * Subobject, Source, First Seen, Count, Name), computed on the core form that `core` gives.
+ */
+export function eventColumns(core: (o: KubeObject) => KubeObject): PrinterColumn[] {
+  const firstSeen = (e: KubeObject) =>
+    e.firstTimestamp ? since(e.firstTimestamp) : since(e.eventTime);
+  const column = (
+    name: string,
+    value: (e: KubeObject) => unknown,
+    priority = 0,
+    type: PrinterColumn["type"] = "string",
+  ): PrinterColumn => ({ name, type, priority, value: (o) => value(core(o)) });
+  return [
+    column(
+      "Last Seen",
+      (e) =>
+        e.series?.lastObservedTime
+          ? since(e.series.lastObservedTime)
+          : e.lastTimestamp
+          ? since(e.lastTimestamp)
+          : firstSeen(e),
+    ),
+    column("Type", (e) => e.type ?? ""),
+    column("Reason", (e) => e.reason ?? ""),
+    column("Object", (e) => {
+      const kind = String(e.involvedObject?.kind ?? "").toLowerCase();
+      return e.involvedObject?.name ? `${kind}/${e.involvedObject.name}` : kind;
+    }),
+    column("Subobject", (e) => e.involvedObject?.fieldPath ?? "", 1),
+    column("Source", (e) => {
+      const component = e.source?.component || e.reportingComponent || "";
+      const instance = e.source?.host || e.reportingInstance || "";
+      return instance ? `${component}, ${instance}` : component;
+    }, 1),
+    column("Message", (e) => String(e.message ?? "").trim()),
+    column("First Seen", firstSeen, 1),
+    column("Count", (e) => e.series?.count ?? (e.count || 1), 1, "integer"),
+    { ...NAME, priority: 1 },
+  ];
 }
 
 export const coreEventFieldSelectors = {
@@ -141,17 +195,8 @@ export const eventsV1: ResourceDefinition = {
     reportingController: (o) => o.reportingController,
     type: (o) => o.type,
   },
-  printerColumns: [
-    { name: "Type", type: "string", value: (o) => o.type },
-    { name: "Reason", type: "string", value: (o) => o.reason },
-    {
-      name: "Object",
-      type: "string",
-      value: (o) => `${String(o.regarding?.kind ?? "").toLowerCase()}/${o.regarding?.name ?? ""}`,
-    },
-    { name: "Note", type: "string", value: (o) => o.note },
-    AGE,
-  ],
+  // kube prints both versions with the core event's columns.
+  printerColumns: eventColumns((o) => eventsConversion.toStorage(o)),
   strategy: {
     validateCreate: (o) => validateV1Event(o, true),
     validateUpdate: (o) => validateV1Event(o, false),
