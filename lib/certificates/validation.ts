@@ -391,10 +391,10 @@ export function validateConditions(
 }
 
 /**
- * Fills in condition timestamps the client left out, as kube's `populateConditionTimestamps`:
- * `lastUpdateTime` becomes `now`; `lastTransitionTime` is taken from the stored condition of
- * the same type and status, or becomes `now` when the type is new or its status changed.
- * Times the client sent are kept. Mutates `newStatus`.
+ * Condition times on `/approval` and `/status` writes: `lastTransitionTime` is taken from the
+ * stored condition of the same type and status, or becomes `now` when the type is new or its
+ * status changed; `lastUpdateTime` is kept from the stored condition of the same type when the
+ * client leaves it out. Times the client sent are kept. Mutates `newStatus`.
  */
 export function defaultConditionTimes(
   newStatus: CsrStatus | undefined,
@@ -404,12 +404,11 @@ export function defaultConditionTimes(
   const old = conditionsOf(oldStatus);
   for (const c of conditionsOf(newStatus)) {
     if (!c || typeof c !== "object") continue;
-    if (!c.lastUpdateTime) c.lastUpdateTime = now;
+    const sameType = old.find((o) => o?.type === c.type);
+    if (!c.lastUpdateTime && sameType?.lastUpdateTime) c.lastUpdateTime = sameType.lastUpdateTime;
     if (!c.lastTransitionTime) {
-      const same = old.find((o) =>
-        o?.type === c.type && o?.status === c.status && o?.lastTransitionTime
-      );
-      c.lastTransitionTime = same?.lastTransitionTime ?? now;
+      const same = sameType?.status === c.status ? sameType?.lastTransitionTime : undefined;
+      c.lastTransitionTime = same ?? now;
     }
   }
 }

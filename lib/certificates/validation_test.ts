@@ -384,7 +384,7 @@ Deno.test("Approved, Denied and Failed cannot be removed", () => {
 
 // ---- condition timestamps
 
-Deno.test("defaultConditionTimes fills in what the client omitted, as kube does", () => {
+Deno.test("defaultConditionTimes: transition times defaulted, update times kept", () => {
   const now = "2030-01-01T00:00:00Z";
   const old: CsrStatus = {
     conditions: [
@@ -412,9 +412,9 @@ Deno.test("defaultConditionTimes fills in what the client omitted, as kube does"
   };
   defaultConditionTimes(status, old, now);
   deepStrictEqual(status.conditions!.map((c) => [c.lastTransitionTime, c.lastUpdateTime]), [
-    ["2020-01-01T00:00:00Z", now],
-    [now, now],
-    [now, now],
+    ["2020-01-01T00:00:00Z", "2020-01-02T00:00:00Z"],
+    [now, undefined],
+    [now, undefined],
     ["2021-01-01T00:00:00Z", "2021-01-02T00:00:00Z"],
   ]);
 
@@ -424,7 +424,6 @@ Deno.test("defaultConditionTimes fills in what the client omitted, as kube does"
     type: "Approved",
     status: "True",
     lastTransitionTime: now,
-    lastUpdateTime: now,
   });
 });
 

@@ -7,7 +7,7 @@
 
 import type { FieldError } from "../api/errors.ts";
 import type { Authenticator } from "../auth/authenticator.ts";
-import type { Authorizer } from "../auth/authorizer.ts";
+import type { Attributes, Authorizer } from "../auth/authorizer.ts";
 import type { ServiceAccountTokens } from "../auth/service_account_tokens.ts";
 
 /** A JSON object as it travels through the server. */
@@ -54,6 +54,9 @@ export interface StrategyContext {
   /** The authenticated user making the request. */
   user: { username: string; uid?: string; groups: string[]; extra?: Record<string, string[]> };
   subresource?: string;
+  /** Whether the user may do something else too (see `RequestContext.authorize`). Absent:
+   * allowed. */
+  authorize?: (attributes: Omit<Attributes, "user">) => Promise<boolean>;
 }
 
 /**
@@ -64,13 +67,18 @@ export interface StrategyContext {
 export interface Strategy {
   /** Before validation on create; may mutate `obj` (e.g. clear status, set defaults). */
   prepareForCreate?(obj: KubeObject, ctx: StrategyContext): void;
-  /** Before validation on update of the main resource; may mutate `obj` (e.g. keep the old
-   * status). */
+  /** Before validation on update; may mutate `obj`. On a subresource (`ctx.subresource`),
+   * `obj` is the stored object with the subresource's part (status) taken from the request,
+   * for the hook to narrow further. */
   prepareForUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): void;
   /** Extra validation on create, after schema validation. Must not mutate. */
-  validateCreate?(obj: KubeObject, ctx: StrategyContext): FieldError[];
+  validateCreate?(obj: KubeObject, ctx: StrategyContext): FieldError[] | Promise<FieldError[]>;
   /** Extra validation on update, after schema validation. Must not mutate. */
-  validateUpdate?(obj: KubeObject, old: KubeObject, ctx: StrategyContext): FieldError[];
+  validateUpdate?(
+    obj: KubeObject,
+    old: KubeObject,
+    ctx: StrategyContext,
+  ): FieldError[] | Promise<FieldError[]>;
   /** Called when a delete is requested; may mutate `obj` (e.g. set phase Terminating). */
   prepareForDelete?(obj: KubeObject): void;
   /** True while resource-specific finalizers (beyond metadata.finalizers) hold the object,

@@ -452,9 +452,11 @@ export class ResourceRegistry {
     this.#checkTypes(obj);
     this.def.strategy?.prepareForCreate?.(obj, ctx);
     if (track) trackUpdate(undefined, obj, this.#managerContext(opts, undefined, obj));
-    const warnings = this.#validate(obj, opts, () => [
-      ...this.def.strategy?.validateCreate?.(obj, ctx) ?? [],
-    ]);
+    const warnings = await this.#validate(
+      obj,
+      opts,
+      async () => await this.def.strategy?.validateCreate?.(obj, ctx) ?? [],
+    );
     if (this.def.namespaced && this.#namespaceGate) {
       await this.#namespaceGate(namespace, this.gr, meta.name ?? "");
     }
@@ -622,9 +624,9 @@ export class ResourceRegistry {
     } else {
       trackUpdate(old, obj, this.#managerContext(opts, old, obj));
     }
-    const warnings = this.#validate(obj, opts, () => [
+    const warnings = await this.#validate(obj, opts, async () => [
       ...validateObjectMetaUpdate(obj.metadata, old.metadata),
-      ...this.def.strategy?.validateUpdate?.(obj, old, { ...ctx, subresource }) ?? [],
+      ...await this.def.strategy?.validateUpdate?.(obj, old, { ...ctx, subresource }) ?? [],
     ]);
     if (this.#sameStoredState(obj, old)) return { object: old, warnings };
     const retry = (err: unknown) =>
@@ -744,12 +746,16 @@ export class ResourceRegistry {
       delete next.metadata.resourceVersion;
       if (obj.status === undefined) delete next.status;
       else next.status = obj.status;
+      this.def.strategy?.prepareForUpdate?.(next, old, ctx);
       return next;
     }
     if (ctx.subresource && ctx.subresource !== "finalize") {
       const next = structuredClone(old);
       delete next.metadata.resourceVersion;
       if (obj.status !== undefined) next.status = obj.status;
+      // The resource decides what else its subresource may change (a CSR's /approval: only
+      // the Approved and Denied conditions).
+      this.def.strategy?.prepareForUpdate?.(next, old, ctx);
       return next;
     }
     const hasStatus = this.def.subresources?.includes("status");
@@ -900,10 +906,10 @@ export class ResourceRegistry {
     // an empty one) is not validated.
     delete obj.status;
     this.#checkTypes(obj);
-    const warnings = this.#validate(
+    const warnings = await this.#validate(
       obj,
       opts,
-      () => this.def.strategy?.validateCreate?.(obj, ctx) ?? [],
+      async () => await this.def.strategy?.validateCreate?.(obj, ctx) ?? [],
       false,
     );
     const out = await this.def.review!(obj, ctx);
@@ -960,12 +966,12 @@ export class ResourceRegistry {
    * Schema, metadata and strategy validation. Unknown and duplicate fields fail under Strict
    * (400), become warnings under Warn (the default) and are dropped silently under Ignore.
    */
-  #validate(
+  async #validate(
     obj: KubeObject,
     opts: WriteOptions,
-    extra: () => FieldError[],
+    extra: () => Promise<FieldError[]>,
     checkMeta = true,
-  ): string[] {
+  ): Promise<string[]> {
     const mode = opts.fieldValidation ?? "Warn";
     const res = this.#schemas.validate(obj, this.def.schema);
     const problems = [
@@ -990,7 +996,7 @@ export class ResourceRegistry {
         }),
       );
     }
-    errors.push(...extra());
+    errors.push(...await extra());
     if (errors.length) {
       throw invalid(this.def.kind, this.def.group, obj.metadata?.name ?? "", dedupe(errors));
     }

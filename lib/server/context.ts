@@ -1,6 +1,7 @@
 /** The per-request context that filters fill in and handlers read. */
 
 import type { RequestInfo } from "./request_info.ts";
+import type { Attributes } from "../auth/authorizer.ts";
 
 export interface UserInfo {
   username: string;
@@ -23,6 +24,11 @@ export interface RequestContext {
    * authorization filter; absent means everything is allowed.
    */
   authorizeVerb?: (verb: string) => Promise<void>;
+  /**
+   * Asks the authorizer about other attributes for this request's user (a CSR approval needs
+   * `approve` on its signer). Set by the authorization filter; absent means allowed.
+   */
+  authorize?: (attributes: Omit<Attributes, "user">) => Promise<boolean>;
   /** Aborted when the client goes away or the server shuts down. */
   signal: AbortSignal;
 }

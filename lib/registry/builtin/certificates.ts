@@ -1,11 +1,75 @@
 /**
- * `certificates.platform.io/v1` certificatesigningrequests: plain CRUD plus `/status` for now.
- * Spec 02's full rules (request parsing, conditions, approval, signer) arrive with the CSR issue.
+ * `certificates.platform.io/v1` certificatesigningrequests (spec 02): the request is checked
+ * at creation and immutable after; `/approval` changes only the Approved and Denied
+ * conditions, `/status` only the certificate and the other conditions; the condition and
+ * certificate rules hold on every write. Approving needs `approve` on the request's signer,
+ * issuing needs `sign`, as kube's admission checks them.
  */
 
-import { ALL_VERBS, type KubeObject, type ResourceDefinition } from "../definition.ts";
+import { type FieldError, forbidden } from "../../api/errors.ts";
+import { jsonEqual } from "../../api/json.ts";
+import { humanDuration, rfc3339 } from "../../api/time.ts";
+import {
+  defaultConditionTimes,
+  validateCertificate,
+  validateConditions,
+  validateCsrSpec,
+} from "../../certificates/validation.ts";
+import {
+  ALL_VERBS,
+  type KubeObject,
+  type ResourceDefinition,
+  type StrategyContext,
+} from "../definition.ts";
 import { AGE } from "./columns.ts";
-import { humanDuration } from "../../api/time.ts";
+
+const GROUP = "certificates.platform.io";
+
+function conditionsOf(status: KubeObject | undefined): KubeObject[] {
+  return Array.isArray(status?.conditions) ? status.conditions : [];
+}
+
+const isDecision = (c: KubeObject) => c?.type === "Approved" || c?.type === "Denied";
+
+/** Each changed field of the spec, named: the spec is immutable once created. */
+function specChanges(spec: KubeObject | undefined, old: KubeObject | undefined): FieldError[] {
+  if (spec === undefined || spec === null) return [{ type: "Required", field: "spec" }];
+  const keys = new Set([...Object.keys(spec), ...Object.keys(old ?? {})]);
+  return [...keys].filter((k) => !jsonEqual(spec[k], old?.[k])).map((k) => ({
+    type: "Invalid",
+    field: `spec.${k}`,
+    value: spec[k] ?? null,
+    detail: "field is immutable",
+  }));
+}
+
+/**
+ * kube's CertificateApproval and CertificateSigning admission: `verb` on
+ * `signers` named the signer, or `<domain>/*` for all of its signers.
+ */
+async function checkSigner(obj: KubeObject, ctx: StrategyContext, verb: "approve" | "sign") {
+  if (!ctx.authorize) return;
+  const signerName: string = obj.spec?.signerName ?? "";
+  const domain = signerName.split("/")[0];
+  for (const name of [signerName, `${domain}/*`]) {
+    if (
+      await ctx.authorize({
+        verb,
+        resourceRequest: true,
+        apiGroup: GROUP,
+        resource: "signers",
+        name,
+      })
+    ) {
+      return;
+    }
+  }
+  throw forbidden(
+    { group: GROUP, resource: "certificatesigningrequests" },
+    obj.metadata?.name ?? "",
+    `user not permitted to ${verb} requests with signerName ${JSON.stringify(signerName)}`,
+  );
+}
 
 function conditionSummary(o: KubeObject): string {
   const conditions = Array.isArray(o.status?.conditions) ? o.status.conditions : [];
@@ -57,8 +121,32 @@ export const certificateSigningRequests: ResourceDefinition = {
       if (ctx.user.extra && Object.keys(ctx.user.extra).length) o.spec.extra = ctx.user.extra;
       else delete o.spec.extra;
     },
-    prepareForUpdate(o, old) {
-      o.status = old.status;
+    validateCreate: (o) => validateCsrSpec(o.spec),
+    prepareForUpdate(o, old, ctx) {
+      if (ctx.subresource !== "approval" && ctx.subresource !== "status") return;
+      // /approval owns the Approved and Denied conditions, /status everything else of status.
+      const approval = ctx.subresource === "approval";
+      const conditions = [
+        ...conditionsOf(o.status).filter((c) => isDecision(c) === approval),
+        ...conditionsOf(old.status).filter((c) => isDecision(c) !== approval),
+      ];
+      o.status = structuredClone(approval ? old.status ?? {} : o.status ?? {});
+      if (conditions.length) o.status.conditions = structuredClone(conditions);
+      else delete o.status.conditions;
+      defaultConditionTimes(o.status, old.status, rfc3339(new Date()));
+    },
+    async validateUpdate(o, old, ctx) {
+      const errors = [
+        ...(ctx.subresource ? [] : specChanges(o.spec, old.spec)),
+        ...validateConditions(o.status, old.status),
+        ...validateCertificate(o.status, old.status),
+      ];
+      if (!errors.length && ctx.subresource === "approval") await checkSigner(o, ctx, "approve");
+      const issued = (o.status?.certificate ?? "") !== (old.status?.certificate ?? "");
+      if (!errors.length && ctx.subresource === "status" && issued) {
+        await checkSigner(o, ctx, "sign");
+      }
+      return errors;
     },
   },
 };

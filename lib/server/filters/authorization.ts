@@ -20,6 +20,8 @@ export function authorizationFilter(authorizer: Authorizer): Filter {
     };
     await check(ctx.info.verb);
     ctx.authorizeVerb = check;
+    ctx.authorize = async (attributes) =>
+      (await authorizer.authorize({ ...attributes, user })).decision === "Allow";
     return next(ctx);
   };
 }

@@ -173,5 +173,5 @@ export function fieldValidationOf(ctx: RequestContext): FieldValidation | undefi
 
 export function strategyContext(ctx: RequestContext, subresource = ""): StrategyContext {
   const user = ctx.user ?? { username: "system:anonymous", groups: ["system:unauthenticated"] };
-  return { user, subresource: subresource || undefined };
+  return { user, subresource: subresource || undefined, authorize: ctx.authorize };
 }
