@@ -17,6 +17,9 @@ import { loadTokenFile } from "../auth/token_file.ts";
 import { tokenAuthenticator, unionAuthenticator } from "../auth/authenticator.ts";
 import { Catalogue } from "../registry/catalogue.ts";
 import { alwaysAllow } from "../auth/authorizer.ts";
+import { CsrController, loadSignerConfig } from "../certificates/controller.ts";
+import { certificateSigningRequests } from "../registry/builtin/certificates.ts";
+import { isControllerEnabled } from "../config/server_config.ts";
 import { ServiceAccountTokens } from "../auth/service_account_tokens.ts";
 import { builtinDefinitions } from "../registry/builtin/mod.ts";
 import type { ResourceDefinition } from "../registry/definition.ts";
@@ -65,6 +68,14 @@ export interface StartOptions {
   /** Write `<dataDir>/admin.kubeconfig` once listening. @default true */
   writeKubeconfig?: boolean;
   featureGates?: Map<string, boolean>;
+  /** Controller selection in kube syntax (`--controllers`). @default ["*"] */
+  controllers?: string[];
+  /** `--cluster-signing-cert-file` / `--cluster-signing-key-file`. @default the cluster CA */
+  clusterSigning?: { certFile: string; keyFile: string };
+  /** Per well-known signer name (`--cluster-signing-<signer>-cert-file` …). */
+  clusterSigningPerSigner?: Record<string, { certFile: string; keyFile: string }>;
+  /** `--cluster-signing-duration`. @default one year */
+  clusterSigningDurationMs?: number;
   logger?: Logger;
 }
 
@@ -118,6 +129,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
 
   // Continue tokens outlive a restart with the data they page through.
   const continueKey = opts.storage === "memory" ? undefined : await ensureContinueKey(dataDir);
+  const authorizer = alwaysAllow;
   const catalogue = new Catalogue(builtinDefinitions());
   const schemas = SchemaSet.builtin();
   const gate = namespaceGate(store);
@@ -154,6 +166,22 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     logger,
   });
   await crdController.start();
+  const controllers = opts.controllers ?? ["*"];
+  const signing = isControllerEnabled(controllers, "csrsigning");
+  const csrController = new CsrController({
+    csrs: registries.get(certificateSigningRequests)!,
+    signer: signing
+      ? await loadSignerConfig({
+        clusterCA: { certPem: pki.caCertPem, keyPem: pki.caKeyPem },
+        all: opts.clusterSigning,
+        perSigner: opts.clusterSigningPerSigner,
+        durationMs: opts.clusterSigningDurationMs,
+      })
+      : undefined,
+    approver: isControllerEnabled(controllers, "csrapproving") ? { authorizer } : undefined,
+    logger,
+  });
+  await csrController.start();
 
   let shuttingDown = false;
   const shutdownSignal = new AbortController();
@@ -168,7 +196,6 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
       return sa?.metadata?.uid;
     }),
   ]);
-  const authorizer = alwaysAllow;
   const chain = buildHandlerChain({
     authenticator,
     authorizer,
@@ -214,6 +241,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
       },
     }, (req) => chain(req, shutdownSignal.signal));
   } catch (err) {
+    await csrController.stop();
     await crdController.stop();
     await nsController.stop();
     await store.close();
@@ -252,6 +280,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
         new Promise<void>((r) => timer = setTimeout(r, timeoutMs)),
       ]);
       clearTimeout(timer);
+      await csrController.stop();
       await crdController.stop();
       await nsController.stop();
       await store.close();
