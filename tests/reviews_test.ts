@@ -136,9 +136,23 @@ Deno.test("Kubernetes' group names address computed resources, and are answered 
   });
   assertEquals(res.status, 201);
   assertEquals(res.body.apiVersion, "authentication.k8s.io/v1");
-  // Only computed resources: stored kinds keep their one name.
-  const csr = await ts.json("GET", "/apis/certificates.k8s.io/v1/certificatesigningrequests");
-  assertEquals(csr.status, 404);
+  // Stored kinds too (kubectl certificate approve), in that spelling.
+  await ts.json("POST", "/api/v1/namespaces/default/configmaps", {
+    body: { metadata: { name: "c" } },
+  });
+  const lease = await ts.json("POST", "/apis/coordination.k8s.io/v1/namespaces/default/leases", {
+    body: { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "l" } },
+  });
+  assertEquals(lease.status, 201, JSON.stringify(lease.body));
+  assertEquals(lease.body.apiVersion, "coordination.k8s.io/v1");
+  const got = await ts.json("GET", "/apis/coordination.k8s.io/v1/namespaces/default/leases/l");
+  assertEquals(got.body.apiVersion, "coordination.k8s.io/v1");
+  const native = await ts.json(
+    "GET",
+    "/apis/coordination.platform.io/v1/namespaces/default/leases/l",
+  );
+  assertEquals(native.body.apiVersion, "coordination.platform.io/v1");
+  assertEquals((await ts.json("GET", "/apis/nothing.k8s.io/v1/things")).status, 404);
   // The alias is not advertised in discovery.
   const groups = await ts.json("GET", "/apis");
   const names = groups.body.groups.map((g: any) => g.name);

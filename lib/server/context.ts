@@ -29,6 +29,9 @@ export interface RequestContext {
    * `approve` on its signer). Set by the authorization filter; absent means allowed.
    */
   authorize?: (attributes: Omit<Attributes, "user">) => Promise<boolean>;
+  /** The client addressed the API group by its Kubernetes name (`certificates.k8s.io`), as
+   * kube's typed clients do: bodies are read and answered in that spelling. */
+  kubeSpelling?: boolean;
   /** Aborted when the client goes away or the server shuts down. */
   signal: AbortSignal;
 }

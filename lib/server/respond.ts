@@ -3,6 +3,8 @@
  * `Status` in the negotiated encoding.
  */
 
+import { toKubeApiVersion } from "../api/group_names.ts";
+import { isJsonObject } from "../api/json.ts";
 import { toStatusError } from "../api/errors.ts";
 import { encodeBody } from "../codec/encode.ts";
 import { type Negotiated, negotiateOutput } from "../codec/negotiate.ts";
@@ -55,6 +57,9 @@ export function objectResponse(
   body: unknown,
   negotiated: Negotiated,
 ): Response {
+  if (ctx.kubeSpelling && isJsonObject(body) && typeof body.apiVersion === "string") {
+    body = { ...body, apiVersion: toKubeApiVersion(body.apiVersion) };
+  }
   const text = encodeBody(body, negotiated.encoding, isPretty(ctx));
   return encodedResponse(ctx, code, text, negotiated);
 }

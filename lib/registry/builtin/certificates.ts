@@ -111,7 +111,8 @@ export const certificateSigningRequests: ResourceDefinition = {
   strategy: {
     specFields: ["spec"],
     prepareForCreate(o, ctx) {
-      delete o.status;
+      // Status is written through its subresources; it starts empty, as in kube.
+      o.status = {};
       o.spec ??= {};
       // The requester's identity comes from authentication, never from the client.
       o.spec.username = ctx.user.username;

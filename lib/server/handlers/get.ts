@@ -23,7 +23,7 @@ export async function getHandler(ctx: RequestContext, scope: ResourceScope): Pro
     const registry = scope.registry;
     await waitForRevision(() => registry.currentRevision(), parseResourceVersion(rv), ctx.signal);
   }
-  if (negotiated.encoding === "json" && !negotiated.as && !isPretty(ctx)) {
+  if (negotiated.encoding === "json" && !negotiated.as && !isPretty(ctx) && !ctx.kubeSpelling) {
     const text = await scope.registry.getJson(namespace, name);
     return encodedResponse(ctx, 200, text, negotiated);
   }

@@ -70,12 +70,13 @@ export function resourceHandler(deps: ResourceRouterDeps) {
   return async (ctx: RequestContext): Promise<Response> => {
     const info = ctx.info;
     let def = deps.catalogue.lookup(info.group, info.version, info.resource);
-    let kubeSpelling = false;
-    if (!def) {
-      // kube's typed clients (`kubectl auth can-i`, `auth whoami`) address computed resources
-      // by their upstream group name; storing nothing, they can answer under both.
-      const alias = deps.catalogue.lookup(toPlatformGroup(info.group), info.version, info.resource);
-      if (alias?.review) [def, kubeSpelling] = [alias, true];
+    if (!def && toPlatformGroup(info.group) !== info.group) {
+      // kube's typed clients (`kubectl auth can-i`, `kubectl certificate approve`) address
+      // groups by their upstream names and decode only those: serve them there too, in that
+      // spelling. Discovery does not list these aliases.
+      def = deps.catalogue.lookup(toPlatformGroup(info.group), info.version, info.resource);
+      if (def?.customResource) def = undefined;
+      if (def) ctx.kubeSpelling = true;
     }
     if (!def) throw pathNotFound();
     if (def.deprecationWarning) ctx.warnings.push(def.deprecationWarning);
@@ -93,7 +94,7 @@ export function resourceHandler(deps: ResourceRouterDeps) {
       if (verb !== "create") throw methodNotAllowed();
       const parent = await deps.registries.get(def)!.get(info.namespace, info.name);
       const scope = scopeOf(deps.registries.get(computed)!);
-      return await reviewHandler(ctx, scope, { services, kubeSpelling, parent });
+      return await reviewHandler(ctx, scope, { services, parent });
     }
     if (info.subresource) {
       if (!def.subresources?.includes(info.subresource)) throw pathNotFound();
@@ -103,10 +104,7 @@ export function resourceHandler(deps: ResourceRouterDeps) {
     }
     if (info.legacyWatch && verb !== "watch") throw methodNotAllowed();
     if (def.review) {
-      return await reviewHandler(ctx, scopeOf(deps.registries.get(def)!), {
-        services,
-        kubeSpelling,
-      });
+      return await reviewHandler(ctx, scopeOf(deps.registries.get(def)!), { services });
     }
     const handler = HANDLERS[verb];
     if (!handler) throw methodNotAllowed();

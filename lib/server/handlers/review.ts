@@ -19,8 +19,6 @@ import {
 
 export interface ReviewRequest {
   services: ReviewServices;
-  /** The client addressed the group by its Kubernetes name (`authorization.k8s.io`). */
-  kubeSpelling: boolean;
   /** For a computed subresource: the object it hangs off. */
   parent?: KubeObject;
 }
@@ -38,7 +36,7 @@ export async function reviewHandler(
   // Kubernetes' typed clients send and expect Kubernetes' group names: a body in that
   // spelling, or kube's protobuf media type, is answered in it.
   const contentType = ctx.req.headers.get("Content-Type") ?? "";
-  const kubeSpelling = request.kubeSpelling || contentType.startsWith(KUBE_PROTOBUF) ||
+  const kubeSpelling = ctx.kubeSpelling || contentType.startsWith(KUBE_PROTOBUF) ||
     (typeof body.apiVersion === "string" && /(^|\.)k8s\.io\//.test(body.apiVersion));
   const res = await scope.registry.review(body, {
     ...strategyContext(ctx),

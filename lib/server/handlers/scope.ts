@@ -18,6 +18,7 @@ import { PROTOBUF, requestEncoding } from "../../codec/negotiate.ts";
 import type { KubeObject, StrategyContext } from "../../registry/definition.ts";
 import type { FieldValidation, ResourceRegistry } from "../../registry/generic.ts";
 import type { RequestContext } from "../context.ts";
+import { toKubeApiVersion } from "../../api/group_names.ts";
 
 export interface ResourceScope {
   registry: ResourceRegistry;
@@ -107,9 +108,12 @@ export async function readDecoded(
 export async function readObject(ctx: RequestContext, scope: ResourceScope): Promise<ObjectBody> {
   const decoded = await readDecoded(ctx, scope);
   if (!decoded) throw badRequest("the request body is empty: an object is required");
-  const body = decoded.value;
+  const body = decoded.value as KubeObject;
   if (!body || typeof body !== "object" || Array.isArray(body)) {
     throw badRequest(`the request body must be a ${scope.registry.def.kind} object`);
+  }
+  if (ctx.kubeSpelling && body.apiVersion === toKubeApiVersion(scope.registry.apiVersion)) {
+    body.apiVersion = scope.registry.apiVersion;
   }
   // Repeated keys are visible only in JSON text (YAML refuses them while parsing).
   const wanted = decoded.text !== undefined && fieldValidationOf(ctx) !== "Ignore";

@@ -1,0 +1,116 @@
+/**
+ * Certificate requests with the real kubectl: `kubectl create -f` a request, approve it with
+ * `kubectl patch --subresource=approval`, the built-in signer issues, `kubectl get csr -w`
+ * shows each transition, and another is denied. (`kubectl certificate approve` refuses objects
+ * outside its own `certificates.k8s.io` group before sending anything; see the README.)
+ */
+
+import "reflect-metadata";
+import * as x509 from "@peculiar/x509";
+import assert from "node:assert/strict";
+import { kubectlEnv, kubectlInstalled } from "./kubectl.ts";
+
+const ALG = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" };
+
+async function requestYaml(name: string, subject: string): Promise<string> {
+  const keys = await crypto.subtle.generateKey(ALG, true, ["sign", "verify"]);
+  const csr = await x509.Pkcs10CertificateRequestGenerator.create({
+    name: subject,
+    keys,
+    signingAlgorithm: ALG,
+  });
+  return `apiVersion: certificates.platform.io/v1
+kind: CertificateSigningRequest
+metadata:
+  name: ${name}
+spec:
+  request: ${btoa(csr.toString("pem"))}
+  signerName: platform.io/apiserver-client
+  expirationSeconds: 86400
+  usages: [digital signature, key encipherment, client auth]
+`;
+}
+
+function decision(type: string): string {
+  return JSON.stringify({
+    status: {
+      conditions: [{ type, status: "True", reason: "KubectlTest", message: "by kubectl" }],
+    },
+  });
+}
+
+Deno.test({
+  name: "kubectl: approve and deny requests, get csr -w shows the transitions",
+  ignore: !kubectlInstalled,
+  sanitizeResources: false,
+  sanitizeOps: false,
+}, async () => {
+  await using env = await kubectlEnv();
+  const { ok, spawn } = env;
+  const watch = spawn(["get", "csr", "-w", "--request-timeout=20s"]);
+  const lines: string[] = [];
+  const reading = (async () => {
+    const decoder = new TextDecoderStream();
+    const reader = watch.stdout.pipeThrough(decoder).getReader();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += value;
+      const parts = buffer.split("\n");
+      buffer = parts.pop()!;
+      lines.push(...parts);
+    }
+  })();
+  const waitLine = async (re: RegExp) => {
+    for (let i = 0; i < 200; i++) {
+      if (lines.some((l) => re.test(l))) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`no line matches ${re}:\n${lines.join("\n")}`);
+  };
+  try {
+    assert.equal(
+      await ok(["create", "-f", "-"], await requestYaml("alice", "CN=alice,O=devs")),
+      "certificatesigningrequest.certificates.platform.io/alice created\n",
+    );
+    await waitLine(
+      /^alice\s+\S+\s+platform.io\/apiserver-client\s+platform-admin\s+24h\s+Pending$/,
+    );
+    assert.match(
+      await ok([
+        "patch",
+        "csr",
+        "alice",
+        "--subresource=approval",
+        "--type=merge",
+        "-p",
+        decision("Approved"),
+      ]),
+      /certificatesigningrequest.certificates.platform.io\/alice patched/,
+    );
+    await waitLine(/^alice\s.*\s+Approved,Issued$/);
+    const pem = atob(await ok(["get", "csr", "alice", "-o", "jsonpath={.status.certificate}"]));
+    const cert = new x509.X509Certificate(pem);
+    assert.equal(cert.subject, "CN=alice, O=devs");
+
+    await ok(["create", "-f", "-"], await requestYaml("bob", "CN=bob"));
+    assert.match(
+      await ok([
+        "patch",
+        "csr",
+        "bob",
+        "--subresource=approval",
+        "--type=merge",
+        "-p",
+        decision("Denied"),
+      ]),
+      /bob patched/,
+    );
+    await waitLine(/^bob\s.*\s+Denied$/);
+  } finally {
+    watch.kill();
+    await watch.status;
+    await reading.catch(() => {});
+  }
+});
