@@ -1,9 +1,10 @@
 /** Serializing response bodies and parsing request bodies (JSON, YAML, protobuf). */
 
-import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import { parse as parseYaml } from "yaml";
 import { badRequest } from "../api/errors.ts";
 import type { Encoding } from "./negotiate.ts";
 import { decodeObject, encodeObject } from "./protobuf/mod.ts";
+import { emitYaml } from "./yaml_emit.ts";
 
 export function encodeBody(
   value: unknown,
@@ -11,7 +12,7 @@ export function encodeBody(
   pretty = false,
 ): string | Uint8Array<ArrayBuffer> {
   if (encoding === "protobuf") return encodeObject(value as object) as Uint8Array<ArrayBuffer>;
-  if (encoding === "yaml") return stringifyYaml(value, { lineWidth: 0 });
+  if (encoding === "yaml") return emitYaml(value);
   return pretty ? JSON.stringify(value, null, 2) + "\n" : JSON.stringify(value) + "\n";
 }
 
