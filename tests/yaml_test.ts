@@ -6,6 +6,7 @@
 import { parse, stringify } from "yaml";
 import { assertEquals, assertMatch } from "./assert.ts";
 import { testServer } from "./harness.ts";
+import { emitYaml } from "../lib/codec/yaml_emit.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";
 const YAML = "application/yaml";
@@ -70,4 +71,24 @@ Deno.test("yaml: a watch that accepts only YAML is 406; with JSON also acceptabl
   assertEquals(res.status, 200);
   assertEquals(res.headers.get("Content-Type"), "application/json");
   await res.body?.cancel();
+});
+
+Deno.test("yaml: a list built from cached items is the document the emitter gives for the whole list", async () => {
+  await using ts = await testServer();
+  const cm = "/api/v1/namespaces/default/configmaps";
+  const data = { script: "line one\n\n  indented\nlast\n", plain: "x", tricky: "yes" };
+  for (const name of ["a", "b"]) {
+    assertEquals((await ts.json("POST", cm, { body: { metadata: { name }, data } })).status, 201);
+  }
+  for (let pass = 0; pass < 2; pass++) { // the second pass reads the cached items
+    const yamlText =
+      await (await ts.request("GET", cm, { headers: { Accept: "application/yaml" } })).text();
+    const json = (await ts.json("GET", cm)).body;
+    assertEquals(yamlText, emitYaml(json));
+    assertEquals(parse(yamlText), json);
+  }
+  const empty = await (await ts.request("GET", "/api/v1/namespaces/default/secrets", {
+    headers: { Accept: "application/yaml" },
+  })).text();
+  assertEquals(parse(empty).items, []);
 });

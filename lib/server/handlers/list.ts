@@ -22,6 +22,7 @@ import type { ResourceRegistry } from "../../registry/generic.ts";
 import type { KeyValue } from "../../storage/store.ts";
 import { parseResourceVersion, readOptionsOf, waitForRevision } from "./read_options.ts";
 import type { ResourceScope } from "./scope.ts";
+import { emitYaml } from "../../codec/yaml_emit.ts";
 
 export async function listHandler(ctx: RequestContext, scope: ResourceScope): Promise<Response> {
   const negotiated = negotiateOutput(ctx.req.headers.get("Accept"), {
@@ -42,8 +43,8 @@ export async function listHandler(ctx: RequestContext, scope: ResourceScope): Pr
     const exact = o.match === "Exact" || (o.match === "" && o.limit !== undefined);
     if (exact) opts.revision = rv;
   }
-  // A plain JSON or protobuf list is built from per-object encodings cached by stored value.
-  const fromCache = !negotiated.as && negotiated.encoding !== "yaml" && !isPretty(ctx);
+  // A plain list is built from per-object encodings cached by stored value.
+  const fromCache = !negotiated.as && !isPretty(ctx);
   opts.sourcesOnly = fromCache;
   const result = await registry.list(ctx.info.namespace, opts);
   const listMeta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
@@ -68,6 +69,8 @@ export async function listHandler(ctx: RequestContext, scope: ResourceScope): Pr
     const listKind = { apiVersion: registry.apiVersion, kind: `${def.kind}List` };
     const body = negotiated.encoding === "protobuf"
       ? protobufList(registry, listKind, listMeta, result.sources)
+      : negotiated.encoding === "yaml"
+      ? yamlList(registry, listKind, listMeta, result.sources)
       : jsonList(registry, listKind, listMeta, result.sources);
     return encodedResponse(ctx, 200, body, negotiated);
   }
@@ -94,6 +97,28 @@ function jsonList(
   return `{"kind":${JSON.stringify(list.kind)},"apiVersion":${
     JSON.stringify(list.apiVersion)
   },"metadata":${JSON.stringify(listMeta)},"items":[${items.join(",")}]}\n`;
+}
+
+/** A YAML list body from each item's cached YAML, indented as a sequence entry: the same
+ * document emitYaml gives for the whole list. */
+function yamlList(
+  registry: ResourceRegistry,
+  list: GroupVersionKind,
+  listMeta: Record<string, unknown>,
+  sources: KeyValue[],
+): string {
+  const head = emitYaml({ kind: list.kind, apiVersion: list.apiVersion, metadata: listMeta });
+  if (!sources.length) return `${head}items: []\n`;
+  const items = sources.map((kv) =>
+    registry.encoded.get("yaml", kv, () => asSequenceEntry(emitYaml(registry.decode(kv))))
+  );
+  return `${head}items:\n${items.join("")}`;
+}
+
+/** `a: 1\nb: 2\n` -> `- a: 1\n  b: 2\n` (empty lines stay empty: block scalars keep them). */
+function asSequenceEntry(yaml: string): string {
+  const lines = yaml.endsWith("\n") ? yaml.slice(0, -1).split("\n") : yaml.split("\n");
+  return lines.map((l, i) => (i === 0 ? `- ${l}` : l === "" ? "" : `  ${l}`)).join("\n") + "\n";
 }
 
 /** A protobuf list body from each item's cached message bytes. */
