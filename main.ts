@@ -9,7 +9,7 @@
  */
 
 import { ConfigError } from "./lib/config/flags.ts";
-import { loadServerConfig, type ServerConfig } from "./lib/config/mod.ts";
+import { clusterSigningFiles, loadServerConfig, type ServerConfig } from "./lib/config/mod.ts";
 import { checkPortFree, describeListenError } from "./lib/config/mod.ts";
 import { startServer } from "./lib/server/server.ts";
 import { createLogger } from "./lib/server/log.ts";
@@ -98,6 +98,10 @@ async function serve(config: ServerConfig): Promise<number> {
       tlsPrivateKeyFile: config.tlsPrivateKeyFile,
       tlsSANs: config.tlsSANs,
       tokenAuthFile: config.tokenAuthFile,
+      clientCAFile: config.clientCAFile,
+      ...clusterSigningFiles(config),
+      clusterSigningDurationMs: config.clusterSigningDuration,
+      controllers: config.controllers,
       historyRetentionMs: config.historyRetention,
       maxRequestBodyBytes: config.maxRequestBodyBytes,
       shutdownTimeoutMs: config.shutdownTimeout,

@@ -1,7 +1,8 @@
 /**
  * Authentication: who is making a request. Authenticators are tried in a fixed order; the
- * first that recognises the credential decides. For now: bearer tokens (the generated admin
- * token and `--token-auth-file`).
+ * first that recognises the credential decides: client certificates when they are on
+ * (`x509.ts`), bearer tokens (the generated admin token and `--token-auth-file`), service
+ * account tokens.
  */
 
 import type { UserInfo } from "../server/context.ts";

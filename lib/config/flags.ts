@@ -118,6 +118,41 @@ export const FLAGS: readonly FlagSpec[] = [
     help: 'Static bearer tokens, one per line as CSV: token,user,uid,"group1,group2".',
   },
   {
+    name: "client-ca-file",
+    field: "clientCAFile",
+    kind: "path",
+    help: "PEM CA bundle that verifies client certificates. Given, the server asks every " +
+      "client for a certificate and one that verifies authenticates as user = subject CN, " +
+      "groups = subject O. The cluster CA is <data-dir>/pki/ca.crt. Without it client " +
+      "certificates are not asked for.",
+  },
+  {
+    name: "cluster-signing-cert-file",
+    field: "clusterSigningCertFile",
+    kind: "path",
+    defaultText: "<data-dir>/pki/ca.crt",
+    help: "PEM CA certificate (then its intermediates) with which the built-in CSR signer " +
+      "issues certificates for every well-known signer. With --cluster-signing-key-file.",
+  },
+  {
+    name: "cluster-signing-key-file",
+    field: "clusterSigningKeyFile",
+    kind: "path",
+    defaultText: "<data-dir>/pki/ca.key",
+    help: "PEM private key of --cluster-signing-cert-file.",
+  },
+  ...perSignerFlags("apiserver-client", "ApiserverClient"),
+  ...perSignerFlags("apiserver-client-nodeagent", "ApiserverClientNodeagent"),
+  ...perSignerFlags("nodeagent-serving", "NodeagentServing"),
+  {
+    name: "cluster-signing-duration",
+    field: "clusterSigningDuration",
+    kind: "duration",
+    defaultText: "8760h",
+    help: "Longest lifetime of a certificate the built-in signer issues; a request's " +
+      "spec.expirationSeconds may ask for less.",
+  },
+  {
     name: "runtime-config",
     field: "runtimeConfig",
     kind: "map",
@@ -188,6 +223,31 @@ export const FLAGS: readonly FlagSpec[] = [
   },
 ];
 
+/**
+ * The `--cluster-signing-<signer>-{cert,key}-file` pair of one well-known signer
+ * (`platform.io/<signer>`): fields `clusterSigning<Field>CertFile` / `…KeyFile`.
+ */
+function perSignerFlags(signer: string, field: string): FlagSpec[] {
+  return [
+    {
+      name: `cluster-signing-${signer}-cert-file`,
+      field: `clusterSigning${field}CertFile`,
+      kind: "path",
+      defaultText: "the cluster CA",
+      help: `PEM CA certificate with which the built-in signer issues certificates for ` +
+        `platform.io/${signer} requests (with its key file). Not together with ` +
+        `--cluster-signing-cert-file and --cluster-signing-key-file.`,
+    },
+    {
+      name: `cluster-signing-${signer}-key-file`,
+      field: `clusterSigning${field}KeyFile`,
+      kind: "path",
+      defaultText: "the cluster CA key",
+      help: `PEM private key of --cluster-signing-${signer}-cert-file.`,
+    },
+  ];
+}
+
 const FLAGS_BY_NAME: ReadonlyMap<string, FlagSpec> = new Map(FLAGS.map((f) => [f.name, f]));
 
 /** Flags as given on the command line, before their values are parsed. */
@@ -253,24 +313,31 @@ export function tokenizeArgs(argv: readonly string[]): ParsedArgs {
 export function formatFlagHelp(gateLines: readonly string[] = []): string {
   const rows = FLAGS.map((f) => ({
     left: `  --${f.name} ${valueName(f)}`,
-    right: `${f.help} (default: ${f.defaultText ?? "none"})`,
+    // The default stays on one line.
+    words: [...f.help.split(" "), `(default: ${f.defaultText ?? "none"})`],
   }));
-  rows.push({ left: "  -h, --help", right: "Show this help and exit." });
-  const width = Math.max(...rows.map((r) => r.left.length)) + 2;
-  const lines = rows.flatMap((r) =>
-    wrap(r.right, HELP_WIDTH - width).map((text, i) => (i === 0 ? r.left : "").padEnd(width) + text)
-  );
+  rows.push({ left: "  -h, --help", words: "Show this help and exit.".split(" ") });
+  // Flags longer than the column put their text on the next line.
+  const width = Math.min(Math.max(...rows.map((r) => r.left.length)) + 2, HELP_COLUMN);
+  const lines = rows.flatMap((r) => {
+    const text = wrap(r.words, HELP_WIDTH - width).map((t) => " ".repeat(width) + t);
+    if (r.left.length + 2 > width) return [r.left, ...text];
+    text[0] = r.left.padEnd(width) + text[0].slice(width);
+    return text;
+  });
   if (gateLines.length > 0) lines.push("", "Feature gates (--feature-gates):", ...gateLines);
   return lines.join("\n") + "\n";
 }
 
 const HELP_WIDTH = 100;
+/** Where help text starts: longer flags get their own line. */
+const HELP_COLUMN = 40;
 
-/** Break text into lines of at most `width` characters at spaces. */
-function wrap(text: string, width: number): string[] {
+/** Join words into lines of at most `width` characters (a longer word gets its own line). */
+function wrap(words: readonly string[], width: number): string[] {
   const out: string[] = [];
   let line = "";
-  for (const word of text.split(" ")) {
+  for (const word of words) {
     if (line !== "" && line.length + 1 + word.length > width) {
       out.push(line);
       line = word;

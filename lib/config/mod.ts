@@ -50,6 +50,7 @@ export {
 } from "./runtime_config.ts";
 export {
   checkPortFree,
+  clusterSigningFiles,
   CONFIG_API_VERSION,
   CONFIG_KIND,
   type ControllerOptions,
@@ -62,7 +63,9 @@ export {
   type LoadServerConfigOptions,
   LOG_LEVELS,
   type LogLevel,
+  PER_SIGNER_CA_FIELDS,
   type ServerConfig,
+  type SigningFiles,
   STORAGE_BACKENDS,
   type StorageBackend,
 } from "./server_config.ts";

@@ -7,7 +7,9 @@
  * @module
  */
 
-import { dirname, isAbsolute, resolve } from "node:path";
+import "reflect-metadata";
+import * as x509 from "@peculiar/x509";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { parseDocument } from "yaml";
 import { z } from "zod";
 import {
@@ -32,7 +34,12 @@ import {
   resolveFeatureGates,
 } from "./feature_gates.ts";
 import { normalizeRuntimeConfigKey, parseRuntimeConfig } from "./runtime_config.ts";
-import { readKeyPair } from "../certificates/pki.ts";
+import { decodePem, readKeyPair } from "../certificates/pki.ts";
+import {
+  SIGNER_APISERVER_CLIENT,
+  SIGNER_APISERVER_CLIENT_NODEAGENT,
+  SIGNER_NODEAGENT_SERVING,
+} from "../certificates/signer.ts";
 
 /** The `apiVersion` of a configuration file. */
 export const CONFIG_API_VERSION = "platform.io/v1alpha1";
@@ -60,6 +67,20 @@ export interface ServerConfig {
   /** Extra serving-certificate names, normalized (IPs canonical, DNS names lower-case). */
   tlsSANs: string[];
   tokenAuthFile?: string;
+  /** CA bundle verifying client certificates; given, client-certificate authentication is on. */
+  clientCAFile?: string;
+  /** One CA for every well-known signer (both or neither; default: the cluster CA). */
+  clusterSigningCertFile?: string;
+  clusterSigningKeyFile?: string;
+  /** One CA per well-known signer (each pair both or neither; not with the two above). */
+  clusterSigningApiserverClientCertFile?: string;
+  clusterSigningApiserverClientKeyFile?: string;
+  clusterSigningApiserverClientNodeagentCertFile?: string;
+  clusterSigningApiserverClientNodeagentKeyFile?: string;
+  clusterSigningNodeagentServingCertFile?: string;
+  clusterSigningNodeagentServingKeyFile?: string;
+  /** Longest lifetime of an issued certificate. Milliseconds. */
+  clusterSigningDuration: number;
   /** Explicit runtime-config settings with normalized keys; see `isEnabled()`. */
   runtimeConfig: Map<string, boolean>;
   /** Every known feature gate with its effective value (defaults, AllAlpha/AllBeta applied). */
@@ -85,11 +106,60 @@ export const DEFAULTS = {
   storage: "file" as StorageBackend,
   historyRetention: 5 * 60_000,
   controllers: ["*"],
+  clusterSigningDuration: 8760 * 3_600_000,
   shutdownTimeout: 30_000,
   requestTimeout: 60_000,
   maxRequestBodyBytes: 3 * 1024 * 1024,
   logLevel: "info" as LogLevel,
 } as const;
+
+/** The per-signer CA fields of the configuration, with the well-known signer each is for. */
+export const PER_SIGNER_CA_FIELDS = [
+  {
+    signer: SIGNER_APISERVER_CLIENT,
+    cert: "clusterSigningApiserverClientCertFile",
+    key: "clusterSigningApiserverClientKeyFile",
+  },
+  {
+    signer: SIGNER_APISERVER_CLIENT_NODEAGENT,
+    cert: "clusterSigningApiserverClientNodeagentCertFile",
+    key: "clusterSigningApiserverClientNodeagentKeyFile",
+  },
+  {
+    signer: SIGNER_NODEAGENT_SERVING,
+    cert: "clusterSigningNodeagentServingCertFile",
+    key: "clusterSigningNodeagentServingKeyFile",
+  },
+] as const;
+
+/** A CA given as certificate and key files. */
+export interface SigningFiles {
+  certFile: string;
+  keyFile: string;
+}
+
+/**
+ * The signing CAs a configuration names, shaped as `startServer` takes them: `clusterSigning`
+ * (one CA for every signer) or `clusterSigningPerSigner` (by signer name), or neither (the
+ * cluster CA signs).
+ */
+export function clusterSigningFiles(cfg: ServerConfig): {
+  clusterSigning?: SigningFiles;
+  clusterSigningPerSigner?: Record<string, SigningFiles>;
+} {
+  if (cfg.clusterSigningCertFile !== undefined && cfg.clusterSigningKeyFile !== undefined) {
+    return {
+      clusterSigning: { certFile: cfg.clusterSigningCertFile, keyFile: cfg.clusterSigningKeyFile },
+    };
+  }
+  const perSigner: Record<string, SigningFiles> = {};
+  for (const { signer, cert, key } of PER_SIGNER_CA_FIELDS) {
+    const certFile = cfg[cert];
+    const keyFile = cfg[key];
+    if (certFile !== undefined && keyFile !== undefined) perSigner[signer] = { certFile, keyFile };
+  }
+  return Object.keys(perSigner).length > 0 ? { clusterSigningPerSigner: perSigner } : {};
+}
 
 /** The `--help` flag list: every flag with its default, then the feature gates (no usage line). */
 export function helpText(): string {
@@ -110,6 +180,16 @@ const fileSchema = z.strictObject({
   tlsPrivateKeyFile: z.string().optional(),
   tlsSANs: z.array(z.string()).optional(),
   tokenAuthFile: z.string().optional(),
+  clientCAFile: z.string().optional(),
+  clusterSigningCertFile: z.string().optional(),
+  clusterSigningKeyFile: z.string().optional(),
+  clusterSigningApiserverClientCertFile: z.string().optional(),
+  clusterSigningApiserverClientKeyFile: z.string().optional(),
+  clusterSigningApiserverClientNodeagentCertFile: z.string().optional(),
+  clusterSigningApiserverClientNodeagentKeyFile: z.string().optional(),
+  clusterSigningNodeagentServingCertFile: z.string().optional(),
+  clusterSigningNodeagentServingKeyFile: z.string().optional(),
+  clusterSigningDuration: z.string().optional(),
   runtimeConfig: z.union([z.string(), z.record(z.string(), z.boolean())]).optional(),
   featureGates: z.record(z.string(), z.boolean()).optional(),
   storage: z.enum(STORAGE_BACKENDS).optional(),
@@ -124,6 +204,23 @@ const fileSchema = z.strictObject({
 type FileConfig = z.infer<typeof fileSchema>;
 /** A field of the configuration file (besides apiVersion and kind). */
 type Field = Exclude<keyof FileConfig, "apiVersion" | "kind">;
+
+/** The signing CA file fields: one CA for all, then one per signer. */
+const SIGNING_FILE_FIELDS = [
+  "clusterSigningCertFile",
+  "clusterSigningKeyFile",
+  ...PER_SIGNER_CA_FIELDS.flatMap(({ cert, key }) => [cert, key]),
+] as const;
+
+/** Optional path fields: absent from a `ServerConfig` when unset. */
+const OPTIONAL_PATHS = [
+  "tlsCertFile",
+  "tlsPrivateKeyFile",
+  "tokenAuthFile",
+  "clientCAFile",
+  ...SIGNING_FILE_FIELDS,
+] as const;
+type PathField = typeof OPTIONAL_PATHS[number];
 
 const FIELDS = Object.keys(fileSchema.shape).filter((k) => k !== "apiVersion" && k !== "kind");
 
@@ -144,6 +241,16 @@ interface Settings {
   tlsPrivateKeyFile: string;
   tlsSANs: string[];
   tokenAuthFile: string;
+  clientCAFile: string;
+  clusterSigningCertFile: string;
+  clusterSigningKeyFile: string;
+  clusterSigningApiserverClientCertFile: string;
+  clusterSigningApiserverClientKeyFile: string;
+  clusterSigningApiserverClientNodeagentCertFile: string;
+  clusterSigningApiserverClientNodeagentKeyFile: string;
+  clusterSigningNodeagentServingCertFile: string;
+  clusterSigningNodeagentServingKeyFile: string;
+  clusterSigningDuration: number;
   runtimeConfig: Map<string, boolean>;
   featureGates: Map<string, boolean>;
   storage: StorageBackend;
@@ -212,6 +319,9 @@ export async function loadServerConfig(
     tlsPrivateKeyFile: pick("tlsPrivateKeyFile"),
     tlsSANs: pick("tlsSANs") ?? [],
     tokenAuthFile: pick("tokenAuthFile"),
+    clientCAFile: pick("clientCAFile"),
+    ...Object.fromEntries(SIGNING_FILE_FIELDS.map((f) => [f, pick(f)])),
+    clusterSigningDuration: pick("clusterSigningDuration") ?? DEFAULTS.clusterSigningDuration,
     runtimeConfig: merged("runtimeConfig"),
     featureGates: resolveFeatureGates(merged("featureGates")),
     storage: pick("storage") ?? DEFAULTS.storage,
@@ -223,7 +333,7 @@ export async function loadServerConfig(
     logLevel: pick("logLevel") ?? DEFAULTS.logLevel,
   };
   if (cfg.configFile === undefined) delete cfg.configFile;
-  for (const k of ["tlsCertFile", "tlsPrivateKeyFile", "tokenAuthFile"] as const) {
+  for (const k of OPTIONAL_PATHS) {
     if (cfg[k] === undefined) delete cfg[k];
   }
 
@@ -231,25 +341,54 @@ export async function loadServerConfig(
   const where = (field: Field) => from(field)?.where(field) ?? `--${flagOf(field)}`;
   const shown = (field: Field) =>
     from(field)?.shown[field] ?? String(cfg[field as keyof ServerConfig]);
-  if ((cfg.tlsCertFile === undefined) !== (cfg.tlsPrivateKeyFile === undefined)) {
-    const [given, missing]: [Field, Field] = cfg.tlsCertFile !== undefined
-      ? ["tlsCertFile", "tlsPrivateKeyFile"]
-      : ["tlsPrivateKeyFile", "tlsCertFile"];
-    const other = from(given) === flags ? `--${flagOf(missing)}` : missing;
-    throw new ConfigError(`${where(given)}: ${other} must be given too`);
+  /** How a message names another field: its field when the file set it, else its flag. */
+  const named = (field: Field) => from(field) === file ? field : `--${flagOf(field)}`;
+  const pairs: [PathField, PathField][] = [
+    ["tlsCertFile", "tlsPrivateKeyFile"],
+    ["clusterSigningCertFile", "clusterSigningKeyFile"],
+    ...PER_SIGNER_CA_FIELDS.map(({ cert, key }): [PathField, PathField] => [cert, key]),
+  ];
+  // As kube: one CA for every signer, or one per signer, not both.
+  if (cfg.clusterSigningCertFile !== undefined || cfg.clusterSigningKeyFile !== undefined) {
+    const perSigner = PER_SIGNER_CA_FIELDS.flatMap(({ cert, key }) => [cert, key])
+      .find((f) => cfg[f] !== undefined);
+    if (perSigner !== undefined) {
+      throw new ConfigError(
+        `${where(perSigner)}: cannot be combined with ${named("clusterSigningCertFile")} and ` +
+          `${named("clusterSigningKeyFile")} (give one CA for every signer, or one per signer)`,
+      );
+    }
   }
-  if (cfg.tlsCertFile !== undefined && cfg.tlsPrivateKeyFile !== undefined) {
+  for (const [certField, keyField] of pairs) {
+    if ((cfg[certField] === undefined) !== (cfg[keyField] === undefined)) {
+      const [given, missing] = cfg[certField] !== undefined
+        ? [certField, keyField]
+        : [keyField, certField];
+      // The missing one is named as the given one was: a flag, or a field of the file.
+      const other = from(given) === flags ? `--${flagOf(missing)}` : missing;
+      throw new ConfigError(`${where(given)}: ${other} must be given too`);
+    }
+  }
+  for (const [certField, keyField] of pairs) {
+    const certFile = cfg[certField];
+    const keyFile = cfg[keyField];
+    if (certFile === undefined || keyFile === undefined) continue;
     await readKeyPair(
-      { path: cfg.tlsCertFile, where: where("tlsCertFile"), shown: shown("tlsCertFile") },
-      {
-        path: cfg.tlsPrivateKeyFile,
-        where: where("tlsPrivateKeyFile"),
-        shown: shown("tlsPrivateKeyFile"),
-      },
+      { path: certFile, where: where(certField), shown: shown(certField) },
+      { path: keyFile, where: where(keyField), shown: shown(keyField) },
     );
   }
   if (cfg.tokenAuthFile !== undefined) {
     await checkReadableFile(cfg.tokenAuthFile, where("tokenAuthFile"), shown("tokenAuthFile"));
+  }
+  if (cfg.clientCAFile !== undefined) {
+    await checkCertificateBundle(
+      cfg.clientCAFile,
+      where("clientCAFile"),
+      shown("clientCAFile"),
+      // The cluster CA is generated on the first start: naming it before then is fine.
+      cfg.clientCAFile === join(cfg.dataDir, "pki", "ca.crt"),
+    );
   }
   await checkDirectoryOrAbsent(cfg.dataDir, where("dataDir"), shown("dataDir"));
   return cfg;
@@ -288,6 +427,15 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "tlsCertFile":
     case "tlsPrivateKeyFile":
     case "tokenAuthFile":
+    case "clientCAFile":
+    case "clusterSigningCertFile":
+    case "clusterSigningKeyFile":
+    case "clusterSigningApiserverClientCertFile":
+    case "clusterSigningApiserverClientKeyFile":
+    case "clusterSigningApiserverClientNodeagentCertFile":
+    case "clusterSigningApiserverClientNodeagentKeyFile":
+    case "clusterSigningNodeagentServingCertFile":
+    case "clusterSigningNodeagentServingKeyFile":
       values[field] = parsePath(one, base);
       break;
     case "bindAddress":
@@ -316,6 +464,7 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
       break;
     case "historyRetention":
     case "requestTimeout":
+    case "clusterSigningDuration":
       values[field] = positiveDuration(one);
       break;
     case "shutdownTimeout":
@@ -557,6 +706,36 @@ async function checkReadableFile(path: string, where: string, shown: string): Pr
   } catch (err) {
     if (err instanceof ConfigError) throw err;
     throw new ConfigError(`${where}: cannot read ${quote(shown)}: ${osReason(err)}`);
+  }
+}
+
+/**
+ * A readable file with at least one parsable PEM `CERTIFICATE` block (a CA bundle). With
+ * `absentOk`, a missing file passes.
+ */
+async function checkCertificateBundle(
+  path: string,
+  where: string,
+  shown: string,
+  absentOk: boolean,
+): Promise<void> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (err) {
+    if (absentOk && err instanceof Deno.errors.NotFound) return;
+    throw new ConfigError(`${where}: cannot read ${quote(shown)}: ${osReason(err)}`);
+  }
+  const blocks = decodePem(text).filter((b) => b.type === "CERTIFICATE");
+  if (blocks.length === 0) {
+    throw new ConfigError(`${where}: ${quote(shown)} has no valid PEM CERTIFICATE block`);
+  }
+  for (const [i, block] of blocks.entries()) {
+    try {
+      new x509.X509Certificate(block.der);
+    } catch {
+      throw new ConfigError(`${where}: certificate ${i + 1} in ${quote(shown)} does not parse`);
+    }
   }
 }
 

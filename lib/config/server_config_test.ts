@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { ConfigError, FLAGS } from "./flags.ts";
 import {
   checkPortFree,
+  clusterSigningFiles,
   DEFAULTS,
   describeListenError,
   fieldPath,
@@ -69,6 +70,7 @@ Deno.test("defaults apply without flags or file", async () => {
     storage: "file",
     historyRetention: 300_000,
     controllers: ["*"],
+    clusterSigningDuration: 8760 * 3_600_000,
     shutdownTimeout: 30_000,
     requestTimeout: 60_000,
     maxRequestBodyBytes: 3_145_728,
@@ -105,6 +107,11 @@ Deno.test("--help and -h return the help text listing every flag with its defaul
       ["log-level", "info"],
       ["tls-cert-file", "none"],
       ["feature-gates", "none"],
+      ["client-ca-file", "none"],
+      ["cluster-signing-cert-file", "<data-dir>/pki/ca.crt"],
+      ["cluster-signing-key-file", "<data-dir>/pki/ca.key"],
+      ["cluster-signing-apiserver-client-cert-file", "the cluster CA"],
+      ["cluster-signing-duration", "8760h"],
     ]
   ) {
     const entry = entries.find((e) => e.startsWith(`  --${flag} `))!;
@@ -124,6 +131,10 @@ Deno.test("the example file sets every field; paths resolve against its director
   assert.equal(cfg.securePort, 7443);
   assert.deepEqual(cfg.tlsSANs, ["api.example.com", "10.0.0.5"]);
   assert.equal(cfg.tokenAuthFile, join(TESTDATA, "tokens.csv"));
+  assert.equal(cfg.clientCAFile, join(TESTDATA, "signing-ca.crt"));
+  assert.equal(cfg.clusterSigningCertFile, join(TESTDATA, "signing-ca.crt"));
+  assert.equal(cfg.clusterSigningKeyFile, join(TESTDATA, "signing-ca.key"));
+  assert.equal(cfg.clusterSigningDuration, 720 * 3_600_000);
   assert.deepEqual(cfg.runtimeConfig, new Map([["api/beta", true], ["apps/v1beta1", false]]));
   assert.equal(cfg.featureGates.get("WatchList"), true);
   assert.equal(cfg.featureGates.get("APIResponseCompression"), false);
@@ -289,6 +300,11 @@ Deno.test("flag errors name the flag and the value", async () => {
     [
       ["--token-auth-file=none.csv"],
       '--token-auth-file: cannot read "none.csv": No such file or directory',
+    ],
+    [["--cluster-signing-duration=0"], '--cluster-signing-duration: "0" must be longer than 0'],
+    [
+      ["--cluster-signing-duration=1y"],
+      '--cluster-signing-duration: "1y" is not a duration (like "30s", "5m" or "1h30m")',
     ],
   ];
   for (const [argv, message] of cases) {
@@ -482,6 +498,129 @@ Deno.test("TLS files are checked with the flag or field that named them", async 
   assert.match(
     await errorOf(["--config", "c.yaml"], dir.path),
     /^c\.yaml: tlsPrivateKeyFile: "x\.pem" has no valid PEM PRIVATE KEY block/,
+  );
+});
+
+Deno.test("the client CA file must hold certificates, or be the cluster CA to be", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(join(dir.path, "x.pem"), "hello\n");
+  await Deno.copyFile(join(TESTDATA, "signing-ca.crt"), join(dir.path, "ca.crt"));
+  const ok = await load(["--client-ca-file", "ca.crt"], dir.path);
+  assert.equal(ok.clientCAFile, join(dir.path, "ca.crt"));
+  // The cluster CA does not exist before the first start; naming it is fine.
+  const cluster = await load(["--client-ca-file", "data/pki/ca.crt"], dir.path);
+  assert.equal(cluster.clientCAFile, join(dir.path, "data", "pki", "ca.crt"));
+  assert.equal(
+    await errorOf(["--client-ca-file", "none.crt"], dir.path),
+    '--client-ca-file: cannot read "none.crt": No such file or directory',
+  );
+  assert.equal(
+    await errorOf(["--client-ca-file=x.pem"], dir.path),
+    '--client-ca-file: "x.pem" has no valid PEM CERTIFICATE block',
+  );
+  await writeConfig(dir.path, "c.yaml", "clientCAFile: x.pem\n");
+  assert.equal(
+    await errorOf(["--config", "c.yaml"], dir.path),
+    'c.yaml: clientCAFile: "x.pem" has no valid PEM CERTIFICATE block',
+  );
+});
+
+Deno.test("signing CA files: pairs, one CA or one per signer, checked keys", async () => {
+  await using dir = await tempDir();
+  for (const name of ["signing-ca.crt", "signing-ca.key"]) {
+    await Deno.copyFile(join(TESTDATA, name), join(dir.path, name));
+  }
+  const pki = await ensurePki({
+    dataDir: join(dir.path, "other"),
+    sans: [],
+    bindAddress: "127.0.0.1",
+    logger: { info: () => {} },
+  });
+  await Deno.writeTextFile(join(dir.path, "other.key"), pki.caKeyPem);
+  const all = [
+    "--cluster-signing-cert-file=signing-ca.crt",
+    "--cluster-signing-key-file",
+    "signing-ca.key",
+  ];
+  const one = await load(all, dir.path);
+  assert.deepEqual(clusterSigningFiles(one), {
+    clusterSigning: {
+      certFile: join(dir.path, "signing-ca.crt"),
+      keyFile: join(dir.path, "signing-ca.key"),
+    },
+  });
+  const perSigner = await load([
+    "--cluster-signing-nodeagent-serving-cert-file=signing-ca.crt",
+    "--cluster-signing-nodeagent-serving-key-file=signing-ca.key",
+    "--cluster-signing-apiserver-client-cert-file=other/pki/ca.crt",
+    "--cluster-signing-apiserver-client-key-file=other.key",
+  ], dir.path);
+  assert.deepEqual(clusterSigningFiles(perSigner), {
+    clusterSigningPerSigner: {
+      "platform.io/nodeagent-serving": {
+        certFile: join(dir.path, "signing-ca.crt"),
+        keyFile: join(dir.path, "signing-ca.key"),
+      },
+      "platform.io/apiserver-client": {
+        certFile: join(dir.path, "other", "pki", "ca.crt"),
+        keyFile: join(dir.path, "other.key"),
+      },
+    },
+  });
+  assert.deepEqual(clusterSigningFiles(await load([], dir.path)), {});
+
+  const cases: [string[], string][] = [
+    [
+      ["--cluster-signing-cert-file=signing-ca.crt"],
+      "--cluster-signing-cert-file: --cluster-signing-key-file must be given too",
+    ],
+    [
+      ["--cluster-signing-apiserver-client-nodeagent-key-file=signing-ca.key"],
+      "--cluster-signing-apiserver-client-nodeagent-key-file: " +
+      "--cluster-signing-apiserver-client-nodeagent-cert-file must be given too",
+    ],
+    [
+      [...all, "--cluster-signing-apiserver-client-cert-file=signing-ca.crt"],
+      "--cluster-signing-apiserver-client-cert-file: cannot be combined with " +
+      "--cluster-signing-cert-file and --cluster-signing-key-file " +
+      "(give one CA for every signer, or one per signer)",
+    ],
+    [
+      ["--cluster-signing-cert-file=signing-ca.crt", "--cluster-signing-key-file=other.key"],
+      '--cluster-signing-key-file: "other.key" does not match the certificate in "signing-ca.crt"',
+    ],
+    [
+      [
+        "--cluster-signing-nodeagent-serving-cert-file=none.crt",
+        "--cluster-signing-nodeagent-serving-key-file=signing-ca.key",
+      ],
+      '--cluster-signing-nodeagent-serving-cert-file: cannot read "none.crt": ' +
+      "No such file or directory",
+    ],
+  ];
+  for (const [argv, message] of cases) {
+    assert.equal(await errorOf(argv, dir.path), message, argv.join(" "));
+  }
+  await writeConfig(
+    dir.path,
+    "c.yaml",
+    "clusterSigningCertFile: signing-ca.crt\nclusterSigningKeyFile: signing-ca.key\n" +
+      "clusterSigningApiserverClientKeyFile: signing-ca.key\n" +
+      "clusterSigningApiserverClientCertFile: signing-ca.crt\n",
+  );
+  assert.equal(
+    await errorOf(["--config", "c.yaml"], dir.path),
+    "c.yaml: clusterSigningApiserverClientCertFile: cannot be combined with " +
+      "clusterSigningCertFile and clusterSigningKeyFile " +
+      "(give one CA for every signer, or one per signer)",
+  );
+  // A flag naming the other: each is named where it came from.
+  await writeConfig(dir.path, "c.yaml", "clusterSigningNodeagentServingCertFile: signing-ca.crt\n");
+  assert.equal(
+    await errorOf(["--config", "c.yaml", ...all], dir.path),
+    "c.yaml: clusterSigningNodeagentServingCertFile: cannot be combined with " +
+      "--cluster-signing-cert-file and --cluster-signing-key-file " +
+      "(give one CA for every signer, or one per signer)",
   );
 });
 

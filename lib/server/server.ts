@@ -15,6 +15,8 @@ import {
 } from "../certificates/pki.ts";
 import { loadTokenFile } from "../auth/token_file.ts";
 import { tokenAuthenticator, unionAuthenticator } from "../auth/authenticator.ts";
+import { clientCertificateAuthenticator } from "../auth/x509.ts";
+import { createTlsFront } from "./tls_front.ts";
 import { Catalogue } from "../registry/catalogue.ts";
 import { alwaysAllow } from "../auth/authorizer.ts";
 import { CsrController, loadSignerConfig } from "../certificates/controller.ts";
@@ -59,6 +61,14 @@ export interface StartOptions {
   tlsPrivateKeyFile?: string;
   tlsSANs?: string[];
   tokenAuthFile?: string;
+  /** CA bundle that verifies client certificates (`--client-ca-file`); turns on clientCertAuth. */
+  clientCAFile?: string;
+  /**
+   * Client-certificate authentication on the secure port (user = CN, groups = O), verified
+   * against `clientCAFile`, else the cluster CA (`<dataDir>/pki/ca.crt`). TLS then ends in a
+   * node:tls front (see tls_front.ts). @default clientCAFile !== undefined
+   */
+  clientCertAuth?: boolean;
   /** @default 300000 (5 minutes) */
   historyRetentionMs?: number;
   /** @default 3145728 (3 MiB) */
@@ -113,6 +123,16 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     bindAddress: hostname,
     tlsCertFile: opts.tlsCertFile,
     tlsPrivateKeyFile: opts.tlsPrivateKeyFile,
+    logger,
+  });
+  // Client certificates: TLS ends in a node:tls front that asks for them (tls_front.ts);
+  // made before anything opens, as a bad --client-ca-file fails the start.
+  const front = await createTlsFront({
+    clientCertAuth: opts.clientCertAuth,
+    clientCAFile: opts.clientCAFile,
+    clusterCAPem: pki.caCertPem,
+    certPem: pki.servingCertPem,
+    keyPem: pki.servingKeyPem,
     logger,
   });
   const adminToken = await ensureAdminToken(dataDir);
@@ -190,6 +210,8 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
   const serviceAccounts = registries.get(catalogue.lookup("", "v1", "serviceaccounts")!)!;
   const serviceAccountTokens = await ServiceAccountTokens.open(dataDir);
   const authenticator = unionAuthenticator([
+    // Certificates first, as kube's x509 authenticator comes before tokens.
+    ...(front ? [clientCertificateAuthenticator(front.clientOf)] : []),
     tokenAuthenticator(tokens),
     serviceAccountTokens.authenticator(async (namespace, name) => {
       const sa = await serviceAccounts.get(namespace, name).catch(() => undefined);
@@ -229,17 +251,20 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
 
   let server: Deno.HttpServer<Deno.NetAddr>;
   try {
+    const handler = (req: Request) => chain(req, shutdownSignal.signal);
+    const tls = { cert: pki.servingCertPem, key: pki.servingKeyPem };
     server = Deno.serve({
-      hostname,
-      port: opts.securePort ?? 0,
-      cert: pki.servingCertPem,
-      key: pki.servingKeyPem,
+      // Behind the front, Deno.serve speaks plain HTTP on a loopback port.
+      hostname: front ? "127.0.0.1" : hostname,
+      port: front ? 0 : opts.securePort ?? 0,
+      ...(front ? {} : tls),
       onListen: () => {},
       onError: (err) => {
         logger.error("unhandled request error", err);
         return new Response("internal error", { status: 500 });
       },
-    }, (req) => chain(req, shutdownSignal.signal));
+    }, front ? front.handler(handler) : handler);
+    if (front) port = await front.listen(hostname, opts.securePort ?? 0, server);
   } catch (err) {
     await csrController.stop();
     await crdController.stop();
@@ -247,8 +272,8 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     await store.close();
     throw err;
   }
-  port = server.addr.port;
-  const noDelay = setListenerNoDelay(port);
+  if (!front) port = server.addr.port;
+  const noDelay = setListenerNoDelay(server.addr.port);
   if (noDelay !== undefined) {
     logger.warn(`cannot set TCP_NODELAY on the listener (${noDelay}): streaming larger bodies`);
     streamLargeBodies(true);
@@ -275,11 +300,13 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
       shutdownSignal.abort();
       const timeoutMs = opts.shutdownTimeoutMs ?? 30_000;
       let timer: ReturnType<typeof setTimeout> | undefined;
+      front?.stopAccepting();
       await Promise.race([
         server.shutdown(),
         new Promise<void>((r) => timer = setTimeout(r, timeoutMs)),
       ]);
       clearTimeout(timer);
+      front?.terminate();
       await csrController.stop();
       await crdController.stop();
       await nsController.stop();
