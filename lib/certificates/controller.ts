@@ -21,15 +21,18 @@ import { rfc3339 } from "../api/time.ts";
 import { StatusError } from "../api/errors.ts";
 import {
   checkSignerRules,
+  isWellKnownSigner,
   loadSigningCA,
-  parseCertificateRequest,
   SIGNER_APISERVER_CLIENT_NODEAGENT,
+  SIGNER_VALIDATION_FAILURE,
   type SignerConfig,
   type SigningCA,
   SigningError,
+  type SignOutcome,
   signRequest,
   WELL_KNOWN_SIGNERS,
 } from "./signer.ts";
+import { parseCsrRequest } from "./validation.ts";
 
 /** Who the controllers write as, and their field manager. */
 export const CONTROLLER_USER = "system:platform-controller-manager";
@@ -53,10 +56,6 @@ const CONTROLLER_CONTEXT: StrategyContext = {
 function condition(csr: KubeObject, type: string): KubeObject | undefined {
   const list = Array.isArray(csr.status?.conditions) ? csr.status.conditions : [];
   return list.find((c: KubeObject) => c?.type === type);
-}
-
-function decodeBase64(text: string): Uint8Array {
-  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 }
 
 function encodeBase64(text: string): string {
@@ -167,7 +166,7 @@ export class CsrController {
     if (spec.signerName !== SIGNER_APISERVER_CLIENT_NODEAGENT) return;
     let request;
     try {
-      request = parseCertificateRequest(new TextDecoder().decode(decodeBase64(spec.request)));
+      request = parseCsrRequest(spec.request ?? "");
     } catch {
       return;
     }
@@ -209,19 +208,37 @@ export class CsrController {
     });
   }
 
+  /** What the signer makes of a request of a well-known signer. */
+  async #decide(spec: KubeObject): Promise<SignOutcome> {
+    let request;
+    try {
+      request = parseCsrRequest(spec.request ?? "");
+    } catch (err) {
+      // Checked at creation: a request that still does not parse is the request's fault.
+      return {
+        status: "failed",
+        reason: SIGNER_VALIDATION_FAILURE,
+        message: (err as Error).message,
+      };
+    }
+    return await signRequest(this.#opts.signer!, {
+      signerName: spec.signerName,
+      request,
+      usages: spec.usages ?? [],
+      expirationSeconds: spec.expirationSeconds,
+    });
+  }
+
   /** kube's csrsigning: issue, or say why not. */
   async #sign(csr: KubeObject): Promise<void> {
     const approved = condition(csr, "Approved")?.status === "True";
     if (!approved || condition(csr, "Failed") || csr.status?.certificate) return;
     const spec = csr.spec ?? {};
-    let outcome;
+    // Other signer names are left to external signers.
+    if (!isWellKnownSigner(spec.signerName)) return;
+    let outcome: SignOutcome;
     try {
-      outcome = await signRequest(this.#opts.signer!, {
-        signerName: spec.signerName,
-        request: new TextDecoder().decode(decodeBase64(spec.request ?? "")),
-        usages: spec.usages ?? [],
-        expirationSeconds: spec.expirationSeconds,
-      });
+      outcome = await this.#decide(spec);
     } catch (err) {
       if (err instanceof SigningError && err.kind === "signer") {
         // The CA cannot sign now (expired, unusable): not the request's fault.
