@@ -248,6 +248,27 @@ async function requestProblem(request: string): Promise<string | undefined> {
   return undefined;
 }
 
+/** The errors of the first label `check` refuses (later ones would read the same). */
+function firstBadLabel(
+  field: string,
+  value: string,
+  labels: string[],
+  check: (label: string) => string[],
+): FieldError[] {
+  for (const label of labels) {
+    const msgs = check(label);
+    if (msgs.length) {
+      return msgs.map((msg) => ({
+        type: "Invalid",
+        field,
+        value,
+        detail: `validating label "${label}": ${msg}`,
+      }));
+    }
+  }
+  return [];
+}
+
 /**
  * kube's `ValidateSignerName`: `<domain>/<path>`, the domain being DNS-1123 labels joined by
  * dots (at least two, at most 253 bytes), the path DNS-1123 subdomains joined by dots, and the
@@ -273,21 +294,8 @@ export function validateSignerName(field: string, signerName: string): FieldErro
       detail: `may not be more than ${DNS1123_SUBDOMAIN_MAX_LENGTH} bytes`,
     });
   }
-  // Only the first bad label is reported: later ones would read the same.
   const domainLabels = domain.split(".");
-  for (const label of domainLabels) {
-    const msgs = isDNS1123Label(label);
-    if (msgs.length === 0) continue;
-    for (const msg of msgs) {
-      errs.push({
-        type: "Invalid",
-        field,
-        value: domain,
-        detail: `validating label "${label}": ${msg}`,
-      });
-    }
-    break;
-  }
+  errs.push(...firstBadLabel(field, domain, domainLabels, isDNS1123Label));
   if (domainLabels.length < 2) {
     errs.push({
       type: "Invalid",
@@ -296,19 +304,7 @@ export function validateSignerName(field: string, signerName: string): FieldErro
       detail: "should be a domain with at least two segments separated by dots",
     });
   }
-  for (const label of path.split(".")) {
-    const msgs = isDNS1123Subdomain(label);
-    if (msgs.length === 0) continue;
-    for (const msg of msgs) {
-      errs.push({
-        type: "Invalid",
-        field,
-        value: path,
-        detail: `validating label "${label}": ${msg}`,
-      });
-    }
-    break;
-  }
+  errs.push(...firstBadLabel(field, path, path.split("."), isDNS1123Subdomain));
   const maxLength = DNS1123_SUBDOMAIN_MAX_LENGTH + 1 + DNS1123_SUBDOMAIN_MAX_LENGTH + 1 +
     DNS1123_LABEL_MAX_LENGTH;
   if (byteLength(signerName) > maxLength) {
