@@ -12,14 +12,18 @@ export interface Authenticator {
   authenticate(req: Request): UserInfo | undefined | Promise<UserInfo | undefined>;
 }
 
+/** The token of an `Authorization: Bearer <token>` header, if the request has one. */
+export function bearerToken(req: Request): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(req.headers.get("Authorization") ?? "")?.[1];
+}
+
 /** Bearer tokens from a fixed table (token -> user). */
 export function tokenAuthenticator(tokens: Map<string, UserInfo>): Authenticator {
   return {
     authenticate(req) {
-      const header = req.headers.get("Authorization") ?? "";
-      const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-      if (!m) return undefined;
-      const user = tokens.get(m[1]);
+      const token = bearerToken(req);
+      if (!token) return undefined;
+      const user = tokens.get(token);
       if (!user) return undefined;
       // Every authenticated user is in system:authenticated, as kube adds it.
       const groups = user.groups.includes("system:authenticated")

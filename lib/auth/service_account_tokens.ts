@@ -12,7 +12,7 @@
 import { exportPKCS8, importPKCS8, jwtVerify, SignJWT } from "jose";
 import { join } from "node:path";
 import type { UserInfo } from "../server/context.ts";
-import type { Authenticator } from "./authenticator.ts";
+import { type Authenticator, bearerToken } from "./authenticator.ts";
 import { writeFileAtomic } from "../certificates/pki.ts";
 
 /** The `iss` of the tokens we issue, and the default audience. */
@@ -115,10 +115,10 @@ export class ServiceAccountTokens {
   ): Authenticator {
     return {
       authenticate: async (req) => {
-        const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.get("Authorization") ?? "");
+        const token = bearerToken(req);
         // Only JWTs (three dot-separated parts) are ours to look at.
-        if (!m || m[1].split(".").length !== 3) return undefined;
-        return await this.verify(m[1], lookup, audiences);
+        if (!token || token.split(".").length !== 3) return undefined;
+        return await this.verify(token, lookup, audiences);
       },
     };
   }
