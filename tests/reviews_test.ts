@@ -181,6 +181,12 @@ Deno.test("TokenRequest: a service account token that authenticates, until the a
   });
   assertEquals(res.status, 201);
   assertEquals(res.body.kind, "TokenRequest");
+  assertEquals(res.body.apiVersion, "authentication.platform.io/v1");
+  const kubeSpelled = await ts.json("POST", `${sa}/robot/token`, {
+    body: { kind: "TokenRequest", apiVersion: "authentication.k8s.io/v1", spec: {} },
+  });
+  assertEquals(kubeSpelled.status, 201);
+  assertEquals(kubeSpelled.body.apiVersion, "authentication.k8s.io/v1");
   assertEquals(res.body.spec.expirationSeconds, 3600);
   const token = res.body.status.token as string;
   const expires = Date.parse(res.body.status.expirationTimestamp) - Date.now();

@@ -38,7 +38,6 @@ import {
   type StrategyContext,
 } from "./definition.ts";
 import type { SchemaSet } from "./schema.ts";
-import { toKubeApiVersion } from "../api/group_names.ts";
 import { type FieldType, typeOf } from "./typed.ts";
 import { EncodedCache } from "./encoded_cache.ts";
 import { patchedObject, type PatchType } from "./patching.ts";
@@ -888,19 +887,11 @@ export class ResourceRegistry {
   /**
    * A create on a computed resource ({@link ResourceDefinition.review}): the body is checked
    * as a create's (kind, types, unknown fields, the strategy's validation), then the
-   * definition computes the answer; nothing is stored. The body may spell the group the
-   * Kubernetes way (`authorization.k8s.io/v1`), as kube's typed clients do; with `kubeSpelling`
-   * the answer spells it so too, since those clients decode only their own spelling.
+   * definition computes the answer; nothing is stored.
    */
-  async review(
-    body: KubeObject,
-    ctx: ReviewContext,
-    opts: WriteOptions & { kubeSpelling?: boolean } = {},
-  ): Promise<WriteResult> {
-    const kubeSpelling = toKubeApiVersion(this.apiVersion);
-    if (body && typeof body === "object" && body.apiVersion === kubeSpelling) {
-      body.apiVersion = this.apiVersion;
-    }
+  async review(body: KubeObject, ctx: ReviewContext, opts: WriteOptions = {}): Promise<
+    WriteResult
+  > {
     const obj = this.#checkBody(body);
     // The answer's status is computed: what the client sent there (kube's typed clients send
     // an empty one) is not validated.
@@ -913,7 +904,7 @@ export class ResourceRegistry {
       false,
     );
     const out = await this.def.review!(obj, ctx);
-    out.apiVersion = opts.kubeSpelling ? kubeSpelling : this.apiVersion;
+    out.apiVersion = this.apiVersion;
     out.kind = this.def.kind;
     return { object: out, warnings };
   }

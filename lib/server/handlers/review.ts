@@ -8,6 +8,7 @@ import { KUBE_PROTOBUF, negotiateOutput } from "../../codec/negotiate.ts";
 import type { KubeObject, ReviewServices } from "../../registry/definition.ts";
 import type { RequestContext } from "../context.ts";
 import { objectResponse } from "../respond.ts";
+import { toKubeApiVersion } from "../../api/group_names.ts";
 import {
   checkNamespace,
   dryRunOf,
@@ -34,16 +35,21 @@ export async function reviewHandler(
   const { object: body, duplicateFields } = await readObject(ctx, scope);
   checkNamespace(body, ctx.info.namespace, scope.registry.def.namespaced);
   // Kubernetes' typed clients send and expect Kubernetes' group names: a body in that
-  // spelling, or kube's protobuf media type, is answered in it.
-  const contentType = ctx.req.headers.get("Content-Type") ?? "";
-  const kubeSpelling = ctx.kubeSpelling || contentType.startsWith(KUBE_PROTOBUF) ||
-    (typeof body.apiVersion === "string" && /(^|\.)k8s\.io\//.test(body.apiVersion));
+  // spelling, or kube's protobuf media type, is answered in it (objectResponse respells).
+  const kubeApiVersion = toKubeApiVersion(scope.registry.apiVersion);
+  if (body.apiVersion === kubeApiVersion && kubeApiVersion !== scope.registry.apiVersion) {
+    body.apiVersion = scope.registry.apiVersion;
+    ctx.kubeSpelling = true;
+  }
+  if ((ctx.req.headers.get("Content-Type") ?? "").startsWith(KUBE_PROTOBUF)) {
+    ctx.kubeSpelling = true;
+  }
   const res = await scope.registry.review(body, {
     ...strategyContext(ctx),
     namespace: ctx.info.namespace,
     services: request.services,
     parent: request.parent,
-  }, { fieldValidation, duplicateFields, kubeSpelling });
+  }, { fieldValidation, duplicateFields });
   ctx.warnings.push(...res.warnings);
   return objectResponse(ctx, 201, res.object, negotiated);
 }
