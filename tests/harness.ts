@@ -55,3 +55,19 @@ export async function testServer(opts: StartOptions = {}): Promise<TestServer> {
     },
   };
 }
+
+/** A static token file (`--token-auth-file`) in a temporary directory, removed on dispose. */
+export async function tokenFile(
+  users: Record<string, { name: string; uid?: string; groups?: string[] }>,
+): Promise<{ path: string } & AsyncDisposable> {
+  const dir = await Deno.makeTempDir({ prefix: "platform-tokens-" });
+  const path = `${dir}/tokens.csv`;
+  const lines = Object.entries(users).map(([token, u]) =>
+    `${token},${u.name},${u.uid ?? u.name},"${(u.groups ?? []).join(",")}"`
+  );
+  await Deno.writeTextFile(path, lines.join("\n") + "\n");
+  return {
+    path,
+    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
+  };
+}

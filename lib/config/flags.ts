@@ -43,7 +43,8 @@ export type FlagKind =
   | "map"
   | "duration"
   | "bytes"
-  | "enum";
+  | "enum"
+  | "bool";
 
 /** One flag of `platform serve`. */
 export interface FlagSpec {
@@ -125,6 +126,31 @@ export const FLAGS: readonly FlagSpec[] = [
       "client for a certificate and one that verifies authenticates as user = subject CN, " +
       "groups = subject O. The cluster CA is <data-dir>/pki/ca.crt. Without it client " +
       "certificates are not asked for.",
+  },
+  {
+    name: "authentication-config",
+    field: "authenticationConfig",
+    kind: "path",
+    help: "AuthenticationConfiguration file (apiserver.platform.io/v1beta1): JWT issuers with " +
+      "their claim mappings, and anonymous access. Validated at start; re-read when it " +
+      "changes (an invalid new version is logged and the old one stays in force).",
+  },
+  {
+    name: "anonymous-auth",
+    field: "anonymousAuth",
+    kind: "bool",
+    defaultText: "false",
+    help: "Serve requests without credentials as user system:anonymous (group " +
+      "system:unauthenticated), for the authorizers to judge. Not together with an " +
+      "authentication configuration that has an anonymous section.",
+  },
+  {
+    name: "authorization-config",
+    field: "authorizationConfig",
+    kind: "path",
+    defaultText: "RBAC, with system:masters as superusers",
+    help: "AuthorizationConfiguration file (apiserver.platform.io/v1beta1): the ordered " +
+      "authorizers (RBAC, Webhook, AlwaysAllow, AlwaysDeny).",
   },
   {
     name: "cluster-signing-cert-file",
@@ -290,6 +316,8 @@ export function tokenizeArgs(argv: readonly string[]): ParsedArgs {
     let value: string;
     if (eq !== -1) {
       value = body.slice(eq + 1);
+    } else if (spec.kind === "bool") {
+      value = "true"; // a bare boolean flag turns it on, as with kube's flags
     } else {
       const next = argv[i + 1];
       if (next === undefined || (next.startsWith("--") && next.length > 2)) {

@@ -17,6 +17,7 @@ import {
   FLAGS,
   formatFlagHelp,
   osReason,
+  parseBool,
   parseByteCount,
   parseDuration,
   parseEnum,
@@ -67,6 +68,13 @@ export interface ServerConfig {
   /** Extra serving-certificate names, normalized (IPs canonical, DNS names lower-case). */
   tlsSANs: string[];
   tokenAuthFile?: string;
+  /** AuthenticationConfiguration file (JWT issuers, anonymous access). */
+  authenticationConfig?: string;
+  /** The legacy anonymous switch, when set by a flag or the file (else anonymous is off, or
+   * what the authentication configuration says). */
+  anonymousAuth?: boolean;
+  /** AuthorizationConfiguration file; absent: RBAC with system:masters as superusers. */
+  authorizationConfig?: string;
   /** CA bundle verifying client certificates; given, client-certificate authentication is on. */
   clientCAFile?: string;
   /** One CA for every well-known signer (both or neither; default: the cluster CA). */
@@ -180,6 +188,9 @@ const fileSchema = z.strictObject({
   tlsPrivateKeyFile: z.string().optional(),
   tlsSANs: z.array(z.string()).optional(),
   tokenAuthFile: z.string().optional(),
+  authenticationConfig: z.string().optional(),
+  anonymousAuth: z.boolean().optional(),
+  authorizationConfig: z.string().optional(),
   clientCAFile: z.string().optional(),
   clusterSigningCertFile: z.string().optional(),
   clusterSigningKeyFile: z.string().optional(),
@@ -217,6 +228,8 @@ const OPTIONAL_PATHS = [
   "tlsCertFile",
   "tlsPrivateKeyFile",
   "tokenAuthFile",
+  "authenticationConfig",
+  "authorizationConfig",
   "clientCAFile",
   ...SIGNING_FILE_FIELDS,
 ] as const;
@@ -241,6 +254,9 @@ interface Settings {
   tlsPrivateKeyFile: string;
   tlsSANs: string[];
   tokenAuthFile: string;
+  authenticationConfig: string;
+  anonymousAuth: boolean;
+  authorizationConfig: string;
   clientCAFile: string;
   clusterSigningCertFile: string;
   clusterSigningKeyFile: string;
@@ -319,6 +335,9 @@ export async function loadServerConfig(
     tlsPrivateKeyFile: pick("tlsPrivateKeyFile"),
     tlsSANs: pick("tlsSANs") ?? [],
     tokenAuthFile: pick("tokenAuthFile"),
+    authenticationConfig: pick("authenticationConfig"),
+    anonymousAuth: pick("anonymousAuth"),
+    authorizationConfig: pick("authorizationConfig"),
     clientCAFile: pick("clientCAFile"),
     ...Object.fromEntries(SIGNING_FILE_FIELDS.map((f) => [f, pick(f)])),
     clusterSigningDuration: pick("clusterSigningDuration") ?? DEFAULTS.clusterSigningDuration,
@@ -336,6 +355,7 @@ export async function loadServerConfig(
   for (const k of OPTIONAL_PATHS) {
     if (cfg[k] === undefined) delete cfg[k];
   }
+  if (cfg.anonymousAuth === undefined) delete cfg.anonymousAuth;
 
   // Cross-field rules and the files the configuration points at.
   const where = (field: Field) => from(field)?.where(field) ?? `--${flagOf(field)}`;
@@ -380,6 +400,10 @@ export async function loadServerConfig(
   }
   if (cfg.tokenAuthFile !== undefined) {
     await checkReadableFile(cfg.tokenAuthFile, where("tokenAuthFile"), shown("tokenAuthFile"));
+  }
+  for (const field of ["authenticationConfig", "authorizationConfig"] as const) {
+    const path = cfg[field];
+    if (path !== undefined) await checkReadableFile(path, where(field), shown(field));
   }
   if (cfg.clientCAFile !== undefined) {
     await checkCertificateBundle(
@@ -427,6 +451,8 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "tlsCertFile":
     case "tlsPrivateKeyFile":
     case "tokenAuthFile":
+    case "authenticationConfig":
+    case "authorizationConfig":
     case "clientCAFile":
     case "clusterSigningCertFile":
     case "clusterSigningKeyFile":
@@ -437,6 +463,9 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "clusterSigningNodeagentServingCertFile":
     case "clusterSigningNodeagentServingKeyFile":
       values[field] = parsePath(one, base);
+      break;
+    case "anonymousAuth":
+      values.anonymousAuth = parseBool(one);
       break;
     case "bindAddress":
       values.bindAddress = parseHost(one);
@@ -557,6 +586,9 @@ function setFromFile(
       return;
     case "maxRequestBodyBytes":
       values.maxRequestBodyBytes = parseByteCount(value as number);
+      return;
+    case "anonymousAuth":
+      values.anonymousAuth = value as boolean;
       return;
     case "tlsSANs":
       values.tlsSANs = dedupe(

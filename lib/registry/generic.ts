@@ -56,9 +56,9 @@ export interface WriteOptions {
   subresource?: string;
   /** The field manager of this write (`fieldManager`, or inferred from the User-Agent). */
   manager?: string;
-  /** Called before an apply creates a missing object: apply needs `create` permission then,
-   * `patch` otherwise (authorization hooks in here). */
-  beforeApplyCreate?: () => Promise<void> | void;
+  /** Called before an apply or a PUT creates a missing object: they need `create` permission
+   * then, besides their own verb (authorization hooks in here). */
+  beforeCreate?: () => Promise<void> | void;
 }
 
 export type { PatchType };
@@ -503,6 +503,7 @@ export class ResourceRegistry {
       if (!kv) {
         if (subresource) throw notFound(this.gr, name);
         if (input.metadata.resourceVersion) throw notFound(this.gr, name);
+        await opts.beforeCreate?.();
         const res = await this.create(namespace, input, ctx, opts);
         return { ...res, created: true };
       }
@@ -543,7 +544,7 @@ export class ResourceRegistry {
       if (!kv) {
         if (!config || subresource) throw notFound(this.gr, name);
         if (config.metadata.resourceVersion) throw notFound(this.gr, name);
-        await opts.beforeApplyCreate?.();
+        await opts.beforeCreate?.();
         // applyConfig copies what it takes from the configuration and never changes it.
         const obj = applyConfig(undefined, config, {
           ...this.#managerContext(opts, undefined, config),

@@ -8,9 +8,10 @@ import type { Authenticator } from "../auth/authenticator.ts";
 import type { Authorizer } from "../auth/authorizer.ts";
 import { internalError, StatusError } from "../api/errors.ts";
 import type { Filter, Handler, RequestContext } from "./context.ts";
-import { authenticationFilter } from "./filters/authentication.ts";
+import { type AnonymousPolicy, authenticationFilter } from "./filters/authentication.ts";
 import { authorizationFilter } from "./filters/authorization.ts";
 import { compressionFilter } from "./filters/compression.ts";
+import { impersonationFilter } from "./filters/impersonation.ts";
 import { bodyLimitFilter } from "./filters/limits.ts";
 import { requestInfoOf } from "./request_info.ts";
 import { errorResponse } from "./respond.ts";
@@ -18,6 +19,8 @@ import type { Logger } from "./log.ts";
 
 export interface ChainDeps {
   authenticator: Authenticator;
+  /** Where requests without credentials are served as system:anonymous. */
+  anonymous?: AnonymousPolicy;
   authorizer: Authorizer;
   maxBodyBytes: number;
   /** The `APIResponseCompression` feature gate: gzip get and list responses. */
@@ -31,8 +34,11 @@ export function buildHandlerChain(
 ): (req: Request, signal: AbortSignal) => Promise<Response> {
   const filters: Filter[] = [
     // Authentication first: everything after it may rely on ctx.user.
-    authenticationFilter(deps.authenticator),
-    // Authorization after authentication, before any work is done for the request.
+    authenticationFilter(deps.authenticator, deps.anonymous),
+    // Impersonation after authentication (the caller must be known and allowed to
+    // impersonate) and before authorization, which then judges the impersonated user.
+    impersonationFilter(deps.authorizer),
+    // Authorization before any work is done for the request.
     authorizationFilter(deps.authorizer),
     // Compression wraps what the handler returns; errors are thrown past it to the error exit
     // below, so Status errors are never compressed.

@@ -97,7 +97,7 @@ export async function patchHandler(ctx: RequestContext, scope: ResourceScope): P
       subresource,
       manager,
       // Apply is `patch` on an existing object and `create` on a missing one.
-      beforeApplyCreate: () => ctx.authorizeVerb?.("create"),
+      beforeCreate: () => ctx.authorizeVerb?.("create"),
     },
   );
   ctx.warnings.push(...res.warnings);

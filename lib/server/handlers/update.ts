@@ -32,6 +32,8 @@ export async function updateHandler(ctx: RequestContext, scope: ResourceScope): 
       duplicateFields,
       manager,
       subresource,
+      // A PUT that creates needs `create` besides `update`, as in kube.
+      beforeCreate: () => ctx.authorizeVerb?.("create"),
     },
   );
   ctx.warnings.push(...res.warnings);
