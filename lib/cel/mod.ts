@@ -1,0 +1,202 @@
+/**
+ * CEL for configuration files: one environment per use, compiled and type-checked at load,
+ * evaluated with a cost budget. Built on `@bufbuild/cel`.
+ *
+ * Environments (the variables an expression may name):
+ * - `claims`:  `claims` (map of the JWT's claims) — JWT claim mappings and claim rules.
+ * - `user`:    `user` (UserInfo: username, uid, groups, extra) — user validation rules.
+ * - `request`: `request` (a SubjectAccessReviewSpec, v1 JSON shape) — webhook match conditions.
+ * With `authorizer: true` an expression may also name `authorizer` (see {@link CelAuthorizer}).
+ *
+ * Values go in as JSON (integers may be bigint); results come out as plain JS values
+ * (string, boolean, bigint for int, number for double, arrays, objects).
+ *
+ * Libraries: the standard library and strings extension; Kubernetes' lists (`isSorted`, `sum`,
+ * `min`, `max`, `indexOf`, `lastIndexOf`), regex (`find`, `findAll`), URLs (`url`, `isURL`,
+ * `getScheme`…), quantities (`quantity`, `isQuantity`, `isInteger`…) and authorizer. Properties
+ * whose names are not identifiers are reached escaped: `claims.foo__dash__bar` reads `foo-bar`
+ * (see escaping.ts).
+ *
+ * @example
+ * ```ts
+ * const rule = compile("claims", "claims.exp > 5 && has(claims.email)", { expect: "bool" });
+ * rule.evaluate({ claims: { exp: 10, email: "a@b.c" } }); // true
+ * ```
+ */
+
+import { celEnv, isCelError, parse, plan } from "@bufbuild/cel";
+import { appendFunction, appendInPlace } from "./accumulate.ts";
+import {
+  type Expr,
+  fieldsOf,
+  identifiers,
+  nodePosition,
+  normalize,
+  type ParsedExpr,
+  positionAt,
+  type SourceInfo,
+  startPosition,
+} from "./ast.ts";
+import { check } from "./check.ts";
+import { DEFAULT_COST_LIMIT, instrument, Meter, withMeter } from "./cost.ts";
+import {
+  AUTHORIZER_TYPE,
+  AUTHORIZER_VARIABLE,
+  type CelEnvironmentName,
+  ENVIRONMENTS,
+} from "./environments.ts";
+import { CelCompileError, CelEvaluationError, ExprError } from "./errors.ts";
+import { buildFunctions } from "./library.ts";
+import { authorizerValue, authz, type CelAuthorizer } from "./libraries/authz.ts";
+import { lists } from "./libraries/lists.ts";
+import { quantity } from "./libraries/quantity.ts";
+import { regex } from "./libraries/regex.ts";
+import { urls } from "./libraries/urls.ts";
+import { type CelResultKind, resultTypeProblem, resultValue, toCelInput } from "./values.ts";
+
+export { CelCompileError, CelEvaluationError, type CelPosition } from "./errors.ts";
+export type { CelEnvironmentName } from "./environments.ts";
+export type { CelResultKind } from "./values.ts";
+export type { CelAuthorizer, CelAuthorizerAttributes } from "./libraries/authz.ts";
+export { escapePropertyName, unescapePropertyName } from "./escaping.ts";
+export { DEFAULT_COST_LIMIT } from "./cost.ts";
+
+export interface CompileOptions {
+  /** The result type the expression must have; checked at compile time. */
+  expect: CelResultKind;
+  /** Runtime cost budget for one evaluation (default {@link DEFAULT_COST_LIMIT}). */
+  costLimit?: number;
+  /** Declares the `authorizer` variable; evaluations then need {@link EvaluateOptions.authorizer}. */
+  authorizer?: boolean;
+}
+
+export interface CompiledExpression {
+  readonly expression: string;
+  readonly environment: CelEnvironmentName;
+  /** True when the expression mentions `claims.email_verified` (the email rule of spec 03). */
+  usesClaim(name: string): boolean;
+  /** Evaluates with the environment's variables; throws {@link CelEvaluationError}. */
+  evaluate(variables: Record<string, unknown>, options?: EvaluateOptions): unknown;
+}
+
+export interface EvaluateOptions {
+  /** Backs the authorizer library (`authorizer.group(…)…check(verb)`), when the use has one. */
+  authorizer?: CelAuthorizer;
+}
+
+const FUNCTIONS = buildFunctions([lists, regex, urls, quantity, authz]);
+const ENGINE = celEnv({ funcs: [...FUNCTIONS.runtime, appendFunction] });
+
+/**
+ * Parses and type-checks an expression for an environment; throws {@link CelCompileError} with
+ * the position of the problem for syntax errors, undeclared names, calls no function accepts,
+ * invalid literal regexes/quantities/URLs, and results that cannot have the expected type.
+ */
+export function compile(
+  environment: CelEnvironmentName,
+  expression: string,
+  options: CompileOptions,
+): CompiledExpression {
+  if (options.costLimit !== undefined && !(options.costLimit > 0)) {
+    throw new RangeError(`costLimit must be a positive number, not ${options.costLimit}`);
+  }
+  const declared = ENVIRONMENTS[environment];
+  if (declared === undefined) throw new CelCompileError(`unknown CEL environment ${environment}`);
+  const { expr, sourceInfo } = parseExpression(expression);
+  const variables = new Map(Object.entries(declared));
+  if (options.authorizer) variables.set(AUTHORIZER_VARIABLE, AUTHORIZER_TYPE);
+  try {
+    normalize(expr, (name) => FUNCTIONS.table.has(name));
+    const type = check(expr, {
+      variables,
+      functions: FUNCTIONS.table,
+      literalChecks: FUNCTIONS.literalChecks,
+    });
+    const problem = resultTypeProblem(type, options.expect);
+    if (problem !== undefined) {
+      throw new CelCompileError(problem, startPosition(expression, sourceInfo));
+    }
+  } catch (err) {
+    if (!(err instanceof ExprError)) throw err;
+    const position = nodePosition(expression, sourceInfo, err.exprId) ??
+      startPosition(expression, sourceInfo);
+    throw new CelCompileError(err.message, position);
+  }
+  return new Compiled(environment, expression, options, expr, sourceInfo, variables);
+}
+
+function parseExpression(expression: string): ParsedExpr {
+  try {
+    return parse(expression);
+  } catch (err) {
+    const offset = (err as { location?: { start?: { offset?: number } } }).location?.start?.offset;
+    // The parser prefixes "<input>:line:column: "; the position is reported separately.
+    const message = (err as Error).message.replace(/^<input>:\d+:\d+: /, "");
+    throw new CelCompileError(
+      `syntax error: ${message}`,
+      offset === undefined ? undefined : positionAt(expression, offset),
+    );
+  }
+}
+
+class Compiled implements CompiledExpression {
+  readonly #program: ReturnType<typeof plan>;
+  readonly #expect: CelResultKind;
+  readonly #costLimit: number;
+  readonly #sourceInfo: SourceInfo | undefined;
+  /** The declared variables the expression names: only those are converted and bound. */
+  readonly #variables: string[];
+  readonly #claims: Set<string>;
+
+  constructor(
+    readonly environment: CelEnvironmentName,
+    readonly expression: string,
+    options: CompileOptions,
+    expr: Expr,
+    sourceInfo: SourceInfo | undefined,
+    declared: ReadonlyMap<string, unknown>,
+  ) {
+    this.#expect = options.expect;
+    this.#costLimit = options.costLimit ?? DEFAULT_COST_LIMIT;
+    this.#sourceInfo = sourceInfo;
+    this.#variables = [...identifiers(expr)].filter((name) => declared.has(name));
+    this.#claims = environment === "claims" ? fieldsOf(expr, "claims") : new Set();
+    appendInPlace(expr);
+    this.#program = plan(ENGINE, instrument(expr));
+  }
+
+  usesClaim(name: string): boolean {
+    return this.#claims.has(name);
+  }
+
+  evaluate(variables: Record<string, unknown>, options: EvaluateOptions = {}): unknown {
+    const bindings = Object.fromEntries(this.#variables.map((name) => {
+      if (name === AUTHORIZER_VARIABLE) {
+        if (options.authorizer === undefined) {
+          throw new CelEvaluationError("the expression uses the authorizer, but none was given");
+        }
+        return [name, authorizerValue(options.authorizer)];
+      }
+      if (variables[name] === undefined) {
+        throw new CelEvaluationError(`variable ${name} is not set`);
+      }
+      return [name, toCelInput(variables[name], name)];
+    }));
+    const meter = new Meter(this.#costLimit);
+    const result = withMeter(meter, () => this.#program(bindings));
+    if (meter.exceeded) {
+      throw new CelEvaluationError(
+        `operation cancelled: evaluation cost exceeded the budget of ${this.#costLimit}`,
+        true,
+      );
+    }
+    if (isCelError(result)) {
+      const at = result.exprId === undefined
+        ? undefined
+        : nodePosition(this.expression, this.#sourceInfo, result.exprId);
+      const where = at ? ` (line ${at.line}, column ${at.column})` : "";
+      throw new CelEvaluationError(`${result.message}${where}`);
+    }
+    return resultValue(result, this.#expect);
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * @bufbuild/cel's standard library (operators, conversions, string and time functions) plus
+ * its strings extension, as Kubernetes has them; the platform libraries reuse its operators
+ * so that their comparisons and sums behave exactly like CEL's.
+ */
+
+import { celEnv, type CelFunc, type CelValue, isCelError } from "@bufbuild/cel";
+import { strings } from "@bufbuild/cel/ext";
+
+const resolver = celEnv({ funcs: strings }).funcs;
+
+/** Every standard function, unmetered. */
+export const STANDARD_FUNCTIONS: readonly CelFunc[] = [...resolver];
+
+/** Calls a standard function; throws its error (or a missing-overload error) as an Error. */
+export function callStandard(
+  name: string,
+  target: CelValue | undefined,
+  args: CelValue[],
+): CelValue {
+  const result = resolver.find(name)?.call(0, target, args);
+  if (result === undefined) throw new Error(`found no matching overload for '${name}'`);
+  if (isCelError(result)) throw new Error(result.message);
+  return result;
+}
