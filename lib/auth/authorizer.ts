@@ -3,8 +3,8 @@
  * subresource, namespace, name for resource requests; verb and path otherwise), so RBAC,
  * webhooks (SubjectAccessReview payloads) and access reviews all read the same shape.
  *
- * Until the authorization configuration lands every authenticated request is allowed
- * ({@link alwaysAllow}); the access-review endpoints already answer through this interface.
+ * The server asks one Authorizer for requests and access reviews alike: by default
+ * `system:masters` then RBAC (lib/auth/rbac/).
  */
 
 import type { UserInfo } from "../server/context.ts";
@@ -67,4 +67,13 @@ export const alwaysAllow: Authorizer = {
       nonResourceRules: [{ verbs: ["*"], nonResourceURLs: ["*"] }],
       incomplete: false,
     }),
+};
+
+/**
+ * Allows nothing, as kube's `AlwaysDeny`: it has no opinion, so an authorizer after it in a
+ * chain may still allow; at the end of a chain the request is forbidden.
+ */
+export const alwaysDeny: Authorizer = {
+  authorize: () => Promise.resolve({ decision: "NoOpinion", reason: "Everything is forbidden." }),
+  rulesFor: () => Promise.resolve({ resourceRules: [], nonResourceRules: [], incomplete: false }),
 };
