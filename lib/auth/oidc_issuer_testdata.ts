@@ -1,0 +1,84 @@
+/**
+ * Test fixtures: an OIDC issuer over HTTPS on 127.0.0.1 (certificate from an in-process CA)
+ * serving discovery documents and a JWKS that tests can change, and token signing.
+ *
+ * @module
+ */
+
+import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from "jose";
+import type { Pki } from "../certificates/pki.ts";
+
+export type Json = Record<string, unknown>;
+
+export interface SigningKey {
+  alg: string;
+  kid: string;
+  privateKey: CryptoKey;
+  jwk: JWK;
+}
+
+export async function signingKey(alg: "RS256" | "ES256", kid: string): Promise<SigningKey> {
+  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
+  return { alg, kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg, use: "sig" } };
+}
+
+/**
+ * The issuer: discovery at the well-known path, `/custom/discovery` (same issuer),
+ * `/impostor/discovery` (another issuer) and the keys at `/keys`.
+ */
+export class Issuer {
+  readonly url: string;
+  /** The keys the JWKS serves; tests change it to rotate keys. */
+  keys: SigningKey[] = [];
+  jwksFetches = 0;
+  /** While set, discovery answers 503. */
+  down = false;
+  readonly #server: Deno.HttpServer<Deno.NetAddr>;
+
+  constructor(pki: Pki) {
+    this.#server = Deno.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      cert: pki.servingCertPem,
+      key: pki.servingKeyPem,
+      onListen() {},
+    }, (req) => this.#handle(new URL(req.url).pathname));
+    this.url = `https://127.0.0.1:${this.#server.addr.port}`;
+  }
+
+  #handle(path: string): Response {
+    switch (path) {
+      case "/.well-known/openid-configuration":
+        if (this.down) return new Response("down", { status: 503 });
+        return Response.json({ issuer: this.url, jwks_uri: `${this.url}/keys` });
+      case "/custom/discovery":
+        return Response.json({ issuer: this.url, jwks_uri: `${this.url}/keys` });
+      case "/impostor/discovery":
+        return Response.json({
+          issuer: "https://impostor.example.com",
+          jwks_uri: `${this.url}/keys`,
+        });
+      case "/keys":
+        this.jwksFetches++;
+        return Response.json({ keys: this.keys.map((k) => k.jwk) });
+      default:
+        return new Response("not found", { status: 404 });
+    }
+  }
+
+  async [Symbol.asyncDispose]() {
+    await this.#server.shutdown();
+  }
+}
+
+export const now = () => Math.floor(Date.now() / 1000);
+
+export async function sign(
+  key: SigningKey,
+  claims: JWTPayload,
+  header: Json = {},
+): Promise<string> {
+  return await new SignJWT(claims)
+    .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: "JWT", ...header })
+    .sign(key.privateKey);
+}
