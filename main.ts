@@ -17,6 +17,10 @@ import { PLATFORM_VERSION, versionInfo } from "./lib/server/version.ts";
 import { Catalogue } from "./lib/registry/catalogue.ts";
 import { builtinDefinitions } from "./lib/registry/builtin/mod.ts";
 import { validateRuntimeConfig } from "./lib/config/runtime_config.ts";
+import { loadAuthenticationConfig } from "./lib/auth/authentication_config.ts";
+import { checkAnonymousFlagConflict } from "./lib/auth/anonymous.ts";
+import { loadAuthorizationConfig } from "./lib/auth/authorization_config.ts";
+import { SERVICE_ACCOUNT_ISSUER } from "./lib/auth/service_account_tokens.ts";
 
 const USAGE = `platform ${PLATFORM_VERSION}: a small Kubernetes-style API server
 
@@ -56,6 +60,7 @@ async function main(args: string[]): Promise<number> {
     }
     config = loaded;
     checkRuntimeConfig(config);
+    if (command === "check-config") await checkAccessConfigFiles(config);
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`platform: ${err.message}`);
@@ -83,6 +88,22 @@ function checkRuntimeConfig(config: ServerConfig): void {
   if (errors.length) throw new ConfigError(`--runtime-config: ${errors.join("; ")}`);
 }
 
+/** The access configuration files, validated as the server would at start. */
+async function checkAccessConfigFiles(config: ServerConfig): Promise<void> {
+  if (config.authenticationConfig !== undefined) {
+    const authn = await loadAuthenticationConfig(config.authenticationConfig, {
+      disallowedIssuers: [SERVICE_ACCOUNT_ISSUER],
+    });
+    checkAnonymousFlagConflict(authn, {
+      file: config.authenticationConfig,
+      flagSet: config.anonymousAuth !== undefined,
+    });
+  }
+  if (config.authorizationConfig !== undefined) {
+    await loadAuthorizationConfig(config.authorizationConfig);
+  }
+}
+
 async function serve(config: ServerConfig): Promise<number> {
   const logger = createLogger(config.logLevel);
   let server;
@@ -99,6 +120,9 @@ async function serve(config: ServerConfig): Promise<number> {
       tlsSANs: config.tlsSANs,
       tokenAuthFile: config.tokenAuthFile,
       clientCAFile: config.clientCAFile,
+      authenticationConfigFile: config.authenticationConfig,
+      anonymousAuth: config.anonymousAuth,
+      authorizationConfigFile: config.authorizationConfig,
       ...clusterSigningFiles(config),
       clusterSigningDurationMs: config.clusterSigningDuration,
       controllers: config.controllers,

@@ -17,12 +17,15 @@ Deno.test({
   await using env = await kubectlEnv();
   const { kubectl, ok } = env;
 
-  await t.step("auth can-i answers yes (every authenticated user may do everything)", async () => {
-    assert.equal(await ok(["auth", "can-i", "list", "configmaps"]), "yes\n");
-    assert.equal(await ok(["auth", "can-i", "get", "/healthz"]), "yes\n");
-    const list = await ok(["auth", "can-i", "--list"]);
-    assert.match(list, /^Resources\s+Non-Resource URLs\s+Resource Names\s+Verbs\n\*\.\*\s+\[\]/);
-  });
+  await t.step(
+    "auth can-i answers yes for the admin (cluster-admin through system:masters)",
+    async () => {
+      assert.equal(await ok(["auth", "can-i", "list", "configmaps"]), "yes\n");
+      assert.equal(await ok(["auth", "can-i", "get", "/healthz"]), "yes\n");
+      const list = await ok(["auth", "can-i", "--list"]);
+      assert.match(list, /^Resources\s+Non-Resource URLs\s+Resource Names\s+Verbs\n\*\.\*\s+\[\]/);
+    },
+  );
 
   await t.step("auth whoami shows the admin", async () => {
     const out = await ok(["auth", "whoami"]);

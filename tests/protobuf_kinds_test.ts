@@ -70,6 +70,44 @@ const KINDS: { path: string; obj: any }[] = [
       spec: { holderIdentity: "me", leaseDurationSeconds: 15 },
     },
   },
+  {
+    path: "/apis/rbac.authorization.platform.io/v1/namespaces/default/roles",
+    obj: {
+      apiVersion: "rbac.authorization.platform.io/v1",
+      kind: "Role",
+      metadata: { name: "pbr" },
+      rules: [{ verbs: ["get"], apiGroups: [""], resources: ["configmaps"], resourceNames: ["a"] }],
+    },
+  },
+  {
+    path: "/apis/rbac.authorization.platform.io/v1/clusterroles",
+    obj: {
+      apiVersion: "rbac.authorization.platform.io/v1",
+      kind: "ClusterRole",
+      metadata: { name: "pbcr" },
+      rules: [{ verbs: ["get"], nonResourceURLs: ["/healthz"] }],
+    },
+  },
+  {
+    path: "/apis/rbac.authorization.platform.io/v1/namespaces/default/rolebindings",
+    obj: {
+      apiVersion: "rbac.authorization.platform.io/v1",
+      kind: "RoleBinding",
+      metadata: { name: "pbrb" },
+      roleRef: { apiGroup: "rbac.authorization.platform.io", kind: "Role", name: "pbr" },
+      subjects: [{ kind: "ServiceAccount", name: "pbsa", namespace: "default" }],
+    },
+  },
+  {
+    path: "/apis/rbac.authorization.platform.io/v1/clusterrolebindings",
+    obj: {
+      apiVersion: "rbac.authorization.platform.io/v1",
+      kind: "ClusterRoleBinding",
+      metadata: { name: "pbcrb" },
+      roleRef: { apiGroup: "rbac.authorization.platform.io", kind: "ClusterRole", name: "pbcr" },
+      subjects: [{ kind: "Group", apiGroup: "rbac.authorization.platform.io", name: "g" }],
+    },
+  },
 ];
 
 Deno.test("protobuf: every built-in kind is created, read and listed in protobuf", async (t) => {

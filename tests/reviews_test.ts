@@ -11,7 +11,7 @@ import { testServer } from "./harness.ts";
 const AZ = "/apis/authorization.platform.io/v1";
 const AN = "/apis/authentication.platform.io/v1";
 
-Deno.test("SelfSubjectAccessReview: allowed (every authenticated user may do everything for now)", async () => {
+Deno.test("SelfSubjectAccessReview: the admin (system:masters) is allowed", async () => {
   await using ts = await testServer();
   const res = await ts.json("POST", `${AZ}/selfsubjectaccessreviews`, {
     body: {
@@ -74,7 +74,15 @@ Deno.test("SubjectAccessReview and LocalSubjectAccessReview: validation in kube'
     },
   });
   assertEquals(ok.status, 201);
-  assertEquals(ok.body.status.allowed, true);
+  // RBAC grants alice nothing; the privileged group may do anything.
+  assertEquals(ok.body.status, { allowed: false });
+  const masters = await ts.json("POST", `${AZ}/subjectaccessreviews`, {
+    body: {
+      kind: "SubjectAccessReview",
+      spec: { user: "root", groups: ["system:masters"], resourceAttributes: { verb: "get" } },
+    },
+  });
+  assertEquals(masters.body.status, { allowed: true });
 
   const local = `/apis/authorization.platform.io/v1/namespaces/ns1/localsubjectaccessreviews`;
   const wrongNs = await ts.json("POST", local, {
@@ -101,7 +109,7 @@ Deno.test("SubjectAccessReview and LocalSubjectAccessReview: validation in kube'
   });
   assertEquals(good.status, 201);
   assertEquals(good.body.metadata.namespace, "ns1");
-  assertEquals(good.body.status.allowed, true);
+  assertEquals(good.body.status.allowed, false);
 });
 
 Deno.test("SelfSubjectRulesReview lists what the user may do; a namespace is required", async () => {

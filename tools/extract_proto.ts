@@ -41,6 +41,7 @@ const PROTO_FILES = [
   "k8s.io/api/certificates/v1/generated.proto",
   "k8s.io/api/authentication/v1/generated.proto",
   "k8s.io/api/authorization/v1/generated.proto",
+  "k8s.io/api/rbac/v1/generated.proto",
   "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1/generated.proto",
 ];
 
@@ -65,6 +66,10 @@ const SERVED: Record<string, { pkg: string; kinds: string[]; lists?: false }> = 
     kinds: ["CertificateSigningRequest"],
   },
   "apiextensions.platform.io/v1": { pkg: APIEXT, kinds: ["CustomResourceDefinition"] },
+  "rbac.authorization.platform.io/v1": {
+    pkg: "k8s.io.api.rbac.v1",
+    kinds: ["Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"],
+  },
   "authentication.platform.io/v1": {
     pkg: AUTHN,
     kinds: ["TokenReview", "TokenRequest", "SelfSubjectReview"],
@@ -133,6 +138,8 @@ const WRITTEN_WHEN_SET: Record<string, string[]> = {
   [`${AUTHZ}.SubjectAccessReviewSpec`]: ["resourceAttributes", "nonResourceAttributes"],
   [`${AUTHZ}.SelfSubjectAccessReviewSpec`]: ["resourceAttributes", "nonResourceAttributes"],
   [`${AUTHZ}.ResourceAttributes`]: ["fieldSelector", "labelSelector"],
+  // rbac/v1: only ClusterRole.aggregationRule is a pointer
+  "k8s.io.api.rbac.v1.ClusterRole": ["aggregationRule"],
   // apiextensions/v1 (types.go, types_jsonschema.go)
   [`${APIEXT}.CustomResourceDefinitionSpec`]: ["conversion"],
   [`${APIEXT}.CustomResourceConversion`]: ["webhook"],

@@ -18,11 +18,20 @@ import { tokenAuthenticator, unionAuthenticator } from "../auth/authenticator.ts
 import { clientCertificateAuthenticator } from "../auth/x509.ts";
 import { createTlsFront } from "./tls_front.ts";
 import { Catalogue } from "../registry/catalogue.ts";
-import { alwaysAllow } from "../auth/authorizer.ts";
+import {
+  buildAuthorizer,
+  type ChainAuthorizer,
+  privilegedGroupsAuthorizer,
+  unionAuthorizer,
+} from "../auth/authorizer_chain.ts";
+import { loadAuthorizationConfig } from "../auth/authorization_config.ts";
+import { AuthenticationConfigReloader } from "../auth/authentication_config_reloader.ts";
+import { ConfigError } from "../config/flags.ts";
+import { PolicyIndex, RBAC_GROUP, startRbac } from "../auth/rbac/mod.ts";
 import { CsrController, loadSignerConfig } from "../certificates/controller.ts";
 import { certificateSigningRequests } from "../registry/builtin/certificates.ts";
 import { isControllerEnabled } from "../config/server_config.ts";
-import { ServiceAccountTokens } from "../auth/service_account_tokens.ts";
+import { SERVICE_ACCOUNT_ISSUER, ServiceAccountTokens } from "../auth/service_account_tokens.ts";
 import { builtinDefinitions } from "../registry/builtin/mod.ts";
 import type { ResourceDefinition } from "../registry/definition.ts";
 import { ResourceRegistry } from "../registry/generic.ts";
@@ -63,6 +72,14 @@ export interface StartOptions {
   tokenAuthFile?: string;
   /** CA bundle that verifies client certificates (`--client-ca-file`); turns on clientCertAuth. */
   clientCAFile?: string;
+  /** An AuthenticationConfiguration file (`--authentication-config`): JWT issuers and
+   * anonymous access; re-read when it changes. */
+  authenticationConfigFile?: string;
+  /** The legacy `--anonymous-auth` switch, when given. @default false */
+  anonymousAuth?: boolean;
+  /** An AuthorizationConfiguration file (`--authorization-config`).
+   * @default system:masters as superusers, then RBAC */
+  authorizationConfigFile?: string;
   /**
    * Client-certificate authentication on the secure port (user = CN, groups = O), verified
    * against `clientCAFile`, else the cluster CA (`<dataDir>/pki/ca.crt`). TLS then ends in a
@@ -111,6 +128,34 @@ export interface ServerHandle {
 /** Starts the server and resolves once it listens and its namespaces exist. */
 export async function startServer(opts: StartOptions = {}): Promise<ServerHandle> {
   const logger = opts.logger ?? createLogger("info");
+  const featureGates = resolveFeatureGates(opts.featureGates ?? new Map());
+
+  // The access configuration files are validated before anything is created or opened: a bad
+  // file is a configuration error that leaves no trace.
+  checkAccessConfigGates(opts, featureGates);
+  const authorizationConfig = opts.authorizationConfigFile
+    ? await loadAuthorizationConfig(opts.authorizationConfigFile)
+    : undefined;
+  const authnConfig = opts.authenticationConfigFile
+    ? await AuthenticationConfigReloader.start({
+      path: opts.authenticationConfigFile,
+      logger,
+      anonymousFlagSet: opts.anonymousAuth !== undefined,
+      // Service account tokens are checked by their own authenticator.
+      disallowedIssuers: [SERVICE_ACCOUNT_ISSUER],
+    })
+    : undefined;
+  if (
+    authnConfig?.config.anonymous?.conditions.length &&
+    !featureGates.get("AnonymousAuthConfigurableEndpoints")
+  ) {
+    authnConfig.stop();
+    throw new ConfigError(
+      `${opts.authenticationConfigFile}: anonymous.conditions: needs the ` +
+        "AnonymousAuthConfigurableEndpoints feature gate, which is off",
+    );
+  }
+
   const temporary = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? await Deno.makeTempDir({ prefix: "platform-" });
   await Deno.mkdir(dataDir, { recursive: true });
@@ -149,8 +194,9 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
 
   // Continue tokens outlive a restart with the data they page through.
   const continueKey = opts.storage === "memory" ? undefined : await ensureContinueKey(dataDir);
-  const authorizer = alwaysAllow;
-  const catalogue = new Catalogue(builtinDefinitions());
+  // The RBAC definitions check escalation against the rules the RBAC authorizer indexes.
+  const rbacPolicy = new PolicyIndex();
+  const catalogue = new Catalogue(builtinDefinitions({ rbacPolicy }));
   const schemas = SchemaSet.builtin();
   const gate = namespaceGate(store);
   const registries = new Map<ResourceDefinition, ResourceRegistry>();
@@ -187,6 +233,26 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
   });
   await crdController.start();
   const controllers = opts.controllers ?? ["*"];
+  const rbacRegistry = (plural: string) =>
+    registries.get(catalogue.lookup(RBAC_GROUP, "v1", plural)!)!;
+  const rbac = await startRbac({
+    sources: {
+      roles: rbacRegistry("roles"),
+      roleBindings: rbacRegistry("rolebindings"),
+      clusterRoles: rbacRegistry("clusterroles"),
+      clusterRoleBindings: rbacRegistry("clusterrolebindings"),
+    },
+    index: rbacPolicy,
+    aggregation: isControllerEnabled(controllers, "clusterrole-aggregation"),
+    logger,
+  });
+  // Without an authorization configuration: system:masters may do anything, then RBAC decides.
+  const authorizer: ChainAuthorizer = authorizationConfig
+    ? buildAuthorizer(authorizationConfig, { rbac: () => rbac.authorizer, logger })
+    : {
+      ...unionAuthorizer([privilegedGroupsAuthorizer([ADMIN_GROUP]), rbac.authorizer]),
+      close() {},
+    };
   const signing = isControllerEnabled(controllers, "csrsigning");
   const csrController = new CsrController({
     csrs: registries.get(certificateSigningRequests)!,
@@ -217,14 +283,20 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
       const sa = await serviceAccounts.get(namespace, name).catch(() => undefined);
       return sa?.metadata?.uid;
     }),
+    // JWT issuers last: each skips tokens of other issuers after one decode.
+    ...(authnConfig ? [authnConfig] : []),
   ]);
+  // Anonymous access: the authentication configuration's `anonymous`, else the legacy flag.
+  const anonymous = (path: string) =>
+    authnConfig?.config.anonymous
+      ? authnConfig.anonymousAllowed(path)
+      : opts.anonymousAuth === true;
   const chain = buildHandlerChain({
     authenticator,
+    anonymous,
     authorizer,
     maxBodyBytes,
-    responseCompression: resolveFeatureGates(opts.featureGates ?? new Map()).get(
-      "APIResponseCompression",
-    )!,
+    responseCompression: featureGates.get("APIResponseCompression")!,
     logger,
     handler: router({
       catalogue,
@@ -243,7 +315,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
         catalogue,
         registries,
         maxBodyBytes,
-        watchList: resolveFeatureGates(opts.featureGates ?? new Map()).get("WatchList") ?? false,
+        watchList: featureGates.get("WatchList") ?? false,
         reviews: { authorizer, authenticator, serviceAccountTokens },
       }),
     }),
@@ -267,6 +339,9 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     if (front) port = await front.listen(hostname, opts.securePort ?? 0, server);
   } catch (err) {
     await csrController.stop();
+    authnConfig?.stop();
+    authorizer.close();
+    await rbac.stop();
     await crdController.stop();
     await nsController.stop();
     await store.close();
@@ -308,6 +383,9 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
       clearTimeout(timer);
       front?.terminate();
       await csrController.stop();
+      authnConfig?.stop();
+      authorizer.close();
+      await rbac.stop();
       await crdController.stop();
       await nsController.stop();
       await store.close();
@@ -345,6 +423,27 @@ async function ensureNamespaces(namespaces: ResourceRegistry): Promise<void> {
       await namespaces.create("", { metadata: { name } }, ctx).catch((err) => {
         if (err?.code !== 409) throw err;
       });
+    }
+  }
+}
+
+/** The access configuration files need their feature gates (on by default, as in kube). */
+function checkAccessConfigGates(opts: StartOptions, gates: Map<string, boolean>): void {
+  const needs = [
+    [
+      "--authentication-config",
+      opts.authenticationConfigFile,
+      "StructuredAuthenticationConfiguration",
+    ],
+    [
+      "--authorization-config",
+      opts.authorizationConfigFile,
+      "StructuredAuthorizationConfiguration",
+    ],
+  ] as const;
+  for (const [flag, file, gate] of needs) {
+    if (file !== undefined && !gates.get(gate)) {
+      throw new ConfigError(`${flag}: needs the ${gate} feature gate, which is off`);
     }
   }
 }

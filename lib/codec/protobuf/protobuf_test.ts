@@ -36,6 +36,10 @@ const CASES: { file: string; as?: { apiVersion: string; kind: string } }[] = [
   { file: "apiextensions.k8s.io.v1.CustomResourceDefinition" },
   { file: "authentication.k8s.io.v1.TokenReview" },
   { file: "authorization.k8s.io.v1.SubjectAccessReview" },
+  { file: "rbac.authorization.k8s.io.v1.Role" },
+  { file: "rbac.authorization.k8s.io.v1.ClusterRole" },
+  { file: "rbac.authorization.k8s.io.v1.RoleBinding" },
+  { file: "rbac.authorization.k8s.io.v1.ClusterRoleBinding" },
 ];
 
 function fixture(file: string): { json: JsonObject; pb: Uint8Array } {

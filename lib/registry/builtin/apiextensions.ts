@@ -10,6 +10,7 @@
  */
 
 import { ALL_VERBS, type KubeObject, type ResourceDefinition } from "../definition.ts";
+import { CREATED_AT } from "./columns.ts";
 import { rfc3339 } from "../../api/time.ts";
 import {
   defaultCustomResourceDefinition,
@@ -43,13 +44,7 @@ export const customResourceDefinitions: ResourceDefinition = {
   verbs: ALL_VERBS,
   subresources: ["status"],
   schema: "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
-  printerColumns: [{
-    name: "Created At",
-    type: "date",
-    description:
-      "CreationTimestamp is a timestamp representing the server time when this object was created.",
-    value: (o) => o.metadata?.creationTimestamp ?? "<unknown>",
-  }],
+  printerColumns: [CREATED_AT],
   strategy: {
     specFields: ["spec"],
     prepareForCreate(crd) {

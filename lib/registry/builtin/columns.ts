@@ -21,6 +21,15 @@ export function ageColumn(now: () => Date = () => new Date()): PrinterColumn {
 
 export const AGE = ageColumn();
 
+/** kube's default column besides Name, for kinds without printers of their own. */
+export const CREATED_AT: PrinterColumn = {
+  name: "Created At",
+  type: "date",
+  description:
+    "CreationTimestamp is a timestamp representing the server time when this object was created.",
+  value: (obj: KubeObject) => obj?.metadata?.creationTimestamp ?? "<unknown>",
+};
+
 /** The Name column, for resources that place it themselves (kube's events put it last). */
 export const NAME: PrinterColumn = {
   name: "Name",

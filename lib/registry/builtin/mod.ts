@@ -7,8 +7,16 @@ import { eventsV1 } from "./events.ts";
 import { certificateSigningRequests } from "./certificates.ts";
 import { customResourceDefinitions } from "./apiextensions.ts";
 import { reviewDefinitions } from "./reviews.ts";
+import { rbacDefinitions } from "./rbac.ts";
+import { PolicyIndex } from "../../auth/rbac/policy_index.ts";
 
-export function builtinDefinitions(): ResourceDefinition[] {
+export interface BuiltinOptions {
+  /** The RBAC rules the escalation checks of RBAC writes resolve against (the RBAC
+   * authorizer's). @default an empty index: only system:masters, `escalate` or `bind` pass */
+  rbacPolicy?: PolicyIndex;
+}
+
+export function builtinDefinitions(opts: BuiltinOptions = {}): ResourceDefinition[] {
   return [
     namespaces,
     configmaps,
@@ -20,5 +28,6 @@ export function builtinDefinitions(): ResourceDefinition[] {
     certificateSigningRequests,
     customResourceDefinitions,
     ...reviewDefinitions,
+    ...rbacDefinitions(opts.rbacPolicy ?? new PolicyIndex()),
   ];
 }

@@ -7,15 +7,11 @@
 
 import { unauthorized } from "../../api/errors.ts";
 import type { Authenticator } from "../../auth/authenticator.ts";
-import type { Filter, UserInfo } from "../context.ts";
+import { anonymousUser } from "../../auth/anonymous.ts";
+import type { Filter } from "../context.ts";
 
 /** Paths anyone may read without credentials while anonymous access is off (probes). */
 const PUBLIC = [/^\/(livez|readyz|healthz)(\/[^/]*)?$/, /^\/version\/?$/];
-
-export const ANONYMOUS_USER: UserInfo = {
-  username: "system:anonymous",
-  groups: ["system:unauthenticated"],
-};
 
 /** Whether a request without credentials to `path` is served as the anonymous user. */
 export type AnonymousPolicy = (path: string) => boolean;
@@ -32,7 +28,7 @@ export function authenticationFilter(
     }
     if (!ctx.req.headers.has("Authorization")) {
       if (anonymous(ctx.info.path)) {
-        ctx.user = { ...ANONYMOUS_USER, groups: [...ANONYMOUS_USER.groups] };
+        ctx.user = anonymousUser();
         return next(ctx);
       }
       if (PUBLIC.some((re) => re.test(ctx.info.path))) return next(ctx);
