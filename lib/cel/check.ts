@@ -2,11 +2,12 @@
  * The load-time type checker. It infers a type for every node from the declared variables and
  * the function signatures, and rejects what must fail for every input: undeclared names,
  * unknown functions, calls no overload accepts, fields an object does not have, bad literal
- * arguments (regexes, quantities, URLs). Where it cannot know (a claim's value is dyn) it infers
- * dyn and leaves the check to run time, so a well-typed expression is never rejected.
+ * arguments (regexes, quantities, URLs), and what Kubernetes' checker rejects too (`?:` branches
+ * of different types). Where it cannot know (a claim's value is dyn) it infers dyn and leaves the
+ * check to run time, so an expression is never rejected for what an input might hold.
  */
 
-import { type Comprehension, type Expr, stringLiteral } from "./ast.ts";
+import { type Call, type Comprehension, type Expr, stringLiteral } from "./ast.ts";
 import { ExprError } from "./errors.ts";
 import { type FunctionTable, type LiteralCheck, signatureText } from "./library.ts";
 import {
@@ -63,6 +64,7 @@ export function check(root: Expr, context: CheckContext): Type {
 }
 
 type Scope = ReadonlyMap<string, Type>;
+type MapEntry = Extract<Expr["exprKind"], { case: "structExpr" }>["value"]["entries"][number];
 
 class Checker {
   constructor(readonly context: CheckContext) {}
@@ -77,14 +79,14 @@ class Checker {
       case "selectExpr":
         return this.select(e, k.value.operand!, k.value.field, k.value.testOnly, scope);
       case "callExpr":
-        return this.call(e, scope);
+        return this.call(e, k.value, scope);
       case "listExpr":
         return listOf(this.joinAll(k.value.elements.map((x) => this.type(x, scope))));
       case "structExpr":
         if (k.value.messageName !== "") {
           throw new ExprError(`creating '${k.value.messageName}' objects is not supported`, e.id);
         }
-        return this.mapLiteral(e, scope);
+        return this.mapLiteral(e, k.value.entries, scope);
       case "comprehensionExpr":
         return this.comprehension(k.value, e.id, scope);
       default:
@@ -138,8 +140,7 @@ class Checker {
     return testOnly ? BOOL : fieldType;
   }
 
-  call(e: Expr, scope: Scope): Type {
-    const call = (e.exprKind as Extract<Expr["exprKind"], { case: "callExpr" }>).value;
+  call(e: Expr, call: Call, scope: Scope): Type {
     const args = call.args.map((a) => this.type(a, scope));
     switch (call.function) {
       case "_&&_":
@@ -150,7 +151,9 @@ class Checker {
         return BOOL;
       case "_?_:_": {
         this.expectBool(args[0], call.args[0].id, "_?_:_");
-        const t = join(args[1], args[2]);
+        // `cond ? value : null` is left to run time (null is often "no value" in mappings).
+        const hasNull = sameType(args[1], NULL) || sameType(args[2], NULL);
+        const t = join(args[1], args[2]) ?? (hasNull ? DYN : undefined);
         if (t === undefined) {
           throw new ExprError(
             `found no matching overload for ${signatureText("_?_:_", undefined, args)}`,
@@ -231,9 +234,7 @@ class Checker {
     }
   }
 
-  mapLiteral(e: Expr, scope: Scope): Type {
-    const entries = (e.exprKind as Extract<Expr["exprKind"], { case: "structExpr" }>).value
-      .entries;
+  mapLiteral(e: Expr, entries: MapEntry[], scope: Scope): Type {
     const keys: Type[] = [];
     const values: Type[] = [];
     for (const entry of entries) {

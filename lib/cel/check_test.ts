@@ -49,6 +49,8 @@ Deno.test("the branches of ?: must agree unless one is dyn", () => {
   );
   accepts("claims.sub == 'a' ? 'a' : 'b'", "string");
   accepts("claims.sub == 'a' ? claims.x : 'b'", "string");
+  accepts("has(claims.groups) ? claims.groups : null", "string|list<string>");
+  accepts("claims.sub == 'a' ? 'a' : null", "string|list<string>");
   rejects("1 ? 'a' : 'b'", "'_?_:_' expects bool operands, got int", 1);
 });
 

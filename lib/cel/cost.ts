@@ -8,7 +8,7 @@
  * character, regexes (string length × 0.1) × (pattern length × 0.25), authorization check 350000.
  */
 
-import { type CelValue, isCelList, isCelMap } from "@bufbuild/cel";
+import { celFunc, CelScalar, type CelValue, isCelList, isCelMap } from "@bufbuild/cel";
 import { callNode, type Expr, intNode, maxId } from "./ast.ts";
 
 /** Kubernetes' per-expression limit: room for two authorization checks. */
@@ -21,7 +21,7 @@ const LIST_LITERAL_COST = 10;
 const MAP_LITERAL_COST = 30;
 
 /** The internal function the rewrite inserts; its name cannot be written in an expression. */
-export const COST_FUNCTION = "@cost";
+const COST_FUNCTION = "@cost";
 
 /** Operators the engine evaluates itself rather than through a library function. */
 const BUILTIN_OPERATORS = new Set(["_&&_", "_||_", "_?_:_", "_[_]", "@not_strictly_false"]);
@@ -60,6 +60,17 @@ export function charge(cost: number): void {
   meter.used += cost;
   if (meter.exceeded) throw new Error(`cost budget of ${meter.limit} exceeded`);
 }
+
+/** Passes a node's value through after charging the node's cost (see {@link instrument}). */
+export const costFunction = celFunc(
+  COST_FUNCTION,
+  [CelScalar.DYN, CelScalar.INT],
+  CelScalar.DYN,
+  (value, cost) => {
+    charge(Number(cost));
+    return value;
+  },
+);
 
 /** Characters of strings and bytes, scaled. */
 export function stringCost(v: CelValue | undefined): number {

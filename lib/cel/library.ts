@@ -19,7 +19,7 @@ import {
   mapType,
   objectType,
 } from "@bufbuild/cel";
-import { charge, COST_FUNCTION, defaultCallCost } from "./cost.ts";
+import { charge, defaultCallCost } from "./cost.ts";
 import { opaqueTypeName } from "./opaque.ts";
 import { STANDARD_FUNCTIONS } from "./standard.ts";
 import { fromCelType, type Type, typeName } from "./types.ts";
@@ -144,15 +144,6 @@ function metered(f: CelFunc): CelFunc {
     });
 }
 
-/** Passes a node's value through after charging the node's cost (see cost.ts). */
-const costFunction = celFunc(COST_FUNCTION, [CelScalar.DYN, CelScalar.INT], CelScalar.DYN, (
-  value,
-  cost,
-) => {
-  charge(Number(cost));
-  return value;
-});
-
 /** The standard library and the given libraries, for the engine and for the checker. */
 export function buildFunctions(libraries: readonly Library[]): Functions {
   const groups = new Map<string, Overload[]>();
@@ -160,14 +151,9 @@ export function buildFunctions(libraries: readonly Library[]): Functions {
     const key = runtimeKey(o);
     groups.set(key, [...(groups.get(key) ?? []), o]);
   }
-  const own = [...groups.values()].map(dispatcher);
-  // A library function with the signature of a standard one replaces it.
-  const replaced = new Set(own.map((f) => f.id));
-  const standard = STANDARD_FUNCTIONS.filter((f) => !replaced.has(f.id));
-
   const table = new Map<string, Signature[]>();
   const declare = (s: Signature) => table.set(s.name, [...(table.get(s.name) ?? []), s]);
-  for (const f of standard) {
+  for (const f of STANDARD_FUNCTIONS) {
     declare({
       name: f.name,
       target: f.target && fromCelType(f.target),
@@ -178,7 +164,7 @@ export function buildFunctions(libraries: readonly Library[]): Functions {
   for (const o of libraries.flatMap((l) => l.overloads)) declare(o);
 
   return {
-    runtime: [...standard.map(metered), ...own, costFunction],
+    runtime: [...STANDARD_FUNCTIONS.map(metered), ...[...groups.values()].map(dispatcher)],
     table,
     literalChecks: libraries.flatMap((l) => l.literalChecks ?? []),
   };

@@ -38,7 +38,7 @@ import {
   startPosition,
 } from "./ast.ts";
 import { check } from "./check.ts";
-import { DEFAULT_COST_LIMIT, instrument, Meter, withMeter } from "./cost.ts";
+import { costFunction, DEFAULT_COST_LIMIT, instrument, Meter, withMeter } from "./cost.ts";
 import {
   AUTHORIZER_TYPE,
   AUTHORIZER_VARIABLE,
@@ -85,7 +85,7 @@ export interface EvaluateOptions {
 }
 
 const FUNCTIONS = buildFunctions([lists, regex, urls, quantity, authz]);
-const ENGINE = celEnv({ funcs: [...FUNCTIONS.runtime, appendFunction] });
+const ENGINE = celEnv({ funcs: [...FUNCTIONS.runtime, costFunction, appendFunction] });
 
 /**
  * Parses and type-checks an expression for an environment; throws {@link CelCompileError} with

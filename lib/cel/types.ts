@@ -144,6 +144,9 @@ export function substitute(t: Type, bindings: Map<string, Type>): Type {
   }
 }
 
+const TIMESTAMP_NAME = "google.protobuf.Timestamp";
+const DURATION_NAME = "google.protobuf.Duration";
+
 /** The checker's view of a @bufbuild/cel type (the standard library's declarations). */
 export function fromCelType(t: CelType): Type {
   switch (t.kind) {
@@ -159,6 +162,3 @@ export function fromCelType(t: CelType): Type {
       return t.scalar === "dyn" ? DYN : scalar(t.scalar);
   }
 }
-
-const TIMESTAMP_NAME = "google.protobuf.Timestamp";
-const DURATION_NAME = "google.protobuf.Duration";

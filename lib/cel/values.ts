@@ -46,7 +46,7 @@ export function toCelInput(value: unknown, path: string): CelInput {
       }
   }
   const what = typeof value === "object"
-    ? `a ${value.constructor?.name ?? "object"}`
+    ? `a ${value?.constructor?.name ?? "object"}`
     : typeof value;
   throw new CelEvaluationError(`${path}: cannot pass ${what} to CEL`);
 }
