@@ -27,6 +27,7 @@ import { applyFigures } from "./apply.ts";
 import { encodingFigures, encodingRows } from "./encodings.ts";
 import { pagingFigures, watchFigures } from "./watch.ts";
 import { haveWrk, wrk, type WrkRequest } from "./wrk.ts";
+import { authFigures } from "./auth.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -721,6 +722,8 @@ async function main(): Promise<void> {
     problems.push(...watch.problems, ...paging.problems);
     problems.push(...loggedErrors(wServer).slice(0, 10).map((l) => `watch server log: ${l}`));
     await stopServer(wServer, "SIGKILL");
+    // RBAC vs AlwaysAllow, JWT vs static token, on servers of their own.
+    const access = await authRows(tmp, track, trackApi, problems);
 
     // The table.
     const ratio = (v: number, b: number, pct = false) =>
@@ -927,6 +930,7 @@ async function main(): Promise<void> {
         met: yes(perItemRatio <= 2 && pagingOk),
       },
     );
+    rows.push(...access);
     for (
       const [label, r] of [
         ["creates 1", creates1],
@@ -948,6 +952,11 @@ async function main(): Promise<void> {
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
   }
 
+  await printTable(rows, problems);
+  note(`total ${fmt((performance.now() - started) / 1000, 1)} s`);
+}
+
+async function printTable(rows: Row[], problems: string[]): Promise<void> {
   const header: (keyof Row)[] = ["figure", "value", "baseline", "ratio", "target", "met"];
   const titles = ["figure", "value", "baseline", "ratio", "target", "met?"];
   const lines = [
@@ -963,7 +972,89 @@ async function main(): Promise<void> {
   );
   console.log(lines.join("\n"));
   if (problems.length) console.log(`\nproblems:\n${problems.map((p) => `- ${p}`).join("\n")}`);
-  note(`total ${fmt((performance.now() - started) / 1000, 1)} s`);
 }
 
-if (import.meta.main) await main();
+/** RBAC vs AlwaysAllow and JWT vs static token (bench/auth.ts), as table rows. */
+async function authRows(
+  tmp: string,
+  track: (c: Child) => Child,
+  trackApi: (a: Api) => Api,
+  problems: string[],
+): Promise<Row[]> {
+  const auth = await authFigures({
+    dir: `${tmp}/auth`,
+    start: async (dataDir, flags) => {
+      const child = track(
+        await spawnServer([
+          "main.ts",
+          "serve",
+          "--data-dir",
+          dataDir,
+          "--secure-port",
+          "0",
+          ...flags,
+        ], dataDir),
+      );
+      const api = trackApi(await apiFor(child, true));
+      return { api, stop: async () => void await stopServer(child, "SIGTERM", "auth server") };
+    },
+    measure: (api, concurrency, ms, req) => measure(api, concurrency, ms, req),
+    ms: 3000 * T,
+    note,
+  });
+  problems.push(...auth.problems);
+  const ok = auth.problems.length === 0;
+  const rbacCost = 1 - auth.rbacPerSec / auth.allowPerSec;
+  const jwtMicros = (1 / auth.jwtPerSec - 1 / auth.staticPerSec) * 1e6;
+  return [
+    {
+      figure: "GETs/s, 32 clients, RBAC (user bound to view, 500 other bindings)",
+      value: fmt(auth.rbacPerSec),
+      baseline: `AlwaysAllow ${fmt(auth.allowPerSec)}`,
+      ratio: `${fmt((auth.rbacPerSec / auth.allowPerSec) * 100)} % (cost ${
+        fmt(rbacCost * 100, 1)
+      } %)`,
+      target: "cost ≤ 10 %",
+      met: ok ? (rbacCost <= 0.1 ? "yes" : "**no**") : "**no**",
+    },
+    {
+      figure: "GETs/s, 32 clients, RBAC, JWT bearer (warm keys)",
+      value: fmt(auth.jwtPerSec),
+      baseline: `static token ${fmt(auth.staticPerSec)}`,
+      ratio: `${fmt((auth.jwtPerSec / auth.staticPerSec) * 100)} % (+${fmt(jwtMicros)} µs/req)`,
+      target: "—",
+      met: "—",
+    },
+    {
+      figure: "JWT authentication in process, warm keys, µs",
+      value: fmt(auth.jwtMicros, 1),
+      baseline: `static token ${fmt(auth.staticMicros, 2)}`,
+      ratio: `${fmt(auth.jwtMicros / auth.staticMicros)}×`,
+      target: "—",
+      met: "—",
+    },
+  ];
+}
+
+/** `deno task bench --only=auth`: the access-control figures alone. */
+async function authMain(): Promise<void> {
+  const tmp = await Deno.makeTempDir({ prefix: "platform-bench-" });
+  const children: Child[] = [];
+  const clients: Deno.HttpClient[] = [];
+  const problems: string[] = [];
+  try {
+    const rows = await authRows(
+      tmp,
+      (c) => (children.push(c), c),
+      (a) => (clients.push(a.client), a),
+      problems,
+    );
+    await printTable(rows, problems);
+  } finally {
+    for (const c of clients) c.close();
+    for (const c of children) await stopServer(c, "SIGKILL").catch(() => {});
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
+}
+
+if (import.meta.main) await (Deno.args.includes("--only=auth") ? authMain() : main());

@@ -51,6 +51,11 @@ const ALGORITHMS = [
 /** Options of {@link JwtAuthenticator}: those of the issuer's discovery. */
 export type JwtAuthenticatorOptions = OidcProviderOptions;
 
+/** How long a verified token's user is reused without checking the signature again (kube's
+ * token cache keeps successes as long), and how many such tokens are kept. */
+const CACHE_TTL_MS = 10_000;
+const CACHE_SIZE = 4096;
+
 /** Claims of a verified token, as JSON. */
 type Claims = Record<string, unknown>;
 
@@ -61,6 +66,8 @@ export class JwtAuthenticator implements Authenticator {
   readonly config: JwtAuthenticatorConfig;
   readonly #provider: OidcProvider;
   readonly #log: Logger;
+  /** Verified tokens: the user and until when it may be reused (insertion order = age). */
+  readonly #verified = new Map<string, { user: UserInfo; until: number }>();
 
   /** Starts the issuer's discovery in the background. */
   constructor(config: JwtAuthenticatorConfig, opts: JwtAuthenticatorOptions) {
@@ -72,9 +79,14 @@ export class JwtAuthenticator implements Authenticator {
   /** The user, or `undefined` for a token of another issuer or one that fails a check. */
   async authenticate(req: Request): Promise<UserInfo | undefined> {
     const token = bearerToken(req);
-    if (!token || !this.#isForThisIssuer(token)) return undefined;
+    if (!token) return undefined;
+    const cached = this.#verified.get(token);
+    if (cached && cached.until > Date.now()) return copyOf(cached.user);
+    if (!this.#isForThisIssuer(token)) return undefined;
     try {
-      return await this.#authenticate(token);
+      const { user, expiresAt } = await this.#authenticate(token);
+      this.#remember(token, user, expiresAt);
+      return copyOf(user);
     } catch (err) {
       const expected = err instanceof Rejected || err instanceof joseErrors.JOSEError;
       // Unexpected failures (the key set unreachable, …) are worth more than a debug line.
@@ -84,6 +96,16 @@ export class JwtAuthenticator implements Authenticator {
       );
       return undefined;
     }
+  }
+
+  /** Keeps a verified token's user for a few seconds, never past the token's expiry: a
+   * signature check costs hundreds of microseconds, a lookup almost nothing. */
+  #remember(token: string, user: UserInfo, expiresAt: number) {
+    this.#verified.delete(token);
+    if (this.#verified.size >= CACHE_SIZE) {
+      this.#verified.delete(this.#verified.keys().next().value!);
+    }
+    this.#verified.set(token, { user, until: Math.min(Date.now() + CACHE_TTL_MS, expiresAt) });
   }
 
   /** Stops the issuer's discovery retries and closes its connections. */
@@ -100,7 +122,7 @@ export class JwtAuthenticator implements Authenticator {
     }
   }
 
-  async #authenticate(token: string): Promise<UserInfo> {
+  async #authenticate(token: string): Promise<{ user: UserInfo; expiresAt: number }> {
     const { issuer } = this.config;
     const keys = await this.#provider.keys();
     if (!keys) throw new Rejected("the issuer's keys are not known yet (discovery pending)");
@@ -116,7 +138,7 @@ export class JwtAuthenticator implements Authenticator {
     const user = this.#map(claims);
     this.#checkUser(user);
     user.groups.push("system:authenticated");
-    return user;
+    return { user, expiresAt: (payload.exp ?? 0) * 1000 };
   }
 
   #checkClaims(claims: Claims) {
@@ -249,4 +271,15 @@ function evaluate(expr: CompiledExpression, variables: Record<string, unknown>, 
     if (!(err instanceof CelEvaluationError)) throw err;
     throw new Rejected(`evaluating ${what} expression: ${err.message}`);
   }
+}
+
+/** A user the caller may change without touching the cached one. */
+function copyOf(user: UserInfo): UserInfo {
+  return {
+    ...user,
+    groups: [...user.groups],
+    ...(user.extra
+      ? { extra: Object.fromEntries(Object.entries(user.extra).map(([k, v]) => [k, [...v]])) }
+      : {}),
+  };
 }
