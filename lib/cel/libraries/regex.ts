@@ -1,18 +1,18 @@
 /**
  * Kubernetes' regex library: `s.find(re)` (the first match, or "") and `s.findAll(re[, n])`
  * (non-overlapping matches, at most n when n >= 0), with Go's rules for empty matches.
- * Patterns are RE2: checked by the RE2 engine behind `matches` (which also answers "no match"
- * in linear time), then run as a translated JS RegExp to learn where the matches are.
+ * Patterns are RE2, run by re2js (a port of Go's regexp that reports where matches are) in time
+ * linear in the input: no pattern can backtrack catastrophically.
  */
 
 import type { CelValue } from "@bufbuild/cel";
+import { RE2JS } from "re2js";
 import { regexCost } from "../cost.ts";
 import type { Library, LiteralCheck } from "../library.ts";
 import { callStandard } from "../standard.ts";
 import { INT, listOf, STRING } from "../types.ts";
-import { re2ToJs } from "./re2_js.ts";
 
-/** An RE2 syntax error in a pattern, or undefined. */
+/** An RE2 syntax error in a pattern for `matches` (run by @bufbuild/re2), or undefined. */
 export function re2Problem(pattern: string): string | undefined {
   try {
     callStandard("matches", "", [pattern]);
@@ -22,51 +22,40 @@ export function re2Problem(pattern: string): string | undefined {
   }
 }
 
-/** Why find/findAll cannot run a pattern, or undefined. */
-function findProblem(pattern: string): string | undefined {
-  const problem = re2Problem(pattern);
-  if (problem !== undefined) return problem;
-  try {
-    new RegExp(re2ToJs(pattern), "gu");
-    return undefined;
-  } catch (err) {
-    return `pattern not supported by find/findAll: ${(err as Error).message}`;
-  }
-}
+/** re2js's port of Go's `regexp.Regexp`, with its `FindString` and `FindAllString`. */
+type Regexp = ReturnType<RE2JS["re2"]>;
 
-const compiled = new Map<string, RegExp>();
+const compiled = new Map<string, Regexp>();
 const MAX_COMPILED = 256;
 
-function regExp(pattern: string): RegExp {
+function regexp(pattern: string): Regexp {
   let re = compiled.get(pattern);
   if (re === undefined) {
-    const problem = findProblem(pattern);
-    if (problem !== undefined) throw new Error(problem);
-    re = new RegExp(re2ToJs(pattern), "gu");
+    re = RE2JS.compile(pattern).re2();
     if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
     compiled.set(pattern, re);
   }
   return re;
 }
 
-/** The matches of `pattern` in `input`, all of them when `limit` is negative. */
-export function findAll(input: string, pattern: string, limit: number): string[] {
-  const re = regExp(pattern);
-  if (limit === 0 || callStandard("matches", input, [pattern]) !== true) return [];
-  const out: string[] = [];
-  let prevEnd = -1;
-  for (let pos = 0; pos <= input.length && (limit < 0 || out.length < limit);) {
-    re.lastIndex = pos;
-    const m = re.exec(input);
-    if (m === null) break;
-    const end = m.index + m[0].length;
-    // An empty match right after the previous match does not count.
-    const accept = !(end === pos && m.index === prevEnd);
-    pos = end === pos ? pos + (input.codePointAt(pos)! > 0xffff ? 2 : 1) : end;
-    prevEnd = end;
-    if (accept) out.push(m[0]);
+/** Why find/findAll cannot run a pattern, or undefined. */
+function findProblem(pattern: string): string | undefined {
+  try {
+    regexp(pattern);
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
   }
-  return out;
+}
+
+/** The leftmost match of `pattern` in `input`, or "" when there is none (Go's FindString). */
+export function find(input: string, pattern: string): string {
+  return regexp(pattern).find(input) as string;
+}
+
+/** The matches of `pattern` in `input`, all of them when `limit` is negative (FindAllString). */
+export function findAll(input: string, pattern: string, limit: number): string[] {
+  return (regexp(pattern).findAll(input, limit) as string[] | null) ?? [];
 }
 
 const cost = (target: CelValue | undefined, [pattern]: CelValue[]) =>
@@ -85,7 +74,7 @@ export const regex: Library = {
       target: STRING,
       args: [STRING],
       result: STRING,
-      impl: (s, [p]) => findAll(s as string, p as string, 1)[0] ?? "",
+      impl: (s, [p]) => find(s as string, p as string),
       cost,
     },
     {
