@@ -43,15 +43,33 @@ export interface KubectlEnv extends AsyncDisposable {
   spawn(args: string[]): Deno.ChildProcess;
 }
 
-/** A file-backed server in a temporary data dir, and kubectl pointed at it. */
-export async function kubectlEnv(opts: StartOptions = {}): Promise<KubectlEnv> {
-  const dataDir = await Deno.makeTempDir({ prefix: "platform-e2e-" });
+/** Runs kubectl against a server. */
+export interface KubectlRunner {
+  /** Runs kubectl with `args` (and `stdin`, if given). */
+  kubectl(args: string[], stdin?: string): Promise<Run>;
+  /** Runs kubectl and fails the test unless it exits 0; returns stdout. */
+  ok(args: string[], stdin?: string): Promise<string>;
+  /** Starts kubectl without waiting (e.g. `get -w`). */
+  spawn(args: string[]): Deno.ChildProcess;
+}
+
+export interface KubectlEnv extends KubectlRunner, AsyncDisposable {
+  server: ServerHandle;
+}
+
+/**
+ * kubectl with `server`'s admin kubeconfig and a private HOME, removed on dispose; the server
+ * stays up. For a server started some other way (e.g. `testServer`). Other users sign in with
+ * `--token`, which overrides the kubeconfig's.
+ */
+export async function kubectlFor(server: ServerHandle): Promise<KubectlRunner & AsyncDisposable> {
+  if (!server.kubeconfigPath) throw new Error("the server wrote no admin kubeconfig");
+  const kubeconfig = server.kubeconfigPath;
   const home = await Deno.makeTempDir({ prefix: "platform-e2e-home-" });
-  const server = await startServer({ dataDir, logger: silentLogger, ...opts });
   const command = (args: string[], stdin: "null" | "piped") =>
     new Deno.Command(KUBECTL, {
-      args: ["--kubeconfig", server.kubeconfigPath!, ...args],
-      env: { HOME: home, KUBECONFIG: server.kubeconfigPath! },
+      args: ["--kubeconfig", kubeconfig, ...args],
+      env: { HOME: home, KUBECONFIG: kubeconfig },
       stdin,
       stdout: "piped",
       stderr: "piped",
@@ -71,7 +89,6 @@ export async function kubectlEnv(opts: StartOptions = {}): Promise<KubectlEnv> {
     };
   };
   return {
-    server,
     kubectl,
     async ok(args, stdin) {
       const r = await kubectl(args, stdin);
@@ -79,10 +96,24 @@ export async function kubectlEnv(opts: StartOptions = {}): Promise<KubectlEnv> {
       return r.stdout;
     },
     spawn: (args) => command(args, "null").spawn(),
+    [Symbol.asyncDispose]: () => Deno.remove(home, { recursive: true }),
+  };
+}
+
+/** A file-backed server in a temporary data dir, and kubectl pointed at it. */
+export async function kubectlEnv(opts: StartOptions = {}): Promise<KubectlEnv> {
+  const dataDir = await Deno.makeTempDir({ prefix: "platform-e2e-" });
+  const server = await startServer({ dataDir, logger: silentLogger, ...opts });
+  const runner = await kubectlFor(server);
+  return {
+    server,
+    kubectl: runner.kubectl,
+    ok: runner.ok,
+    spawn: runner.spawn,
     async [Symbol.asyncDispose]() {
       await server.close();
       await Deno.remove(dataDir, { recursive: true });
-      await Deno.remove(home, { recursive: true });
+      await runner[Symbol.asyncDispose]();
     },
   };
 }

@@ -4,10 +4,11 @@ import type { AddressInfo } from "node:net";
 import type { TLSSocket } from "node:tls";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { ensurePki, issueClientCertificate, type Pki } from "../certificates/pki.ts";
+import { ensurePki, issueClientCertificate } from "../certificates/pki.ts";
 import { loadAuthorizationConfig } from "./authorization_config.ts";
 import type { Attributes } from "./authorizer.ts";
 import { WebhookAuthorizer } from "./webhook_authorizer.ts";
+import { type Json, review, startWebhook, webhookKubeconfig } from "./webhook_testdata.ts";
 
 const TOKEN = "s3cret-token";
 
@@ -35,13 +36,6 @@ const healthz: Attributes = {
   path: "/healthz",
 };
 
-type Json = Record<string, unknown>;
-
-/** A webhook's answer. */
-function review(status: Json, kind = "SubjectAccessReview"): Response {
-  return Response.json({ apiVersion: "authorization.k8s.io/v1", kind, status });
-}
-
 /** Waits `ms`, or less when `signal` aborts. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((done) => {
@@ -51,55 +45,6 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
       done();
     }, { once: true });
   });
-}
-
-interface Received {
-  body: Json;
-  authorization: string | null;
-  path: string;
-}
-
-interface Hook {
-  received: Received[];
-  /** Answers each review (its body); tests replace it. */
-  respond: (body: Json) => Response | Promise<Response>;
-  url: string;
-  server: Deno.HttpServer<Deno.NetAddr>;
-  /** Aborted before the server shuts down: slow answers stop waiting. */
-  stopping: AbortController;
-}
-
-/** A fake webhook on 127.0.0.1 over HTTPS (Deno.serve), allowing everything until told. */
-function startWebhook(pki: Pki): Hook {
-  const received: Received[] = [];
-  let respond: Hook["respond"] = () => review({ allowed: true });
-  const server = Deno.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    cert: pki.servingCertPem,
-    key: pki.servingKeyPem,
-    onListen: () => {},
-  }, async (req) => {
-    const body = await req.json();
-    received.push({
-      body,
-      authorization: req.headers.get("authorization"),
-      path: new URL(req.url).pathname,
-    });
-    return await respond(body);
-  });
-  return {
-    received,
-    get respond() {
-      return respond;
-    },
-    set respond(fn) {
-      respond = fn;
-    },
-    url: `https://127.0.0.1:${server.addr.port}/authorize`,
-    server,
-    stopping: new AbortController(),
-  };
 }
 
 interface Options {
@@ -130,17 +75,7 @@ async function fixture() {
     async authorizer(o: Options): Promise<WebhookAuthorizer> {
       await Deno.writeTextFile(
         join(dir, "webhook.kubeconfig"),
-        stringify({
-          apiVersion: "v1",
-          kind: "Config",
-          clusters: [{
-            name: "authz",
-            cluster: { server: o.url, "certificate-authority-data": btoa(pki.caCertPem) },
-          }],
-          users: [{ name: "apiserver", user: o.user ?? { token: TOKEN } }],
-          contexts: [{ name: "webhook", context: { cluster: "authz", user: "apiserver" } }],
-          "current-context": "webhook",
-        }),
+        webhookKubeconfig(o.url, pki.caCertPem, o.user ?? { token: TOKEN }),
       );
       await Deno.writeTextFile(
         join(dir, "authz.yaml"),
@@ -189,8 +124,7 @@ async function withWebhook() {
     fx,
     hook,
     async [Symbol.asyncDispose]() {
-      hook.stopping.abort();
-      await hook.server.shutdown();
+      await hook[Symbol.asyncDispose]();
       await fx[Symbol.asyncDispose]();
     },
   };

@@ -19,7 +19,7 @@ import type { Logger } from "./log.ts";
 
 export interface ChainDeps {
   authenticator: Authenticator;
-  /** Where requests without credentials are served as system:anonymous. */
+  /** Where requests without credentials are served as system:anonymous. @default nowhere */
   anonymous?: AnonymousPolicy;
   authorizer: Authorizer;
   maxBodyBytes: number;

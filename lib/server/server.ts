@@ -45,6 +45,7 @@ import { CatalogueOpenAPI } from "./openapi.ts";
 import { CrdController } from "../apiextensions/controller.ts";
 import { customResourceDefinitions } from "../registry/builtin/apiextensions.ts";
 import { buildHandlerChain } from "./chain.ts";
+import type { AnonymousPolicy } from "./filters/authentication.ts";
 import type { UserInfo } from "./context.ts";
 import { resourceHandler } from "./handlers/resource.ts";
 import { createLogger, type Logger } from "./log.ts";
@@ -287,10 +288,15 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     ...(authnConfig ? [authnConfig] : []),
   ]);
   // Anonymous access: the authentication configuration's `anonymous`, else the legacy flag.
-  const anonymous = (path: string) =>
-    authnConfig?.config.anonymous
-      ? authnConfig.anonymousAllowed(path)
-      : opts.anonymousAuth === true;
+  // Without either turning it on or the file shaping it, the probe and version paths are
+  // public (authentication.ts); `--anonymous-auth=false` is the default, and changes nothing.
+  const anonymous: AnonymousPolicy = {
+    allowed: (path) =>
+      authnConfig?.config.anonymous
+        ? authnConfig.anonymousAllowed(path)
+        : opts.anonymousAuth === true,
+    configured: () => authnConfig?.config.anonymous !== undefined || opts.anonymousAuth === true,
+  };
   const chain = buildHandlerChain({
     authenticator,
     anonymous,

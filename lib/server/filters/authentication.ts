@@ -3,6 +3,12 @@
  * without credentials is served as the anonymous user where anonymous access is on for its
  * path (the authorizers then judge it), else 401. A credential that nobody recognises is 401
  * even where anonymous access is on, as in kube: a bad token is never read as "no token".
+ *
+ * While anonymous access is not configured, the probe and version paths are served without a
+ * user (what kube's default anonymous access and `system:public-info-viewer` give); once it is
+ * (the authentication configuration's `anonymous`, even `enabled: false`, or
+ * `--anonymous-auth=true`), the configuration alone decides, as in kube: with `conditions:
+ * [{path: /livez}]`, `/version` without credentials is 401.
  */
 
 import { unauthorized } from "../../api/errors.ts";
@@ -10,15 +16,23 @@ import type { Authenticator } from "../../auth/authenticator.ts";
 import { anonymousUser } from "../../auth/anonymous.ts";
 import type { Filter } from "../context.ts";
 
-/** Paths anyone may read without credentials while anonymous access is off (probes). */
+/** Paths anyone may read without credentials while anonymous access is not configured. */
 const PUBLIC = [/^\/(livez|readyz|healthz)(\/[^/]*)?$/, /^\/version\/?$/];
 
-/** Whether a request without credentials to `path` is served as the anonymous user. */
-export type AnonymousPolicy = (path: string) => boolean;
+/** Anonymous access, asked per request (the authentication configuration may be reloaded). */
+export interface AnonymousPolicy {
+  /** Whether a request without credentials to `path` is served as the anonymous user. */
+  allowed(path: string): boolean;
+  /** Whether anonymous access is configured (on, or shaped by a file); if not, probes are
+   * public. */
+  configured(): boolean;
+}
+
+const NO_ANONYMOUS: AnonymousPolicy = { allowed: () => false, configured: () => false };
 
 export function authenticationFilter(
   authenticator: Authenticator,
-  anonymous: AnonymousPolicy = () => false,
+  anonymous: AnonymousPolicy = NO_ANONYMOUS,
 ): Filter {
   return async (ctx, next) => {
     const user = await authenticator.authenticate(ctx.req);
@@ -27,11 +41,13 @@ export function authenticationFilter(
       return next(ctx);
     }
     if (!ctx.req.headers.has("Authorization")) {
-      if (anonymous(ctx.info.path)) {
+      if (anonymous.allowed(ctx.info.path)) {
         ctx.user = anonymousUser();
         return next(ctx);
       }
-      if (PUBLIC.some((re) => re.test(ctx.info.path))) return next(ctx);
+      if (!anonymous.configured() && PUBLIC.some((re) => re.test(ctx.info.path))) {
+        return next(ctx);
+      }
     }
     throw unauthorized();
   };
