@@ -5,6 +5,7 @@
 
 import { assertEquals, assertMatch } from "./assert.ts";
 import { type TestServer, testServer, tokenFile } from "./harness.ts";
+import { kubectlFor, kubectlInstalled } from "./kubectl.ts";
 
 const RBAC = "/apis/rbac.authorization.platform.io/v1";
 const WHOAMI = "/apis/authentication.platform.io/v1/selfsubjectreviews";
@@ -157,4 +158,26 @@ Deno.test("impersonation: groups without a user are a bad request; no header is 
   const plain = await whoami(ts, "bob-token", {});
   assertEquals(plain.status, 201);
   assertEquals(plain.body.status.userInfo.username, "bob");
+});
+
+Deno.test({
+  name: "impersonation: kubectl --as and --as-group, judged as the impersonated user",
+  ignore: !kubectlInstalled,
+  async fn() {
+    await using ts = await serverWithImpersonator([]);
+    await using k = await kubectlFor(ts.server);
+    // The admin (system:masters) may impersonate anyone.
+    const who = await k.ok(["auth", "whoami", "--as", "jane", "--as-group", "devs"]);
+    assertMatch(who, /Username\s+jane/);
+    assertMatch(who, /Groups\s+\[devs system:authenticated\]/);
+    const denied = await k.kubectl(["get", "configmaps", "--as", "jane"]);
+    assertEquals(denied.code, 1);
+    assertEquals(
+      denied.stderr.trim(),
+      "Error from server (Forbidden): configmaps is forbidden: " +
+        'User "jane" cannot list resource "configmaps" in API group "" in the namespace "default"',
+    );
+    const canI = await k.kubectl(["auth", "can-i", "list", "configmaps", "--as", "jane"]);
+    assertEquals([canI.code, canI.stdout.trim()], [1, "no"]);
+  },
 });

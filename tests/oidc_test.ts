@@ -8,7 +8,7 @@
  */
 
 import { join } from "node:path";
-import { stringify } from "yaml";
+import { parse, stringify } from "yaml";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { type TestServer, testServer } from "./harness.ts";
 import { kubectlFor, kubectlInstalled } from "./kubectl.ts";
@@ -507,4 +507,51 @@ Deno.test("check-config: a CEL error names the file, the field and the position"
   );
   assertEquals(serve.code, 2, serve.stderr);
   assertEquals(serve.stderr, run.stderr);
+});
+
+Deno.test({
+  name: "the README's OIDC + RBAC setup works with the files in config/ as documented",
+  ignore: !kubectlInstalled,
+  async fn() {
+    await using f = await oidcFixture();
+    // Step 1: the example file with the issuer's url and CA filled in, nothing else changed.
+    const example = parse(
+      await Deno.readTextFile(new URL("../config/authentication-config.yaml", import.meta.url)),
+    ) as Json & { jwt: { issuer: Json }[] };
+    example.jwt[0].issuer.url = f.issuer.url;
+    example.jwt[0].issuer.certificateAuthority = f.pki.caCertPem;
+    await f.write(example);
+    // Step 2: start with it, apply config/oidc-rbac.yaml as the admin.
+    await using ts = await testServer({ authenticationConfigFile: f.configPath });
+    await using k = await kubectlFor(ts.server);
+    await k.ok(["apply", "-f", new URL("../config/oidc-rbac.yaml", import.meta.url).pathname]);
+    // Step 3: an ID token of a member of "developers", as the issuer would give it.
+    const iat = now();
+    const token = await sign(f.key, {
+      iss: f.issuer.url,
+      aud: ["platform"],
+      sub: "0001",
+      email: "alice@example.com",
+      email_verified: true,
+      hd: "example.com",
+      groups: ["developers"],
+      iat,
+      exp: iat + 3600,
+    });
+    await k.ok(["config", "set-credentials", "alice", "--token", token]);
+    await k.ok(["config", "set-context", "alice", "--cluster", "platform", "--user", "alice"]);
+    const who = await k.ok(["--context", "alice", "auth", "whoami"]);
+    assertMatch(who, /Username\s+alice@example\.com/);
+    assertMatch(who, /Groups\s+\[oidc:developers system:authenticated\]/);
+    await k.ok(["--context", "alice", "-n", "dev", "create", "configmap", "notes"]);
+    await k.ok(["--context", "alice", "get", "namespaces"]);
+    const denied = await k.kubectl(["--context", "alice", "-n", "default", "get", "configmaps"]);
+    assertEquals(denied.code, 1);
+    assertEquals(
+      denied.stderr.trim(),
+      "Error from server (Forbidden): configmaps is forbidden: " +
+        'User "alice@example.com" cannot list resource "configmaps" in API group "" in the ' +
+        'namespace "default"',
+    );
+  },
 });
