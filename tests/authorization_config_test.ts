@@ -10,7 +10,7 @@
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { type TestServer, testServer, tokenFile } from "./harness.ts";
+import { runPlatform, type TestServer, testServer, tokenFile } from "./harness.ts";
 import { kubectlFor, kubectlInstalled } from "./kubectl.ts";
 import { ensurePki } from "../lib/certificates/pki.ts";
 import { silentLogger } from "../lib/server/log.ts";
@@ -22,7 +22,6 @@ import {
   webhookKubeconfig,
 } from "../lib/auth/webhook_testdata.ts";
 
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const RBAC = "/apis/rbac.authorization.platform.io/v1";
 const GROUP = "rbac.authorization.platform.io";
 /** What the server presents to the webhooks (their kubeconfig's user). */
@@ -146,15 +145,6 @@ async function bind(ts: TestServer, user: string, clusterRole: string, namespace
 
 const CM = (ns: string, name = "") => `/api/v1/namespaces/${ns}/configmaps${name && `/${name}`}`;
 const SECRET = (ns: string, name: string) => `/api/v1/namespaces/${ns}/secrets/${name}`;
-
-async function platform(...args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", MAIN, ...args],
-    stdin: "null",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
 
 // ---------------------------------------------------------------------------------------
 // AlwaysDeny
@@ -394,7 +384,7 @@ Deno.test("authorization config: an invalid file stops platform with exit code 2
     "<= 30s\n";
 
   const dataDir = join(fx.dir, "data");
-  const serve = await platform(
+  const serve = await runPlatform(
     "serve",
     "--authorization-config",
     path,
@@ -409,6 +399,6 @@ Deno.test("authorization config: an invalid file stops platform with exit code 2
   await Deno.stat(dataDir).catch(() => exists = false);
   assert(!exists, "the data directory was created");
 
-  const check = await platform("check-config", "--authorization-config", path);
+  const check = await runPlatform("check-config", "--authorization-config", path);
   assertEquals([check.code, check.stderr], [2, expected]);
 });

@@ -3,29 +3,15 @@
  * configuration, readiness messages and a clean stop on SIGTERM.
  */
 
+import { type PlatformRun, runPlatform } from "./harness.ts";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { FLAGS } from "../lib/config/flags.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const TESTDATA = new URL("../testdata/config/", import.meta.url).pathname;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function platform(...args: string[]): Promise<Run> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", MAIN, ...args],
-    stdin: "null",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
-
 /** A configuration error: exit 2 and exactly one line on stderr, matching `re`. */
-function assertConfigError(run: Run, re: RegExp): void {
+function assertConfigError(run: PlatformRun, re: RegExp): void {
   assertEquals(run.code, 2, `exit code; stderr: ${run.stderr}`);
   const lines = run.stderr.trimEnd().split("\n");
   assertEquals(lines.length, 1, `one line, got: ${run.stderr}`);
@@ -34,27 +20,27 @@ function assertConfigError(run: Run, re: RegExp): void {
 }
 
 Deno.test("--help lists every flag with its default and exits 0", async () => {
-  const run = await platform("--help");
+  const run = await runPlatform("--help");
   assertEquals(run.code, 0);
   for (const flag of FLAGS) assertMatch(run.stdout, new RegExp(`--${flag.name}\\b`));
   assertMatch(run.stdout, /default/i);
 });
 
 Deno.test("an unknown flag exits 2 naming it", async () => {
-  assertConfigError(await platform("--no-such-flag"), /--no-such-flag/);
+  assertConfigError(await runPlatform("--no-such-flag"), /--no-such-flag/);
 });
 
 Deno.test("a bad flag value exits 2 naming the flag and the value", async () => {
-  assertConfigError(await platform("--secure-port", "http"), /--secure-port.*http/);
+  assertConfigError(await runPlatform("--secure-port", "http"), /--secure-port.*http/);
 });
 
 Deno.test("an unknown field in the config file exits 2 naming the file and the field", async () => {
   const file = `${TESTDATA}unknown_field.yaml`;
-  assertConfigError(await platform("--config", file), /unknown_field\.yaml.*data-dir/);
+  assertConfigError(await runPlatform("--config", file), /unknown_field\.yaml.*data-dir/);
 });
 
 Deno.test("a missing config file exits 2 naming it", async () => {
-  assertConfigError(await platform("--config", "/nonexistent/platform.yaml"), /nonexistent/);
+  assertConfigError(await runPlatform("--config", "/nonexistent/platform.yaml"), /nonexistent/);
 });
 
 Deno.test("a certificate file without PEM exits 2 naming the flag", async () => {
@@ -62,7 +48,7 @@ Deno.test("a certificate file without PEM exits 2 naming the flag", async () => 
   try {
     await Deno.writeTextFile(`${dir}/tls.crt`, "not a certificate\n");
     await Deno.writeTextFile(`${dir}/tls.key`, "not a key\n");
-    const run = await platform(
+    const run = await runPlatform(
       "--data-dir",
       `${dir}/data`,
       "--tls-cert-file",
@@ -81,7 +67,7 @@ Deno.test("a port in use exits 2 naming the port and the flag, serving nothing",
   const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   try {
     const port = (taken.addr as Deno.NetAddr).port;
-    const run = await platform("--data-dir", dir, "--secure-port", String(port));
+    const run = await runPlatform("--data-dir", dir, "--secure-port", String(port));
     assertConfigError(run, new RegExp(`${port}.*--secure-port|--secure-port.*${port}`));
   } finally {
     taken.close();
@@ -90,7 +76,7 @@ Deno.test("a port in use exits 2 naming the port and the flag, serving nothing",
 });
 
 Deno.test("check-config validates and exits 0", async () => {
-  const run = await platform("check-config", "--secure-port", "7443", "--storage", "memory");
+  const run = await runPlatform("check-config", "--secure-port", "7443", "--storage", "memory");
   assertEquals(run.code, 0, run.stderr);
   assertMatch(run.stdout, /configuration is valid/);
 });

@@ -71,3 +71,20 @@ export async function tokenFile(
     [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
   };
 }
+
+/** What a `platform` command printed and how it exited. */
+export interface PlatformRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `deno run --allow-all main.ts <args>` (the `platform` command) to its end. */
+export async function runPlatform(...args: string[]): Promise<PlatformRun> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", new URL("../main.ts", import.meta.url).pathname, ...args],
+    stdin: "null",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}

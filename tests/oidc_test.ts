@@ -10,7 +10,7 @@
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { type TestServer, testServer } from "./harness.ts";
+import { runPlatform, type TestServer, testServer } from "./harness.ts";
 import { kubectlFor, kubectlInstalled } from "./kubectl.ts";
 import { ensurePki, type Pki } from "../lib/certificates/pki.ts";
 import { ConfigError } from "../lib/config/flags.ts";
@@ -25,7 +25,6 @@ import {
   signingKey,
 } from "../lib/auth/oidc_issuer_testdata.ts";
 
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const WHOAMI = "/apis/authentication.platform.io/v1/selfsubjectreviews";
 const UNAUTHORIZED = "error: You must be logged in to the server (Unauthorized)";
 const NO_CREDENTIALS = "error: You must be logged in to the server " +
@@ -129,21 +128,6 @@ async function eventually(probe: () => Promise<boolean>, what: string, ms = 5000
 }
 
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function platform(...args: string[]): Promise<Run> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", MAIN, ...args],
-    stdin: "null",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
 
 // ---------------------------------------------------------------------------------------
 // Signing in
@@ -454,7 +438,7 @@ Deno.test("anonymous: --anonymous-auth with a file that configures anonymous is 
 
   await t.step("platform serve exits 2 with one line and leaves no trace", async () => {
     const dataDir = join(fx.dir, "data");
-    const run = await platform(
+    const run = await runPlatform(
       "serve",
       "--authentication-config",
       fx.configPath,
@@ -482,7 +466,7 @@ Deno.test("check-config: a CEL error names the file, the field and the position"
     expression: "claims.sub +",
   };
   await fx.write(config);
-  const run = await platform("check-config", "--authentication-config", fx.configPath);
+  const run = await runPlatform("check-config", "--authentication-config", fx.configPath);
   assertEquals(run.code, 2, run.stderr);
   const lines = run.stderr.trimEnd().split("\n");
   assertEquals(lines.length, 1, run.stderr);
@@ -496,7 +480,7 @@ Deno.test("check-config: a CEL error names the file, the field and the position"
   assertEquals(run.stdout, "");
 
   // The same file given to serve: exit 2, the same line.
-  const serve = await platform(
+  const serve = await runPlatform(
     "serve",
     "--authentication-config",
     fx.configPath,

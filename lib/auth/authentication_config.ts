@@ -13,9 +13,9 @@
  * @module
  */
 
+import { parseYamlConfig } from "../config/yaml_file.ts";
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
-import { parseDocument } from "yaml";
 import { type FieldError, fieldErrorMessage } from "../api/errors.ts";
 import { isDNS1123Subdomain } from "../api/names.ts";
 import { decodePem } from "../certificates/pki.ts";
@@ -149,15 +149,14 @@ export function parseAuthenticationConfig(
   file: string,
   opts: AuthenticationConfigOptions = {},
 ): AuthenticationConfig {
-  const doc = parseDocument(text);
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0];
-    const pos = e.linePos?.[0];
-    const loc = pos ? `:${pos.line}:${pos.col}` : "";
-    const reason = e.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
-    throw new AuthenticationConfigError([`${file}${loc}: invalid YAML: ${reason}`]);
+  let data: unknown;
+  try {
+    data = parseYamlConfig(text, file);
+  } catch (err) {
+    // Every invalid file is one AuthenticationConfigError listing its problems.
+    if (err instanceof ConfigError) throw new AuthenticationConfigError([err.message]);
+    throw err;
   }
-  const data: unknown = doc.toJS();
   if (data === null || data === undefined) {
     throw new AuthenticationConfigError([
       `${file}: the file is empty; expected apiVersion: ${AUTHENTICATION_CONFIG_API_VERSION} ` +

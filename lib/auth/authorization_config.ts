@@ -24,8 +24,8 @@
  */
 
 import { dirname, isAbsolute, resolve } from "node:path";
-import { parseDocument } from "yaml";
 import { z } from "zod";
+import { parseYamlConfig } from "../config/yaml_file.ts";
 import { ConfigError, osReason, parseDuration, quote } from "../config/flags.ts";
 import { fieldPath } from "../config/server_config.ts";
 import { CelCompileError, compile, type CompiledExpression } from "../cel/mod.ts";
@@ -143,15 +143,7 @@ export async function loadAuthorizationConfig(
   } catch (err) {
     throw new ConfigError(`--authorization-config: cannot read ${quote(path)}: ${osReason(err)}`);
   }
-  const doc = parseDocument(text);
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0];
-    const pos = e.linePos?.[0];
-    const loc = pos ? `:${pos.line}:${pos.col}` : "";
-    const reason = e.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
-    throw new ConfigError(`${path}${loc}: invalid YAML: ${reason}`);
-  }
-  const data: unknown = doc.toJS();
+  const data = parseYamlConfig(text, path);
   if (data === null || data === undefined) {
     throw new ConfigError(
       `${path}: the file is empty; expected apiVersion: ${AUTHORIZATION_CONFIG_API_VERSIONS[0]} ` +

@@ -10,8 +10,8 @@
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { parseDocument } from "yaml";
 import { z } from "zod";
+import { parseYamlConfig } from "./yaml_file.ts";
 import {
   ConfigError,
   FLAGS,
@@ -530,15 +530,7 @@ async function fileLayer(path: string, shownPath: string): Promise<Layer> {
   } catch (err) {
     throw new ConfigError(`--config: cannot read ${quote(shownPath)}: ${osReason(err)}`);
   }
-  const doc = parseDocument(text);
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0];
-    const pos = e.linePos?.[0];
-    const loc = pos ? `:${pos.line}:${pos.col}` : "";
-    const reason = e.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
-    throw new ConfigError(`${shownPath}${loc}: invalid YAML: ${reason}`);
-  }
-  const data: unknown = doc.toJS();
+  const data = parseYamlConfig(text, shownPath);
   if (data === null || data === undefined) {
     throw new ConfigError(
       `${shownPath}: the file is empty; expected apiVersion: ${CONFIG_API_VERSION} and ` +
