@@ -1,7 +1,7 @@
 /**
  * Authorization filter: asks the authorizer about the request's attributes and answers 403 in
- * kube's words unless it allows. Until the authorization configuration lands the server runs
- * with {@link alwaysAllow} (the README says so); the filter already has its final place.
+ * kube's words unless it allows. The authorizer is the server's chain: `system:masters`, then
+ * RBAC or what `--authorization-config` lists. Anything but Allow is forbidden.
  */
 
 import { forbidden, StatusError } from "../../api/errors.ts";
