@@ -334,7 +334,8 @@ class Checker {
   async connection(raw: Obj, at: string): Promise<WebhookConnection | undefined> {
     const { type, kubeConfigFile } = raw;
     if (typeof type !== "string") return undefined;
-    if (type === "KubeConfigFile") {
+    // kube's files say KubeConfigFile; the specification says KubeConfig: both mean a file.
+    if (type === "KubeConfigFile" || type === "KubeConfig") {
       if (kubeConfigFile === undefined || kubeConfigFile === "") {
         this.error(`${at}.kubeConfigFile`, "required with type KubeConfigFile");
         return undefined;
@@ -362,7 +363,9 @@ class Checker {
     }
     this.error(
       `${at}.type`,
-      type === "" ? "must not be empty" : notOneOf(type, ["KubeConfigFile", "InClusterConfig"]),
+      type === ""
+        ? "must not be empty"
+        : notOneOf(type, ["KubeConfigFile", "KubeConfig", "InClusterConfig"]),
     );
     return undefined;
   }

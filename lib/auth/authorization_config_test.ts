@@ -458,8 +458,13 @@ Deno.test("webhook.connectionInfo: type and kubeConfigFile", async () => {
     `${at}.type: required field is missing`,
   );
   await fails(
-    config([webhook("w", { connectionInfo: { type: "KubeConfig", kubeConfigFile: "x" } })]),
-    `${at}.type: "KubeConfig" is not one of "KubeConfigFile", "InClusterConfig"`,
+    config([webhook("w", { connectionInfo: { type: "Kubeconfig", kubeConfigFile: "x" } })]),
+    `${at}.type: "Kubeconfig" is not one of "KubeConfigFile", "KubeConfig", "InClusterConfig"`,
+  );
+  // The specification's spelling names a file just as kube's does.
+  await fails(
+    config([webhook("w", { connectionInfo: { type: "KubeConfig", kubeConfigFile: "" } })]),
+    `${at}.kubeConfigFile: required with type KubeConfigFile`,
   );
   await fails(
     config([webhook("w", { connectionInfo: { type: "KubeConfigFile", kubeConfigFile: "" } })]),
