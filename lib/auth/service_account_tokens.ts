@@ -9,6 +9,7 @@
  * uid, so deleting the account revokes its tokens, as in kube.
  */
 
+import { serviceAccountGroups, serviceAccountUsername } from "./service_account_names.ts";
 import { decodeJwt, exportPKCS8, importPKCS8, jwtVerify, SignJWT } from "jose";
 import { join } from "node:path";
 import type { UserInfo } from "../server/context.ts";
@@ -92,7 +93,7 @@ export class ServiceAccountTokens {
     })
       .setProtectedHeader({ alg: ALG, typ: "JWT" })
       .setIssuer(this.issuer)
-      .setSubject(`system:serviceaccount:${subject.namespace}:${subject.name}`)
+      .setSubject(serviceAccountUsername(subject.namespace, subject.name))
       .setAudience(opts.audiences)
       .setIssuedAt(now)
       .setNotBefore(now)
@@ -160,13 +161,9 @@ export class ServiceAccountTokens {
     const extra: Record<string, string[]> = {};
     if (payload.jti) extra["authentication.kubernetes.io/credential-id"] = [`JTI=${payload.jti}`];
     return {
-      username: `system:serviceaccount:${namespace}:${name}`,
+      username: serviceAccountUsername(namespace, name),
       uid,
-      groups: [
-        "system:serviceaccounts",
-        `system:serviceaccounts:${namespace}`,
-        "system:authenticated",
-      ],
+      groups: [...serviceAccountGroups(namespace), "system:authenticated"],
       extra,
     };
   }

@@ -10,6 +10,7 @@
  * The index is fed with {@link PolicyIndex.put} and {@link PolicyIndex.remove}.
  */
 
+import { serviceAccountUsername } from "../service_account_names.ts";
 import type { UserInfo } from "../../server/context.ts";
 import type { KubeObject } from "../../registry/definition.ts";
 import { normalizeRule, type NormalRule } from "./rules.ts";
@@ -56,7 +57,6 @@ export interface ResolvedRules {
 
 /** The RBAC API group. */
 export const RBAC_GROUP = "rbac.authorization.platform.io";
-const SA_PREFIX = "system:serviceaccount:";
 
 export class PolicyIndex {
   /** Role rules by `namespace/name`. */
@@ -190,7 +190,7 @@ function subjectKey(s: Subject, bindingNamespace: string): string {
     case "ServiceAccount": {
       // A subject without a namespace means the binding's own (none for a cluster binding).
       const namespace = s.namespace || bindingNamespace;
-      return namespace ? `user:${SA_PREFIX}${namespace}:${s.name}` : "";
+      return namespace ? `user:${serviceAccountUsername(namespace, s.name)}` : "";
     }
     default:
       return "";

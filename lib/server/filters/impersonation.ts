@@ -10,9 +10,12 @@ import { badRequest, unauthorized } from "../../api/errors.ts";
 import type { Attributes, Authorizer } from "../../auth/authorizer.ts";
 import type { Filter, UserInfo } from "../context.ts";
 import { deniedError } from "./authorization.ts";
+import {
+  parseServiceAccountUsername,
+  serviceAccountGroups,
+} from "../../auth/service_account_names.ts";
 
 const EXTRA_PREFIX = "impersonate-extra-";
-const SERVICE_ACCOUNT_PREFIX = "system:serviceaccount:";
 /** The group of the `uids` and `userextras` impersonation resources. */
 const AUTHENTICATION_GROUP = "authentication.platform.io";
 
@@ -94,7 +97,7 @@ function decodeExtraKey(encoded: string): string {
 /** What must be authorized, in kube's order: the user, its groups, extras, uid. */
 function requestsOf(user: UserInfo): Request[] {
   const requests: Request[] = [];
-  const sa = serviceAccountOf(user.username);
+  const sa = parseServiceAccountUsername(user.username);
   requests.push(
     sa
       ? { apiGroup: "", resource: "serviceaccounts", namespace: sa.namespace, name: sa.name }
@@ -117,20 +120,13 @@ function requestsOf(user: UserInfo): Request[] {
   return requests;
 }
 
-function serviceAccountOf(username: string): { namespace: string; name: string } | undefined {
-  if (!username.startsWith(SERVICE_ACCOUNT_PREFIX)) return undefined;
-  const [namespace, name, ...rest] = username.slice(SERVICE_ACCOUNT_PREFIX.length).split(":");
-  if (!namespace || !name || rest.length > 0) return undefined;
-  return { namespace, name };
-}
-
 /** The groups every user of its kind has: service accounts get theirs when no group was
  * asked for; everyone is authenticated except the anonymous user. */
 function withImplicitGroups(user: UserInfo): UserInfo {
   const groups = [...user.groups];
-  const sa = serviceAccountOf(user.username);
+  const sa = parseServiceAccountUsername(user.username);
   if (sa && groups.length === 0) {
-    groups.push("system:serviceaccounts", `system:serviceaccounts:${sa.namespace}`);
+    groups.push(...serviceAccountGroups(sa.namespace));
   }
   const implicit = user.username === "system:anonymous"
     ? "system:unauthenticated"
