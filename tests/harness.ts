@@ -88,3 +88,14 @@ export async function runPlatform(...args: string[]): Promise<PlatformRun> {
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
+
+/**
+ * A loopback port that was free a moment ago, for a server that must come back on the same
+ * port after a restart.
+ */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}

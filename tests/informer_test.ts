@@ -17,6 +17,7 @@ import diagnostics from "node:diagnostics_channel";
 import { assert, assertEquals } from "./assert.ts";
 import { type ServerHandle, startServer } from "../mod.ts";
 import { silentLogger } from "../lib/server/log.ts";
+import { freePort } from "./harness.ts";
 
 /**
  * client-node's typings pull in `@types/node` 26, whose `node:assert` signatures reject
@@ -127,13 +128,6 @@ function random(seed: number): () => number {
     x >>>= 0;
     return x / 0x1_0000_0000;
   };
-}
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -117,3 +117,66 @@ export async function kubectlEnv(opts: StartOptions = {}): Promise<KubectlEnv> {
     },
   };
 }
+
+/** The output of a long-running kubectl (e.g. `get -w`), read line by line as it comes. */
+export interface LiveOutput extends AsyncDisposable {
+  /** Every complete stdout line so far. */
+  readonly lines: string[];
+  /** stderr so far. */
+  stderr(): string;
+  /** Whether kubectl is still running. */
+  running(): boolean;
+  /** Resolves with kubectl's exit status once it has ended and its output is read. */
+  readonly status: Promise<Deno.CommandStatus>;
+  /**
+   * Waits until `done(lines)` holds, for at most `timeoutMs` (30 s by default) or until
+   * kubectl exits; fails naming `what` and showing what kubectl printed.
+   */
+  until(done: (lines: string[]) => boolean, what: string, timeoutMs?: number): Promise<void>;
+}
+
+/** Reads `child`'s output as it comes; disposing kills kubectl if it still runs. */
+export function liveOutput(child: Deno.ChildProcess): LiveOutput {
+  const lines: string[] = [];
+  let stderr = "";
+  let exited = false;
+  const readOut = (async () => {
+    let partial = "";
+    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+      const parts = (partial + chunk).split("\n");
+      partial = parts.pop()!;
+      lines.push(...parts);
+    }
+    if (partial) lines.push(partial);
+  })();
+  const readErr = (async () => {
+    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) stderr += chunk;
+  })();
+  const status = Promise.all([child.status, readOut, readErr]).then(([s]) => s);
+  status.finally(() => exited = true);
+  return {
+    lines,
+    stderr: () => stderr,
+    running: () => !exited,
+    status,
+    async until(done, what, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!done(lines)) {
+        if (exited || Date.now() > deadline) {
+          if (exited && done(lines)) return;
+          throw new Error(
+            `kubectl ${exited ? "exited" : "timed out"} before showing ${what}; ` +
+              `it printed ${JSON.stringify(lines)}, stderr: ${stderr}`,
+          );
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    async [Symbol.asyncDispose]() {
+      try {
+        child.kill("SIGTERM");
+      } catch { /* it has exited already */ }
+      await status;
+    },
+  };
+}

@@ -8,7 +8,7 @@
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
 import assert from "node:assert/strict";
-import { kubectlEnv, kubectlInstalled } from "./kubectl.ts";
+import { kubectlEnv, kubectlInstalled, liveOutput } from "./kubectl.ts";
 
 const ALG = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" };
 
@@ -47,70 +47,44 @@ Deno.test({
 }, async () => {
   await using env = await kubectlEnv();
   const { ok, spawn } = env;
-  const watch = spawn(["get", "csr", "-w", "--request-timeout=20s"]);
-  const lines: string[] = [];
-  const reading = (async () => {
-    const decoder = new TextDecoderStream();
-    const reader = watch.stdout.pipeThrough(decoder).getReader();
-    let buffer = "";
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += value;
-      const parts = buffer.split("\n");
-      buffer = parts.pop()!;
-      lines.push(...parts);
-    }
-  })();
-  const waitLine = async (re: RegExp) => {
-    for (let i = 0; i < 200; i++) {
-      if (lines.some((l) => re.test(l))) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`no line matches ${re}:\n${lines.join("\n")}`);
-  };
-  try {
-    assert.equal(
-      await ok(["create", "-f", "-"], await requestYaml("alice", "CN=alice,O=devs")),
-      "certificatesigningrequest.certificates.platform.io/alice created\n",
-    );
-    await waitLine(
-      /^alice\s+\S+\s+platform.io\/apiserver-client\s+platform-admin\s+24h\s+Pending$/,
-    );
-    assert.match(
-      await ok([
-        "patch",
-        "csr",
-        "alice",
-        "--subresource=approval",
-        "--type=merge",
-        "-p",
-        decision("Approved"),
-      ]),
-      /certificatesigningrequest.certificates.platform.io\/alice patched/,
-    );
-    await waitLine(/^alice\s.*\s+Approved,Issued$/);
-    const pem = atob(await ok(["get", "csr", "alice", "-o", "jsonpath={.status.certificate}"]));
-    const cert = new x509.X509Certificate(pem);
-    assert.equal(cert.subject, "CN=alice, O=devs");
+  await using watch = liveOutput(spawn(["get", "csr", "-w", "--request-timeout=20s"]));
+  const waitLine = (re: RegExp) => watch.until((lines) => lines.some((l) => re.test(l)), `${re}`);
+  assert.equal(
+    await ok(["create", "-f", "-"], await requestYaml("alice", "CN=alice,O=devs")),
+    "certificatesigningrequest.certificates.platform.io/alice created\n",
+  );
+  await waitLine(
+    /^alice\s+\S+\s+platform.io\/apiserver-client\s+platform-admin\s+24h\s+Pending$/,
+  );
+  assert.match(
+    await ok([
+      "patch",
+      "csr",
+      "alice",
+      "--subresource=approval",
+      "--type=merge",
+      "-p",
+      decision("Approved"),
+    ]),
+    /certificatesigningrequest.certificates.platform.io\/alice patched/,
+  );
+  await waitLine(/^alice\s.*\s+Approved,Issued$/);
+  const pem = atob(await ok(["get", "csr", "alice", "-o", "jsonpath={.status.certificate}"]));
+  const cert = new x509.X509Certificate(pem);
+  assert.equal(cert.subject, "CN=alice, O=devs");
 
-    await ok(["create", "-f", "-"], await requestYaml("bob", "CN=bob"));
-    assert.match(
-      await ok([
-        "patch",
-        "csr",
-        "bob",
-        "--subresource=approval",
-        "--type=merge",
-        "-p",
-        decision("Denied"),
-      ]),
-      /bob patched/,
-    );
-    await waitLine(/^bob\s.*\s+Denied$/);
-  } finally {
-    watch.kill();
-    await watch.status;
-    await reading.catch(() => {});
-  }
+  await ok(["create", "-f", "-"], await requestYaml("bob", "CN=bob"));
+  assert.match(
+    await ok([
+      "patch",
+      "csr",
+      "bob",
+      "--subresource=approval",
+      "--type=merge",
+      "-p",
+      decision("Denied"),
+    ]),
+    /bob patched/,
+  );
+  await waitLine(/^bob\s.*\s+Denied$/);
 });

@@ -5,7 +5,7 @@
  */
 
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { kubectlEnv, kubectlInstalled } from "./kubectl.ts";
+import { kubectlEnv, kubectlInstalled, liveOutput } from "./kubectl.ts";
 
 Deno.test({
   name: "kubectl drives the server end to end",
@@ -121,48 +121,17 @@ metadata:
   });
 
   await t.step("get -w shows configmaps being created and deleted", async () => {
-    const watch = env.spawn(
-      ["get", "configmaps", "-n", "e2e", "-w", "-o", "name", "--request-timeout=60s"],
+    await using watch = liveOutput(
+      env.spawn(["get", "configmaps", "-n", "e2e", "-w", "-o", "name", "--request-timeout=60s"]),
     );
-    const lines: string[] = [];
-    let stderr = "";
-    const readOut = (async () => {
-      let partial = "";
-      for await (const chunk of watch.stdout.pipeThrough(new TextDecoderStream())) {
-        const parts = (partial + chunk).split("\n");
-        partial = parts.pop()!;
-        lines.push(...parts);
-      }
-    })();
-    const readErr = (async () => {
-      for await (const chunk of watch.stderr.pipeThrough(new TextDecoderStream())) {
-        stderr += chunk;
-      }
-    })();
-    let exited = false;
-    const status = watch.status.finally(() => exited = true);
-    /** Waits until kubectl has printed `n` lines, for at most 30 s or until it exits. */
-    const printed = async (n: number, what: string) => {
-      const deadline = Date.now() + 30_000;
-      while (lines.length < n) {
-        if (exited) await readOut;
-        if (lines.length >= n) break;
-        if (exited || Date.now() > deadline) {
-          throw new Error(
-            `kubectl get -w ${exited ? "exited" : "timed out"} before showing ${what}; ` +
-              `it printed ${JSON.stringify(lines)}, stderr: ${stderr}`,
-          );
-        }
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    };
-    try {
-      // The list comes first: once it is printed, the watch follows from its resourceVersion.
-      await printed(2, "the configmaps that exist");
-      assertEquals(lines, ["configmap/cfg", "configmap/other"]);
-      await ok(
-        ["create", "-f", "-"],
-        `apiVersion: v1
+    const lines = watch.lines;
+    const printed = (n: number, what: string) => watch.until((l) => l.length >= n, what);
+    // The list comes first: once it is printed, the watch follows from its resourceVersion.
+    await printed(2, "the configmaps that exist");
+    assertEquals(lines, ["configmap/cfg", "configmap/other"]);
+    await ok(
+      ["create", "-f", "-"],
+      `apiVersion: v1
 kind: ConfigMap
 metadata:
   name: watched-1
@@ -174,28 +143,20 @@ metadata:
   name: watched-2
   namespace: e2e
 `,
-      );
-      const deleted = await ok(["delete", "configmap", "watched-1", "watched-2", "-n", "e2e"]);
-      assertMatch(deleted, /configmap "watched-1" deleted/);
-      assertMatch(deleted, /configmap "watched-2" deleted/);
-      await printed(6, "the two creates and the two deletes");
-      assertEquals(lines, [
-        "configmap/cfg",
-        "configmap/other",
-        "configmap/watched-1",
-        "configmap/watched-2",
-        "configmap/watched-1",
-        "configmap/watched-2",
-      ]);
-      assert(!exited, `kubectl get -w ended on its own; stderr: ${stderr}`);
-    } finally {
-      try {
-        watch.kill("SIGTERM");
-      } catch { /* it has exited already */ }
-      await status;
-      await readOut;
-      await readErr;
-    }
+    );
+    const deleted = await ok(["delete", "configmap", "watched-1", "watched-2", "-n", "e2e"]);
+    assertMatch(deleted, /configmap "watched-1" deleted/);
+    assertMatch(deleted, /configmap "watched-2" deleted/);
+    await printed(6, "the two creates and the two deletes");
+    assertEquals(lines, [
+      "configmap/cfg",
+      "configmap/other",
+      "configmap/watched-1",
+      "configmap/watched-2",
+      "configmap/watched-1",
+      "configmap/watched-2",
+    ]);
+    assert(watch.running(), `kubectl get -w ended on its own; stderr: ${watch.stderr()}`);
   });
 
   await t.step("delete configmap and namespace, with cleanup", async () => {

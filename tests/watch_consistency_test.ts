@@ -9,15 +9,9 @@
 import { assert, assertEquals } from "./assert.ts";
 import { type ServerHandle, startServer } from "../mod.ts";
 import { silentLogger } from "../lib/server/log.ts";
+import { freePort } from "./harness.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
 
 /** A server on a fixed port and data directory that can be restarted. */
 class Restartable {
