@@ -11,7 +11,8 @@
  * With `allowWatchBookmarks=true` an idle stream gets a BOOKMARK (only
  * `metadata.resourceVersion`) once it has been quiet for a second and the store has moved on,
  * and at least once a minute. A watcher too slow to keep up is ended without an error (the
- * client resumes from the last version it saw). `timeoutSeconds` ends the stream cleanly.
+ * client resumes from the last version it saw). `timeoutSeconds` ends the stream cleanly. With
+ * many streams open, each batches its events over a short window (see watch_pacing.ts).
  */
 
 import { badRequest, expired, StatusError } from "../../api/errors.ts";
@@ -26,6 +27,7 @@ import { isStoreError } from "../../storage/store.ts";
 import type { RequestContext } from "../context.ts";
 import { parseResourceVersion, readOptionsOf, waitForRevision } from "./read_options.ts";
 import type { ResourceScope } from "./scope.ts";
+import { watchPacer } from "./watch_pacing.ts";
 
 /** Default and maximum watch duration when the client names none. */
 const DEFAULT_TIMEOUT_S = 30 * 60;
@@ -156,20 +158,25 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
   };
 
   const abort = new AbortController();
-  const onAbort = () => abort.abort();
+  const onAbort = () => cleanup();
   ctx.signal.addEventListener("abort", onAbort, { once: true });
   const timer = setTimeout(() => abort.abort(), timeoutS * 1000);
   let events: RegistryWatch | undefined;
   let next: Promise<IteratorResult<WatchEvent>> | undefined;
   let tick: ReturnType<typeof setTimeout> | undefined;
   let wakeTick: (() => void) | undefined;
+  let closed = false;
   const cleanup = () => {
+    if (!closed) watchPacer.closed();
+    closed = true;
     clearTimeout(timer);
     clearTimeout(tick);
     wakeTick?.();
     ctx.signal.removeEventListener("abort", onAbort);
     abort.abort();
   };
+  /** When (performance.now()) the last batch of events went out. */
+  let lastWrite = -Infinity;
   // The revision everything sent so far is complete up to; when to consider a bookmark next.
   let sentRevision = afterRevision;
   let checkAt = Date.now() + BOOKMARK_IDLE_MS;
@@ -197,6 +204,7 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
 
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
+      watchPacer.opened();
       for (const obj of initial) controller.enqueue(render({ type: "ADDED", object: obj }));
       if (initialEventsEnd) controller.enqueue(render(bookmark(registry, afterRevision, true)));
       try {
@@ -238,6 +246,11 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
           next = undefined;
           checkAt = now + BOOKMARK_IDLE_MS;
           if (r.done) break;
+          const hold = watchPacer.holdFor(lastWrite, performance.now());
+          if (hold > 0) {
+            await watchPacer.wait(hold);
+            if (abort.signal.aborted) break;
+          }
           // Everything else already waiting goes out in the same write.
           let last = r.value;
           const chunks = [render(last)];
@@ -249,6 +262,7 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
             last = more;
           }
           controller.enqueue(chunks.length === 1 ? chunks[0] : concat(chunks, size));
+          lastWrite = performance.now();
           sentRevision = Number(last.object.metadata.resourceVersion);
           return;
         }

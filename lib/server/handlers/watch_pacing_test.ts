@@ -1,0 +1,34 @@
+import { assert, assertEquals } from "../../../tests/assert.ts";
+import { WatchPacer } from "./watch_pacing.ts";
+
+Deno.test("the batching window grows with the open streams, from none to at most 50 ms", () => {
+  const pacer = new WatchPacer();
+  const open = (n: number) => {
+    while (pacer.open < n) pacer.opened();
+    while (pacer.open > n) pacer.closed();
+  };
+  open(1);
+  assertEquals(pacer.window(), 0);
+  assertEquals(pacer.holdFor(100, 100), 0, "a lone watcher is never held");
+  open(24);
+  assertEquals(pacer.window(), 0);
+  open(100);
+  assertEquals(pacer.window(), 4);
+  open(1000);
+  assertEquals(pacer.window(), 40);
+  assertEquals(pacer.holdFor(100, 110), 30, "held until a window after its last write");
+  assertEquals(pacer.holdFor(100, 140), 0, "a window after its last write it sends at once");
+  open(100_000);
+  assertEquals(pacer.window(), 50);
+  open(0);
+  assertEquals(pacer.window(), 0);
+});
+
+Deno.test("held streams share one timer per slot", async () => {
+  const pacer = new WatchPacer();
+  const start = performance.now();
+  const waits = Array.from({ length: 100 }, () => pacer.wait(10));
+  assert(new Set(waits).size <= 2, `${new Set(waits).size} timers for 100 waits`);
+  await Promise.all(waits);
+  assert(performance.now() - start >= 9.5, "resolved before the time asked for");
+});
