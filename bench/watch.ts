@@ -455,9 +455,9 @@ export interface LagResult {
 }
 
 /**
- * Runs the paced writer on `collection` while `fleet` watches it, waits until every watcher has
- * every acknowledged write (at most `drainTimeoutMs` after the writer's end), and computes the
- * lag of every (write, watcher) pair.
+ * Runs the paced writer on `collection` while `fleet` watches it (after an unrecorded warm-up),
+ * waits until every watcher has every acknowledged write (at most `drainTimeoutMs` after the
+ * writer's end), and computes the lag of every (write, watcher) pair.
  */
 export async function measureLag(
   api: Api,
@@ -472,8 +472,28 @@ export async function measureLag(
     prefix: string;
     serverPid: number;
     drainTimeoutMs: number;
+    /** Unrecorded writes first, for this long. @default 1000 */
+    warmupMs?: number;
   },
 ): Promise<LagResult> {
+  // Warm-up: the same writes for a while, unrecorded, until every watcher has them. For about
+  // a second after a thousand streams start receiving, the server and this process run code
+  // V8 has not optimized yet; the target is about the steady state.
+  const warmupMs = opts.warmupMs ?? 1000;
+  if (warmupMs > 0) {
+    const before = fleet.events;
+    const warm = await pacedWrites(api, opts.collection, {
+      ...opts,
+      ms: warmupMs,
+      prefix: `${opts.prefix}warm-`,
+    });
+    const drainUntil = performance.now() + opts.drainTimeoutMs;
+    while (
+      fleet.events - before < warm.ackedCount * fleet.count && performance.now() < drainUntil
+    ) {
+      await sleep(10);
+    }
+  }
   const scheduled = Math.round(opts.perSec * opts.ms / 1000);
   const rec = fleet.record(scheduled);
   const cpu = async () => [
