@@ -19,29 +19,38 @@ export function bearerToken(req: Request): string | undefined {
 
 /** Bearer tokens from a fixed table (token -> user). */
 export function tokenAuthenticator(tokens: Map<string, UserInfo>): Authenticator {
+  // Each token's user is built once and shared by its requests, frozen so none can change it.
+  const users = new Map<string, UserInfo>();
+  for (const [token, user] of tokens) {
+    // Every authenticated user is in system:authenticated, as kube adds it.
+    const groups = user.groups.includes("system:authenticated")
+      ? [...user.groups]
+      : [...user.groups, "system:authenticated"];
+    users.set(token, Object.freeze({ ...user, groups: Object.freeze(groups) as string[] }));
+  }
   return {
     authenticate(req) {
       const token = bearerToken(req);
-      if (!token) return undefined;
-      const user = tokens.get(token);
-      if (!user) return undefined;
-      // Every authenticated user is in system:authenticated, as kube adds it.
-      const groups = user.groups.includes("system:authenticated")
-        ? user.groups
-        : [...user.groups, "system:authenticated"];
-      return { ...user, groups };
+      return token ? users.get(token) : undefined;
     },
   };
 }
 
+/** Asks each authenticator in order; synchronous until one answers with a promise. */
 export function unionAuthenticator(list: Authenticator[]): Authenticator {
-  return {
-    async authenticate(req) {
-      for (const a of list) {
-        const user = await a.authenticate(req);
-        if (user) return user;
+  const from = (
+    req: Request,
+    i: number,
+  ): UserInfo | undefined | Promise<UserInfo | undefined> => {
+    for (; i < list.length; i++) {
+      const user = list[i].authenticate(req);
+      if (user instanceof Promise) {
+        const next = i + 1;
+        return user.then((u) => u ?? from(req, next));
       }
-      return undefined;
-    },
+      if (user) return user;
+    }
+    return undefined;
   };
+  return { authenticate: (req) => from(req, 0) };
 }

@@ -29,26 +29,43 @@ import { WebhookAuthorizer } from "./webhook_authorizer.ts";
  * `rulesFor` joins every authorizer's rules; the set is incomplete when any part is.
  */
 export function unionAuthorizer(authorizers: readonly Authorizer[]): Authorizer {
-  return {
-    async authorize(attributes: Attributes): Promise<AuthorizationResult> {
-      const reasons: string[] = [];
-      const errors: string[] = [];
-      for (const authorizer of authorizers) {
-        let result: AuthorizationResult;
-        try {
-          result = await authorizer.authorize(attributes);
-        } catch (err) {
-          result = { decision: "NoOpinion", evaluationError: (err as Error).message };
-        }
-        if (result.decision !== "NoOpinion") return result;
-        if (result.reason) reasons.push(result.reason);
-        if (result.evaluationError) errors.push(result.evaluationError);
+  /** Asks authorizers from `from` on; synchronous until one answers with a promise. */
+  const ask = (
+    attributes: Attributes,
+    from: number,
+    reasons: string[],
+    errors: string[],
+  ): AuthorizationResult | Promise<AuthorizationResult> => {
+    for (let i = from; i < authorizers.length; i++) {
+      let result: AuthorizationResult | Promise<AuthorizationResult>;
+      try {
+        result = authorizers[i].authorize(attributes);
+      } catch (err) {
+        result = { decision: "NoOpinion", evaluationError: (err as Error).message };
       }
-      const out: AuthorizationResult = { decision: "NoOpinion" };
-      if (reasons.length > 0) out.reason = reasons.join("\n");
-      if (errors.length > 0) out.evaluationError = aggregate(errors);
-      return out;
-    },
+      if (result instanceof Promise) {
+        return result.then(
+          (r) => r,
+          (err): AuthorizationResult => ({
+            decision: "NoOpinion",
+            evaluationError: (err as Error).message,
+          }),
+        ).then((r) => {
+          if (r.decision !== "NoOpinion") return r;
+          note(r, reasons, errors);
+          return ask(attributes, i + 1, reasons, errors);
+        });
+      }
+      if (result.decision !== "NoOpinion") return result;
+      note(result, reasons, errors);
+    }
+    const out: AuthorizationResult = { decision: "NoOpinion" };
+    if (reasons.length > 0) out.reason = reasons.join("\n");
+    if (errors.length > 0) out.evaluationError = aggregate(errors);
+    return out;
+  };
+  return {
+    authorize: (attributes) => ask(attributes, 0, [], []),
 
     async rulesFor(user: UserInfo, namespace: string): Promise<RuleSet> {
       const out: RuleSet = { resourceRules: [], nonResourceRules: [], incomplete: false };
@@ -82,10 +99,9 @@ export function unionAuthorizer(authorizers: readonly Authorizer[]): Authorizer 
  */
 export function privilegedGroupsAuthorizer(groups: readonly string[]): Authorizer {
   return {
-    authorize: ({ user }) =>
-      Promise.resolve({
-        decision: user.groups.some((g) => groups.includes(g)) ? "Allow" : "NoOpinion",
-      }),
+    authorize: ({ user }) => ({
+      decision: user.groups.some((g) => groups.includes(g)) ? "Allow" : "NoOpinion",
+    }),
     rulesFor: () => Promise.resolve({ resourceRules: [], nonResourceRules: [], incomplete: false }),
   };
 }
@@ -153,6 +169,12 @@ export function buildAuthorizer(
     rulesFor: union.rulesFor,
     close: () => webhooks.forEach((w) => w.close()),
   };
+}
+
+/** Keeps a no-opinion answer's reason and error for the union's answer. */
+function note(result: AuthorizationResult, reasons: string[], errors: string[]): void {
+  if (result.reason) reasons.push(result.reason);
+  if (result.evaluationError) errors.push(result.evaluationError);
 }
 
 /** Several errors as kube's aggregate error prints them: one as is, more as `[a, b]`. */

@@ -66,6 +66,45 @@ Deno.test("union: all no opinion joins reasons with newlines and aggregates erro
   assert.deepStrictEqual(await unionAuthorizer([]).authorize(alice), { decision: "NoOpinion" });
 });
 
+Deno.test("union: synchronous authorizers answer without a promise; mixed chains keep order", async () => {
+  const sync = (result: AuthorizationResult): Authorizer => ({
+    authorize: () => result,
+    rulesFor: alwaysDeny.rulesFor,
+  });
+  const masters = privilegedGroupsAuthorizer(["system:masters"]);
+  const direct = unionAuthorizer([masters, sync({ decision: "Allow" })]).authorize(alice);
+  assert.ok(!(direct instanceof Promise), "an all-synchronous chain answered with a promise");
+  assert.deepStrictEqual(direct, { decision: "Allow" });
+
+  const mixed = unionAuthorizer([
+    sync({ decision: "NoOpinion", reason: "first" }),
+    fixed({ decision: "NoOpinion", reason: "second" }).authorizer,
+    {
+      authorize: () => {
+        throw new Error("sync boom");
+      },
+      rulesFor: alwaysDeny.rulesFor,
+    },
+    sync({ decision: "Deny", reason: "fourth" }),
+  ]);
+  assert.deepStrictEqual(await mixed.authorize(alice), { decision: "Deny", reason: "fourth" });
+  const none = unionAuthorizer([
+    fixed({ decision: "NoOpinion", reason: "a" }).authorizer,
+    {
+      authorize: () => {
+        throw new Error("sync boom");
+      },
+      rulesFor: alwaysDeny.rulesFor,
+    },
+    sync({ decision: "NoOpinion", reason: "b" }),
+  ]);
+  assert.deepStrictEqual(await none.authorize(alice), {
+    decision: "NoOpinion",
+    reason: "a\nb",
+    evaluationError: "sync boom",
+  });
+});
+
 Deno.test("union: rulesFor concatenates rules and ORs incomplete", async () => {
   const union = unionAuthorizer([
     fixed({ decision: "NoOpinion" }, {

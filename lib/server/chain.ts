@@ -54,7 +54,17 @@ export function buildHandlerChain(
     let ctx: RequestContext | undefined;
     try {
       const url = new URL(req.url);
-      ctx = { req, url, info: requestInfoOf(req.method, url), warnings: [], signal };
+      // Every field from the start: filters that fill them in then keep one object shape.
+      ctx = {
+        req,
+        url,
+        info: requestInfoOf(req.method, url),
+        warnings: [],
+        signal,
+        user: undefined,
+        authorizer: undefined,
+        kubeSpelling: undefined,
+      };
       return await handler(ctx);
     } catch (err) {
       if (!(err instanceof StatusError)) {

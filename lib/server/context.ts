@@ -1,7 +1,7 @@
 /** The per-request context that filters fill in and handlers read. */
 
 import type { RequestInfo } from "./request_info.ts";
-import type { Attributes } from "../auth/authorizer.ts";
+import type { Authorizer } from "../auth/authorizer.ts";
 
 export interface UserInfo {
   username: string;
@@ -19,16 +19,12 @@ export interface RequestContext {
   /** Collected `Warning` headers. */
   warnings: string[];
   /**
-   * Authorizes one more verb on the addressed resource, for requests whose verb depends on
-   * what the handler finds (an apply that creates needs `create` besides `patch`). Set by the
+   * The authorizer that allowed this request, for the checks handlers make later (an apply
+   * that creates needs `create` besides `patch`; a CSR approval needs `approve` on its signer):
+   * see `authorizeVerb` and `authorizeAttributes` in filters/authorization.ts. Set by the
    * authorization filter; absent means everything is allowed.
    */
-  authorizeVerb?: (verb: string) => Promise<void>;
-  /**
-   * Asks the authorizer about other attributes for this request's user (a CSR approval needs
-   * `approve` on its signer). Set by the authorization filter; absent means allowed.
-   */
-  authorize?: (attributes: Omit<Attributes, "user">) => Promise<boolean>;
+  authorizer?: Authorizer;
   /** The client addressed the API group by its Kubernetes name (`certificates.k8s.io`), as
    * kube's typed clients do: bodies are read and answered in that spelling. */
   kubeSpelling?: boolean;

@@ -83,7 +83,7 @@ export function rbacAuthorizer(sources: RbacSources, opts: RbacAuthorizerOptions
     async stop() {
       await Promise.all(informers.map((i) => i.stop()));
     },
-    authorize: (a) => Promise.resolve(decide(index, a)),
+    authorize: (a) => decide(index, a),
     rulesFor: (user, namespace) => Promise.resolve(ruleSet(index, user, namespace)),
   };
 }

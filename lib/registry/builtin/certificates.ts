@@ -118,7 +118,7 @@ export const certificateSigningRequests: ResourceDefinition = {
       o.spec.username = ctx.user.username;
       if (ctx.user.uid) o.spec.uid = ctx.user.uid;
       else delete o.spec.uid;
-      o.spec.groups = ctx.user.groups;
+      o.spec.groups = [...ctx.user.groups];
       if (ctx.user.extra && Object.keys(ctx.user.extra).length) o.spec.extra = ctx.user.extra;
       else delete o.spec.extra;
     },

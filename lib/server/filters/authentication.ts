@@ -14,7 +14,7 @@
 import { unauthorized } from "../../api/errors.ts";
 import type { Authenticator } from "../../auth/authenticator.ts";
 import { anonymousUser } from "../../auth/anonymous.ts";
-import type { Filter } from "../context.ts";
+import type { Filter, Handler, RequestContext, UserInfo } from "../context.ts";
 
 /** Paths anyone may read without credentials while anonymous access is not configured. */
 const PUBLIC = [/^\/(livez|readyz|healthz)(\/[^/]*)?$/, /^\/version\/?$/];
@@ -34,8 +34,7 @@ export function authenticationFilter(
   authenticator: Authenticator,
   anonymous: AnonymousPolicy = NO_ANONYMOUS,
 ): Filter {
-  return async (ctx, next) => {
-    const user = await authenticator.authenticate(ctx.req);
+  const withUser = (ctx: RequestContext, next: Handler, user: UserInfo | undefined) => {
     if (user) {
       ctx.user = user;
       return next(ctx);
@@ -50,5 +49,11 @@ export function authenticationFilter(
       }
     }
     throw unauthorized();
+  };
+  // No promise of its own when the authenticator answers at once (static tokens do).
+  return (ctx, next) => {
+    const user = authenticator.authenticate(ctx.req);
+    if (user instanceof Promise) return user.then((u) => withUser(ctx, next, u));
+    return withUser(ctx, next, user);
   };
 }

@@ -5,25 +5,53 @@
  */
 
 import { forbidden, StatusError } from "../../api/errors.ts";
-import type { Attributes, Authorizer } from "../../auth/authorizer.ts";
+import type { Attributes, AuthorizationResult, Authorizer } from "../../auth/authorizer.ts";
 import type { Filter, RequestContext, UserInfo } from "../context.ts";
 
 export function authorizationFilter(authorizer: Authorizer): Filter {
-  return async (ctx, next) => {
+  // Runs on every request: it allocates no closure and, when the authorizer answers at once,
+  // no promise (each measurably lowers the requests a second a core serves).
+  return (ctx, next) => {
     // Unauthenticated requests got here only for the public health and version paths.
     if (!ctx.user) return next(ctx);
     const user = ctx.user;
-    const check = async (verb: string) => {
-      const attributes = attributesOf(ctx, user, verb);
-      const res = await authorizer.authorize(attributes);
-      if (res.decision !== "Allow") throw deniedError(attributes, res.reason);
-    };
-    await check(ctx.info.verb);
-    ctx.authorizeVerb = check;
-    ctx.authorize = async (attributes) =>
-      (await authorizer.authorize({ ...attributes, user })).decision === "Allow";
+    ctx.authorizer = authorizer;
+    const attributes = attributesOf(ctx, user, ctx.info.verb);
+    const res = authorizer.authorize(attributes);
+    if (res instanceof Promise) {
+      return res.then((r) => {
+        allowOrThrow(attributes, r);
+        return next(ctx);
+      });
+    }
+    allowOrThrow(attributes, res);
     return next(ctx);
   };
+}
+
+/**
+ * Authorizes one more verb on the request's resource for its user (a PUT or apply that
+ * creates needs `create`); throws Forbidden unless allowed. Allowed when no authorizer ran.
+ */
+export async function authorizeVerb(ctx: RequestContext, verb: string): Promise<void> {
+  if (!ctx.authorizer || !ctx.user) return;
+  const attributes = attributesOf(ctx, ctx.user, verb);
+  allowOrThrow(attributes, await ctx.authorizer.authorize(attributes));
+}
+
+/** Whether the request's user may do what `attributes` describe (true when no authorizer
+ * ran). */
+export async function authorizeAttributes(
+  ctx: RequestContext,
+  attributes: Omit<Attributes, "user">,
+): Promise<boolean> {
+  if (!ctx.authorizer || !ctx.user) return true;
+  const res = await ctx.authorizer.authorize({ ...attributes, user: ctx.user });
+  return res.decision === "Allow";
+}
+
+function allowOrThrow(attributes: Attributes, res: AuthorizationResult): void {
+  if (res.decision !== "Allow") throw deniedError(attributes, res.reason);
 }
 
 function attributesOf(ctx: RequestContext, user: UserInfo, verb: string): Attributes {

@@ -12,6 +12,7 @@ import { negotiateOutput } from "../../codec/negotiate.ts";
 import type { PatchType } from "../../registry/generic.ts";
 import { managerFromUserAgent, validateFieldManager } from "../../apply/mod.ts";
 import type { RequestContext } from "../context.ts";
+import { authorizeVerb } from "../filters/authorization.ts";
 import { objectResponse } from "../respond.ts";
 import {
   dryRunOf,
@@ -97,7 +98,7 @@ export async function patchHandler(ctx: RequestContext, scope: ResourceScope): P
       subresource,
       manager,
       // Apply is `patch` on an existing object and `create` on a missing one.
-      beforeCreate: () => ctx.authorizeVerb?.("create"),
+      beforeCreate: () => authorizeVerb(ctx, "create"),
     },
   );
   ctx.warnings.push(...res.warnings);

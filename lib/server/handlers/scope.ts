@@ -18,6 +18,8 @@ import { PROTOBUF, requestEncoding } from "../../codec/negotiate.ts";
 import type { KubeObject, StrategyContext } from "../../registry/definition.ts";
 import type { FieldValidation, ResourceRegistry } from "../../registry/generic.ts";
 import type { RequestContext } from "../context.ts";
+import type { Attributes } from "../../auth/authorizer.ts";
+import { authorizeAttributes } from "../filters/authorization.ts";
 import { toKubeApiVersion } from "../../api/group_names.ts";
 
 export interface ResourceScope {
@@ -177,5 +179,8 @@ export function fieldValidationOf(ctx: RequestContext): FieldValidation | undefi
 
 export function strategyContext(ctx: RequestContext, subresource = ""): StrategyContext {
   const user = ctx.user ?? { username: "system:anonymous", groups: ["system:unauthenticated"] };
-  return { user, subresource: subresource || undefined, authorize: ctx.authorize };
+  const authorize = ctx.authorizer
+    ? (attributes: Omit<Attributes, "user">) => authorizeAttributes(ctx, attributes)
+    : undefined;
+  return { user, subresource: subresource || undefined, authorize };
 }

@@ -2,6 +2,7 @@
 
 import { negotiateOutput } from "../../codec/negotiate.ts";
 import type { RequestContext } from "../context.ts";
+import { authorizeVerb } from "../filters/authorization.ts";
 import { objectResponse } from "../respond.ts";
 import {
   checkNamespace,
@@ -33,7 +34,7 @@ export async function updateHandler(ctx: RequestContext, scope: ResourceScope): 
       manager,
       subresource,
       // A PUT that creates needs `create` besides `update`, as in kube.
-      beforeCreate: () => ctx.authorizeVerb?.("create"),
+      beforeCreate: () => authorizeVerb(ctx, "create"),
     },
   );
   ctx.warnings.push(...res.warnings);
