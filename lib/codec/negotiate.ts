@@ -32,9 +32,26 @@ export const SUPPORTED_OUTPUT = ["application/json", "application/yaml"];
 export const SUPPORTED_INPUT = ["application/json", "application/yaml"];
 const WITH_PROTOBUF = [...SUPPORTED_OUTPUT, PROTOBUF];
 
-/** Parses an Accept header into ranges, best first (q descending, then header order). */
-export function parseAccept(header: string | null): MediaRange[] {
-  if (!header || !header.trim()) return [{ type: "*", subtype: "*", params: {}, q: 1 }];
+/** Parsed Accept headers: clients send the same few values on every request. */
+const parsedAccept = new Map<string, readonly MediaRange[]>();
+const PARSED_ACCEPT_MAX = 256;
+const ANY: readonly MediaRange[] = [{ type: "*", subtype: "*", params: {}, q: 1 }];
+
+/** Parses an Accept header into ranges, best first (q descending, then header order). The
+ * result is shared between requests with the same header: read it, never change it. */
+export function parseAccept(header: string | null): readonly MediaRange[] {
+  if (!header) return ANY;
+  let ranges = parsedAccept.get(header);
+  if (!ranges) {
+    if (parsedAccept.size >= PARSED_ACCEPT_MAX) parsedAccept.clear();
+    ranges = parseAcceptHeader(header);
+    parsedAccept.set(header, ranges);
+  }
+  return ranges;
+}
+
+function parseAcceptHeader(header: string): readonly MediaRange[] {
+  if (!header.trim()) return ANY;
   const ranges: (MediaRange & { i: number })[] = [];
   header.split(",").forEach((part, i) => {
     const [full, ...rawParams] = part.split(";").map((s) => s.trim());

@@ -64,6 +64,18 @@ export function objectResponse(
   return encodedResponse(ctx, code, text, negotiated);
 }
 
+/** At most how many bytes the body of a response made here has (see {@link bodySizeBound}). */
+const sizeBounds = new WeakMap<Response, number>();
+
+/**
+ * An upper bound of the body's size in bytes for responses made by {@link encodedResponse},
+ * known without reading the body (a string of n UTF-16 units is at most 3n UTF-8 bytes);
+ * undefined for others.
+ */
+export function bodySizeBound(res: Response): number | undefined {
+  return sizeBounds.get(res);
+}
+
 /** A response whose body is already encoded in the negotiated encoding. */
 export function encodedResponse(
   ctx: RequestContext,
@@ -71,15 +83,19 @@ export function encodedResponse(
   body: string | Uint8Array<ArrayBuffer>,
   negotiated: Negotiated,
 ): Response {
+  let res: Response;
   if (!ctx.warnings.length) {
-    return new Response(responseBody(body), {
+    res = new Response(responseBody(body), {
       status: code,
       headers: { "Content-Type": negotiated.contentType },
     });
+  } else {
+    const headers = new Headers({ "Content-Type": negotiated.contentType });
+    warningHeaders(headers, ctx.warnings);
+    res = new Response(responseBody(body), { status: code, headers });
   }
-  const headers = new Headers({ "Content-Type": negotiated.contentType });
-  warningHeaders(headers, ctx.warnings);
-  return new Response(responseBody(body), { status: code, headers });
+  sizeBounds.set(res, typeof body === "string" ? body.length * 3 : body.length);
+  return res;
 }
 
 /** Any error -> Status response. Internal errors are logged by the caller's chain. */

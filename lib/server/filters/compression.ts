@@ -5,8 +5,8 @@
  */
 
 import { constants, gzipSync } from "node:zlib";
-import type { Filter, RequestContext } from "../context.ts";
-import { responseBody } from "../respond.ts";
+import type { Filter, Handler, RequestContext } from "../context.ts";
+import { bodySizeBound, responseBody } from "../respond.ts";
 
 /**
  * Bodies up to this size go out as they are (the threshold kube-apiserver uses). gzip runs on
@@ -62,10 +62,12 @@ export function isCompressibleRequest(ctx: RequestContext): boolean {
 /** The compression filter; a pass-through when the gate is off. */
 export function compressionFilter(enabled: boolean): Filter {
   if (!enabled) return (ctx, next) => next(ctx);
-  return async (ctx, next) => {
-    if (!isCompressibleRequest(ctx)) return next(ctx);
+  const compress = async (ctx: RequestContext, next: Handler) => {
     const res = await next(ctx);
     if (res.status !== 200 || res.body === null || res.headers.has("Content-Encoding")) return res;
+    // Most bodies are known to be small without reading them (client-go asks for gzip always).
+    const bound = bodySizeBound(res);
+    if (bound !== undefined && bound <= GZIP_THRESHOLD_BYTES) return res;
     const body = await res.bytes();
     if (body.length <= GZIP_THRESHOLD_BYTES) {
       return new Response(responseBody(body), { status: res.status, headers: res.headers });
@@ -81,4 +83,5 @@ export function compressionFilter(enabled: boolean): Filter {
     if (etag?.startsWith('"')) headers.set("ETag", `W/${etag}`);
     return new Response(responseBody(new Uint8Array(gz)), { status: res.status, headers });
   };
+  return (ctx, next) => isCompressibleRequest(ctx) ? compress(ctx, next) : next(ctx);
 }

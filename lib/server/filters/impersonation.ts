@@ -8,7 +8,7 @@
 
 import { badRequest, unauthorized } from "../../api/errors.ts";
 import type { Attributes, Authorizer } from "../../auth/authorizer.ts";
-import type { Filter, UserInfo } from "../context.ts";
+import type { Filter, Handler, RequestContext, UserInfo } from "../context.ts";
 import { deniedError } from "./authorization.ts";
 import {
   parseServiceAccountUsername,
@@ -23,9 +23,7 @@ const AUTHENTICATION_GROUP = "authentication.platform.io";
 type Request = Omit<Attributes, "user" | "verb" | "resourceRequest">;
 
 export function impersonationFilter(authorizer: Authorizer): Filter {
-  return async (ctx, next) => {
-    const wanted = impersonatedUser(ctx.req.headers);
-    if (!wanted) return next(ctx);
+  const impersonate = async (ctx: RequestContext, next: Handler, wanted: UserInfo) => {
     // Only a known caller may impersonate (with anonymous access on, anonymous is known).
     const actor = ctx.user;
     if (!actor) throw unauthorized();
@@ -41,6 +39,11 @@ export function impersonationFilter(authorizer: Authorizer): Filter {
     }
     ctx.user = withImplicitGroups(wanted);
     return next(ctx);
+  };
+  // Most requests impersonate nobody: they pass without a promise of this filter's own.
+  return (ctx, next) => {
+    const wanted = impersonatedUser(ctx.req.headers);
+    return wanted ? impersonate(ctx, next, wanted) : next(ctx);
   };
 }
 

@@ -61,12 +61,21 @@ const NO_REVIEW_SERVICES: ReviewServices = {
 
 export function resourceHandler(deps: ResourceRouterDeps) {
   const services = deps.reviews ?? NO_REVIEW_SERVICES;
-  const scopeOf = (registry: ResourceRegistry) => ({
-    registry,
-    maxBodyBytes: deps.maxBodyBytes,
-    watchList: deps.watchList ?? false,
-    protobuf: hasProtobuf(registry.apiVersion, registry.def.kind),
-  });
+  // One scope per registry, made on first use: requests share it.
+  const scopes = new Map<ResourceRegistry, ResourceScope>();
+  const scopeOf = (registry: ResourceRegistry): ResourceScope => {
+    let scope = scopes.get(registry);
+    if (!scope) {
+      scope = {
+        registry,
+        maxBodyBytes: deps.maxBodyBytes,
+        watchList: deps.watchList ?? false,
+        protobuf: hasProtobuf(registry.apiVersion, registry.def.kind),
+      };
+      scopes.set(registry, scope);
+    }
+    return scope;
+  };
   return async (ctx: RequestContext): Promise<Response> => {
     const info = ctx.info;
     let def = deps.catalogue.lookup(info.group, info.version, info.resource);
