@@ -75,6 +75,7 @@ export function rbacAuthorizer(sources: RbacSources, opts: RbacAuthorizerOptions
       },
     })
   );
+  const decisions = new DecisionCache(index);
   return {
     index,
     async start() {
@@ -83,9 +84,55 @@ export function rbacAuthorizer(sources: RbacSources, opts: RbacAuthorizerOptions
     async stop() {
       await Promise.all(informers.map((i) => i.stop()));
     },
-    authorize: (a) => decide(index, a),
+    authorize: (a) => decisions.decide(a),
     rulesFor: (user, namespace) => Promise.resolve(ruleSet(index, user, namespace)),
   };
+}
+
+/** Decisions remembered per user object, at most this many each. */
+const DECISIONS_PER_USER = 1024;
+
+/**
+ * Remembers decisions until the policy changes. Users are told apart by object identity
+ * (authenticators hand out one object per static token and per cached JWT), so a hit costs a
+ * key and two map lookups instead of walking the user's bindings; a user object seen once
+ * costs one small map, dropped with the object.
+ */
+class DecisionCache {
+  readonly #index: PolicyIndex;
+  #generation = -1;
+  #byUser = new WeakMap<UserInfo, Map<string, AuthorizationResult>>();
+
+  constructor(index: PolicyIndex) {
+    this.#index = index;
+  }
+
+  decide(a: Attributes): AuthorizationResult {
+    if (this.#generation !== this.#index.generation) {
+      this.#generation = this.#index.generation;
+      this.#byUser = new WeakMap();
+    }
+    let decisions = this.#byUser.get(a.user);
+    if (!decisions) this.#byUser.set(a.user, decisions = new Map());
+    // Every field RBAC reads, each length-prefixed: names are the client's, so no separator
+    // could keep two different requests from sharing a key.
+    const key = a.resourceRequest
+      ? `r${field(a.verb)}${field(a.namespace)}${field(a.apiGroup)}${field(a.resource)}${
+        field(a.subresource)
+      }${field(a.name)}`
+      : `n${field(a.verb)}${field(a.path)}`;
+    let result = decisions.get(key);
+    if (!result) {
+      if (decisions.size >= DECISIONS_PER_USER) decisions.clear();
+      result = Object.freeze(decide(this.#index, a));
+      decisions.set(key, result);
+    }
+    return result;
+  }
+}
+
+function field(s: string | undefined): string {
+  return s === undefined ? "-" : `${s.length}:${s}`;
 }
 
 function decide(index: PolicyIndex, a: Attributes): AuthorizationResult {

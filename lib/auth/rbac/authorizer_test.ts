@@ -77,6 +77,24 @@ Deno.test("rbacAuthorizer: bindings are honoured once written, and no longer onc
   assertEquals((await t.rbac.authorize(getLease())).decision, "NoOpinion");
 });
 
+Deno.test("rbacAuthorizer: remembered decisions never answer a different request", async () => {
+  await using t = await setup();
+  await t.sources.roleBindings.create("ns1", {
+    metadata: { name: "bob-reads" },
+    roleRef: { apiGroup: RBAC_GROUP, kind: "ClusterRole", name: "reader" },
+    subjects: [{ apiGroup: RBAC_GROUP, kind: "User", name: "bob" }],
+  }, ADMIN);
+  await settle();
+  assertEquals((await t.rbac.authorize(getLease())).decision, "Allow");
+  // The same characters in other fields: "leases" + "" against "lease" + "s".
+  const shifted = { ...getLease(), resource: "lease", subresource: "s" };
+  assertEquals((await t.rbac.authorize(shifted)).decision, "NoOpinion");
+  // Another user object with another name, asking the same.
+  const eve = { username: "eve", groups: ["system:authenticated"] };
+  assertEquals((await t.rbac.authorize({ ...getLease(), user: eve })).decision, "NoOpinion");
+  assertEquals((await t.rbac.authorize(getLease())).decision, "Allow");
+});
+
 Deno.test("rbacAuthorizer: a missing role is the reason, as kube words it", async () => {
   await using t = await setup();
   await t.sources.clusterRoleBindings.create("", {

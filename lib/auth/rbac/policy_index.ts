@@ -68,9 +68,16 @@ export class PolicyIndex {
   readonly #cluster = new Map<string, Set<Binding>>();
   /** Namespace -> subject key -> RoleBindings naming it. */
   readonly #namespaced = new Map<string, Map<string, Set<Binding>>>();
+  #generation = 0;
+
+  /** Changes with every put and remove: decisions remembered at another generation are stale. */
+  get generation(): number {
+    return this.#generation;
+  }
 
   /** Adds or replaces an object. */
   put(kind: RbacKind, obj: KubeObject): void {
+    this.#generation++;
     const name: string = obj.metadata?.name ?? "";
     const namespace: string = obj.metadata?.namespace ?? "";
     if (kind === "Role" || kind === "ClusterRole") {
@@ -103,6 +110,7 @@ export class PolicyIndex {
 
   /** Removes an object; unknown ones are ignored. */
   remove(kind: RbacKind, namespace: string, name: string): void {
+    this.#generation++;
     if (kind === "Role") this.#roles.delete(`${namespace}/${name}`);
     if (kind === "ClusterRole") this.#clusterRoles.delete(name);
     if (kind === "Role" || kind === "ClusterRole") return;
