@@ -252,9 +252,19 @@ export class ResourceRegistry {
     name: string,
     opts: { revision?: number } = {},
   ): Promise<KubeObject> {
+    return this.decode(await this.getStored(namespace, name, opts));
+  }
+
+  /** The stored value of the object (for encodings cached per value, see `encoded`). 404
+   * NotFound when missing. */
+  async getStored(
+    namespace: string,
+    name: string,
+    opts: { revision?: number } = {},
+  ): Promise<KeyValue> {
     const kv = await this.#read(() => this.#store.get(this.key(namespace, name), opts));
     if (!kv) throw notFound(this.gr, name);
-    return this.decode(kv);
+    return kv;
   }
 
   /**

@@ -138,6 +138,30 @@ export function encodeMessage(obj: JsonObject, as: GroupVersionKind): Uint8Array
 }
 
 /**
+ * An object's body (magic + envelope) from its message bytes (see {@link encodeMessage}): byte
+ * for byte what {@link encodeObject} gives for the object, when `type` is its apiVersion and
+ * kind. Lets a server answer gets from the message bytes it caches per stored value.
+ */
+export function encodeEnvelope(type: GroupVersionKind, message: Uint8Array): Uint8Array {
+  const w = new Writer(message.length + 64);
+  w.raw(MAGIC);
+  w.tag(1, WIRE_BYTES);
+  const typeMeta = w.beginLength();
+  w.tag(1, WIRE_BYTES);
+  w.string(type.apiVersion);
+  w.tag(2, WIRE_BYTES);
+  w.string(type.kind);
+  w.endLength(typeMeta);
+  w.tag(2, WIRE_BYTES);
+  w.bytes(message);
+  w.tag(3, WIRE_BYTES);
+  w.string("");
+  w.tag(4, WIRE_BYTES);
+  w.string("");
+  return w.finish();
+}
+
+/**
  * A list body (magic + envelope) from the list's metadata and the message bytes of its items
  * (see {@link encodeMessage}); byte for byte what {@link encodeObject} gives for the list.
  */

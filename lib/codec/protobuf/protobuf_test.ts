@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import {
   decodeObject,
   decodeWatchEvent,
+  encodeEnvelope,
   encodeListBody,
   encodeMessage,
   encodeObject,
@@ -170,6 +171,18 @@ Deno.test("protobuf round-trips lists with resourceVersion, continue and remaini
     metadata: { resourceVersion: "5" },
     items: [],
   });
+});
+
+Deno.test("protobuf object bodies built from message bytes equal Kubernetes' fixtures", () => {
+  for (const { file } of CASES.filter((c) => !c.as)) {
+    const { json, pb } = fixture(file);
+    const type = { apiVersion: json.apiVersion as string, kind: json.kind as string };
+    const body = encodeEnvelope(
+      { apiVersion: toKubeApiVersion(type.apiVersion), kind: type.kind },
+      encodeMessage(json, type),
+    );
+    assertEquals(hex(body), hex(pb), file);
+  }
 });
 
 Deno.test("protobuf list bodies built from item messages equal encoding the whole list", () => {

@@ -7,6 +7,7 @@
 import { negotiateOutput } from "../../codec/negotiate.ts";
 import { parseIncludeObject, toTable } from "../../codec/table.ts";
 import { toPartial } from "../../codec/partial.ts";
+import { encodeEnvelope, encodeMessage } from "../../codec/protobuf/mod.ts";
 import type { RequestContext } from "../context.ts";
 import { encodedResponse, isPretty, objectResponse } from "../respond.ts";
 import type { ResourceScope } from "./scope.ts";
@@ -26,6 +27,23 @@ export async function getHandler(ctx: RequestContext, scope: ResourceScope): Pro
   if (negotiated.encoding === "json" && !negotiated.as && !isPretty(ctx) && !ctx.kubeSpelling) {
     const text = await scope.registry.getJson(namespace, name);
     return encodedResponse(ctx, 200, text, negotiated);
+  }
+  if (negotiated.encoding === "protobuf" && !negotiated.as && !ctx.kubeSpelling) {
+    // From the message bytes cached per stored value, which lists share.
+    const registry = scope.registry;
+    const kv = await registry.getStored(namespace, name);
+    const type = { apiVersion: registry.apiVersion, kind: registry.def.kind };
+    const message = registry.encoded.get(
+      "protobuf",
+      kv,
+      () => encodeMessage(registry.decode(kv), type),
+    );
+    return encodedResponse(
+      ctx,
+      200,
+      encodeEnvelope(type, message) as Uint8Array<ArrayBuffer>,
+      negotiated,
+    );
   }
   const obj = await scope.registry.get(namespace, name);
   if (negotiated.as?.kind === "PartialObjectMetadata") {
