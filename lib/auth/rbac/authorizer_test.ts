@@ -45,6 +45,16 @@ async function setup() {
 /** Lets the informers apply what was just written (the next HTTP request would come later). */
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
+/** A RoleBinding in ns1 of the ClusterRole `reader` to bob, once the informers have it. */
+async function bindBobToReader(sources: RbacSources): Promise<void> {
+  await sources.roleBindings.create("ns1", {
+    metadata: { name: "bob-reads" },
+    roleRef: { apiGroup: RBAC_GROUP, kind: "ClusterRole", name: "reader" },
+    subjects: [{ apiGroup: RBAC_GROUP, kind: "User", name: "bob" }],
+  }, ADMIN);
+  await settle();
+}
+
 const getLease = (group = "coordination.platform.io"): Attributes => ({
   user: bob,
   verb: "get",
@@ -58,12 +68,7 @@ const getLease = (group = "coordination.platform.io"): Attributes => ({
 Deno.test("rbacAuthorizer: bindings are honoured once written, and no longer once deleted", async () => {
   await using t = await setup();
   assertEquals(await t.rbac.authorize(getLease()), { decision: "NoOpinion" });
-  await t.sources.roleBindings.create("ns1", {
-    metadata: { name: "bob-reads" },
-    roleRef: { apiGroup: RBAC_GROUP, kind: "ClusterRole", name: "reader" },
-    subjects: [{ apiGroup: RBAC_GROUP, kind: "User", name: "bob" }],
-  }, ADMIN);
-  await settle();
+  await bindBobToReader(t.sources);
   assertEquals(await t.rbac.authorize(getLease()), {
     decision: "Allow",
     reason: 'RBAC: allowed by RoleBinding "bob-reads/ns1" of ClusterRole "reader" to User "bob"',
@@ -79,12 +84,7 @@ Deno.test("rbacAuthorizer: bindings are honoured once written, and no longer onc
 
 Deno.test("rbacAuthorizer: remembered decisions never answer a different request", async () => {
   await using t = await setup();
-  await t.sources.roleBindings.create("ns1", {
-    metadata: { name: "bob-reads" },
-    roleRef: { apiGroup: RBAC_GROUP, kind: "ClusterRole", name: "reader" },
-    subjects: [{ apiGroup: RBAC_GROUP, kind: "User", name: "bob" }],
-  }, ADMIN);
-  await settle();
+  await bindBobToReader(t.sources);
   assertEquals((await t.rbac.authorize(getLease())).decision, "Allow");
   // The same characters in other fields: "leases" + "" against "lease" + "s".
   const shifted = { ...getLease(), resource: "lease", subresource: "s" };

@@ -144,16 +144,29 @@ export function encodeMessage(obj: JsonObject, as: GroupVersionKind): Uint8Array
  */
 export function encodeEnvelope(type: GroupVersionKind, message: Uint8Array): Uint8Array {
   const w = new Writer(message.length + 64);
+  const raw = beginEnvelope(w, type.apiVersion, type.kind);
+  w.raw(message);
+  return endEnvelope(w, raw);
+}
+
+/** Writes the magic and the envelope's typeMeta and opens its `raw` field (the object's
+ * message goes there); returns the mark {@link endEnvelope} closes. */
+function beginEnvelope(w: Writer, apiVersion: string, kind: string): number {
   w.raw(MAGIC);
   w.tag(1, WIRE_BYTES);
   const typeMeta = w.beginLength();
   w.tag(1, WIRE_BYTES);
-  w.string(type.apiVersion);
+  w.string(apiVersion);
   w.tag(2, WIRE_BYTES);
-  w.string(type.kind);
+  w.string(kind);
   w.endLength(typeMeta);
   w.tag(2, WIRE_BYTES);
-  w.bytes(message);
+  return w.beginLength();
+}
+
+/** Closes `raw` and writes contentEncoding and contentType, value fields written empty. */
+function endEnvelope(w: Writer, raw: number): Uint8Array {
+  w.endLength(raw);
   w.tag(3, WIRE_BYTES);
   w.string("");
   w.tag(4, WIRE_BYTES);
@@ -182,16 +195,7 @@ export function encodeListBody(
   let size = 64;
   for (const item of items) size += item.length + 6;
   const w = new Writer(Math.min(size, 1 << 28));
-  w.raw(MAGIC);
-  w.tag(1, WIRE_BYTES);
-  const typeMeta = w.beginLength();
-  w.tag(1, WIRE_BYTES);
-  w.string(list.apiVersion);
-  w.tag(2, WIRE_BYTES);
-  w.string(list.kind);
-  w.endLength(typeMeta);
-  w.tag(2, WIRE_BYTES);
-  const raw = w.beginLength();
+  const raw = beginEnvelope(w, list.apiVersion, list.kind);
   w.tag(metaField.number, WIRE_BYTES);
   const meta = w.beginLength();
   writeMessage(w, encoderFor(metaField.type), metadata, 0);
@@ -200,12 +204,7 @@ export function encodeListBody(
     w.tag(itemsField.number, WIRE_BYTES);
     w.bytes(item);
   }
-  w.endLength(raw);
-  w.tag(3, WIRE_BYTES);
-  w.string("");
-  w.tag(4, WIRE_BYTES);
-  w.string("");
-  return w.finish();
+  return endEnvelope(w, raw);
 }
 
 /**
@@ -301,16 +300,7 @@ function encodeTop(obj: JsonObject, opts: EncodeOptions, depth: number): Uint8Ar
   // envelope's `raw` (its length prefix reserved and patched), so no nested copy.
   const items = Array.isArray(obj.items) ? obj.items.length : 0;
   const w = new Writer(items > 0 ? Math.min(items * 512, 1 << 26) : 512);
-  w.raw(MAGIC);
-  w.tag(1, WIRE_BYTES);
-  const typeMeta = w.beginLength();
-  w.tag(1, WIRE_BYTES);
-  w.string(opts.envelopeApiVersion ?? apiVersion);
-  w.tag(2, WIRE_BYTES);
-  w.string(kind);
-  w.endLength(typeMeta);
-  w.tag(2, WIRE_BYTES);
-  const raw = w.beginLength();
+  const raw = beginEnvelope(w, opts.envelopeApiVersion ?? apiVersion, kind);
   try {
     writeMessage(w, encoderFor(name), obj, depth);
   } catch (e) {
@@ -321,13 +311,7 @@ function encodeTop(obj: JsonObject, opts: EncodeOptions, depth: number): Uint8Ar
     }
     throw e;
   }
-  w.endLength(raw);
-  // contentEncoding and contentType: value fields, written empty
-  w.tag(3, WIRE_BYTES);
-  w.string("");
-  w.tag(4, WIRE_BYTES);
-  w.string("");
-  return w.finish();
+  return endEnvelope(w, raw);
 }
 
 // The encoder walks a compiled form of the descriptors: per message its special JSON form (if
