@@ -7,7 +7,8 @@
 import { negotiateOutput } from "../../codec/negotiate.ts";
 import { parseIncludeObject, toTable } from "../../codec/table.ts";
 import { toPartial } from "../../codec/partial.ts";
-import { encodeEnvelope, encodeMessage } from "../../codec/protobuf/mod.ts";
+import { encodeEnvelope } from "../../codec/protobuf/mod.ts";
+import { cachedMessage } from "./list.ts";
 import type { RequestContext } from "../context.ts";
 import { encodedResponse, isPretty, objectResponse } from "../respond.ts";
 import type { ResourceScope } from "./scope.ts";
@@ -33,17 +34,8 @@ export async function getHandler(ctx: RequestContext, scope: ResourceScope): Pro
     const registry = scope.registry;
     const kv = await registry.getStored(namespace, name);
     const type = { apiVersion: registry.apiVersion, kind: registry.def.kind };
-    const message = registry.encoded.get(
-      "protobuf",
-      kv,
-      () => encodeMessage(registry.decode(kv), type),
-    );
-    return encodedResponse(
-      ctx,
-      200,
-      encodeEnvelope(type, message) as Uint8Array<ArrayBuffer>,
-      negotiated,
-    );
+    const body = encodeEnvelope(type, cachedMessage(registry, kv));
+    return encodedResponse(ctx, 200, body as Uint8Array<ArrayBuffer>, negotiated);
   }
   const obj = await scope.registry.get(namespace, name);
   if (negotiated.as?.kind === "PartialObjectMetadata") {

@@ -121,6 +121,16 @@ function asSequenceEntry(yaml: string): string {
   return lines.map((l, i) => (i === 0 ? `- ${l}` : l === "" ? "" : `  ${l}`)).join("\n") + "\n";
 }
 
+/** The protobuf message bytes of a stored value, made once and cached with it: list bodies
+ * and single-object gets share them. */
+export function cachedMessage(registry: ResourceRegistry, kv: KeyValue): Uint8Array {
+  return registry.encoded.get("protobuf", kv, () =>
+    encodeMessage(registry.decode(kv), {
+      apiVersion: registry.apiVersion,
+      kind: registry.def.kind,
+    }));
+}
+
 /** A protobuf list body from each item's cached message bytes. */
 function protobufList(
   registry: ResourceRegistry,
@@ -128,9 +138,6 @@ function protobufList(
   listMeta: Record<string, unknown>,
   sources: KeyValue[],
 ): Uint8Array<ArrayBuffer> {
-  const item = { apiVersion: registry.apiVersion, kind: registry.def.kind };
-  const items = sources.map((kv) =>
-    registry.encoded.get("protobuf", kv, () => encodeMessage(registry.decode(kv), item))
-  );
+  const items = sources.map((kv) => cachedMessage(registry, kv));
   return encodeListBody(list, listMeta, items) as Uint8Array<ArrayBuffer>;
 }
