@@ -399,3 +399,37 @@ async function waitFor(cond: () => Promise<boolean>, ms = 5000): Promise<void> {
   }
   throw new Error("condition not met in time");
 }
+
+Deno.test("bodies without a declared length (chunked) are read and capped like declared ones", async () => {
+  await using t = await testServer();
+  const client = Deno.createHttpClient({ caCerts: [t.server.caCertPem] });
+  try {
+    const chunked = (text: string) =>
+      fetch(t.server.url + CM, {
+        method: "POST",
+        headers: {
+          "Authorization": `Bearer ${t.server.adminToken}`,
+          "Content-Type": "application/json",
+        },
+        // A stream has no length: fetch sends it with Transfer-Encoding: chunked.
+        body: ReadableStream.from([text.slice(0, 10), text.slice(10)]).pipeThrough(
+          new TextEncoderStream(),
+        ),
+        client,
+      });
+    const ok = await chunked(JSON.stringify({ metadata: { name: "streamed" }, data: { a: "b" } }));
+    assertEquals(ok.status, 201, await ok.clone().text());
+    assertEquals((await ok.json()).data, { a: "b" });
+    const big = await chunked(
+      JSON.stringify({ metadata: { name: "big" }, data: { a: "x".repeat(3 * 1024 * 1024) } }),
+    );
+    assertEquals(big.status, 413);
+    assertEquals((await big.json()).reason, "RequestEntityTooLarge");
+    assertEquals((await t.json("GET", `${CM}/big`)).status, 404);
+  } finally {
+    client.close();
+  }
+  const empty = await t.json("POST", CM, { body: "" });
+  assertEquals(empty.status, 400);
+  assertMatch(empty.body.message, /the request body is empty/);
+});
