@@ -22,16 +22,20 @@ export class FieldSet {
 
   /** Inserts `path` (relative to this node) as a member. */
   insert(path: readonly string[]): void {
-    if (!path.length) {
-      this.member = true;
-      return;
-    }
-    this.child(path[0]).insert(path.slice(1));
+    this.node(path).member = true;
+  }
+
+  /** The node at `path` (relative to this one), created when missing. */
+  node(path: readonly string[]): FieldSet {
+    return path.reduce((node: FieldSet, el) => node.child(el), this);
   }
 
   has(path: readonly string[]): boolean {
-    if (!path.length) return this.member;
-    return this.children.get(path[0])?.has(path.slice(1)) ?? false;
+    const node = path.reduce(
+      (node: FieldSet | undefined, el) => node?.children.get(el),
+      this,
+    );
+    return node?.member ?? false;
   }
 
   isEmpty(): boolean {
@@ -51,6 +55,12 @@ export class FieldSet {
     const out = this.clone();
     out.#addAll(other);
     return out;
+  }
+
+  /** Adds every member of `other` to this set, in place (for sets nothing else holds). */
+  merge(other: FieldSet): this {
+    this.#addAll(other);
+    return this;
   }
 
   #addAll(other: FieldSet): void {

@@ -35,7 +35,6 @@ import {
   reconcileWithSchema,
   removePaths,
   withNamedFieldsAsMembers,
-  withoutTopLevel,
 } from "./typed_value.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -96,7 +95,10 @@ export function applyConfig(
   }
 
   const changes = compare(base, merged, t);
-  const changed = ownable(changes.modified.union(changes.added), ctx);
+  const unchanged = live !== undefined && changes.added.isEmpty() &&
+    changes.modified.isEmpty() && changes.removed.isEmpty();
+  // The change sets are this function's own: merged and trimmed in place from here on.
+  const changed = ownable(changes.added.merge(changes.modified), ctx);
   const removed = ownable(changes.removed, ctx);
   let conflicts: Conflict[] = [];
   for (const other of others) {
@@ -112,8 +114,6 @@ export function applyConfig(
   }
   for (const other of others) other.fields = other.fields.difference(changed).difference(removed);
 
-  const unchanged = live !== undefined && changes.added.isEmpty() &&
-    changes.modified.isEmpty() && changes.removed.isEmpty();
   const keepTime = previous && unchanged && previous.fields.equals(applied) &&
     previous.apiVersion === ctx.apiVersion;
   const entry: ManagerEntry = {
@@ -151,7 +151,7 @@ export function trackUpdate(
   const before = old ? withoutManagedFields(old) : ctx.emptyObject ?? {};
   const after = withoutManagedFields(obj);
   const changes = compare(before, after, t);
-  const changed = ownable(changes.modified.union(changes.added), ctx);
+  const changed = ownable(changes.added.merge(changes.modified), ctx);
   const removed = ownable(changes.removed, ctx);
 
   const id = entryId({ ...ctx, operation: "Update" });
@@ -172,7 +172,7 @@ export function trackUpdate(
     entries.push(mine);
   }
   if (mine && !changed.isEmpty()) {
-    mine.fields = mine.fields.union(changed);
+    mine.fields = mine.fields.isEmpty() ? changed : mine.fields.union(changed);
     mine.time = ctx.now;
   }
   setManagedFields(obj, entries);
@@ -245,10 +245,12 @@ function prune(
   return toRemove.isEmpty() ? merged : removePaths(merged, toRemove, t);
 }
 
-/** A set without what no manager may own: the object's identity and server-set metadata,
- * and the fields this endpoint resets. */
+/** `set` without what no manager may own: the object's identity and server-set metadata,
+ * and the fields this endpoint resets. Changes `set` in place (callers pass sets of their
+ * own) and returns it. */
 function ownable(set: FieldSet, ctx: FieldManagerContext): FieldSet {
-  const out = withoutTopLevel(set, ["apiVersion", "kind", ...ctx.ignoredFields]);
+  const out = set;
+  for (const f of ["apiVersion", "kind", ...ctx.ignoredFields]) out.children.delete(`f:${f}`);
   const meta = out.children.get("f:metadata");
   if (meta) {
     meta.member = false;

@@ -156,30 +156,36 @@ export function compare(lhs: Json, rhs: Json, t: FieldType): Comparison {
   return out;
 }
 
+/** Compares at `path`, a stack the walk pushes to and pops from (copied only on insert). */
 function compareAt(l: Json, r: Json, t: FieldType, path: string[], out: Comparison): void {
   if (l === undefined && r === undefined) return;
+  // Only one side: the whole subtree is added (removed), walked without comparing.
+  if (l === undefined) return onlyIn(r, t, out.added.node(path));
+  if (r === undefined) return onlyIn(l, t, out.removed.node(path));
   const walk = walkOfPair(t, l, r);
   if (walk === "leaf" || (isEmptyContainer(l) && isEmptyContainer(r))) {
-    if (l === undefined) out.added.insert(path);
-    else if (r === undefined) out.removed.insert(path);
-    else if (!deepEqual(l, r)) out.modified.insert(path);
+    if (!deepEqual(l, r)) out.modified.insert(path);
     return;
   }
-  if (l === undefined) out.added.insert(path);
-  if (r === undefined) out.removed.insert(path);
   if (walk === "map") {
     const lo = isObject(l) ? l : {};
     const ro = isObject(r) ? r : {};
     for (const key of Object.keys(lo)) {
-      compareAt(lo[key], Object.hasOwn(ro, key) ? ro[key] : undefined, fieldType(t, key), [
-        ...path,
-        `f:${key}`,
-      ], out);
+      path.push(`f:${key}`);
+      compareAt(
+        lo[key],
+        Object.hasOwn(ro, key) ? ro[key] : undefined,
+        fieldType(t, key),
+        path,
+        out,
+      );
+      path.pop();
     }
     for (const key of Object.keys(ro)) {
-      if (!Object.hasOwn(lo, key)) {
-        compareAt(undefined, ro[key], fieldType(t, key), [...path, `f:${key}`], out);
-      }
+      if (Object.hasOwn(lo, key)) continue;
+      path.push(`f:${key}`);
+      compareAt(undefined, ro[key], fieldType(t, key), path, out);
+      path.pop();
     }
     return;
   }
@@ -190,15 +196,37 @@ function compareAt(l: Json, r: Json, t: FieldType, path: string[], out: Comparis
   for (const el of elements) {
     const li = ls.get(el) ?? [];
     const ri = rs.get(el) ?? [];
-    const at = [...path, el];
+    path.push(el);
     if (li.length <= 1 && ri.length <= 1) {
-      compareAt(li[0], ri[0], items, at, out);
+      compareAt(li[0], ri[0], items, path, out);
     } else if (!deepEqual(li, ri)) {
       // Duplicated items are tracked only as a whole.
-      if (!li.length) out.added.insert(at);
-      else if (!ri.length) out.removed.insert(at);
-      else out.modified.insert(at);
+      if (!li.length) out.added.insert(path);
+      else if (!ri.length) out.removed.insert(path);
+      else out.modified.insert(path);
     }
+    path.pop();
+  }
+}
+
+/** What {@link compareAt} records for a value `v` present on one side only, into `node` (the
+ * set's node at its path): the path itself and, through maps and lists, everything below. */
+function onlyIn(v: Json, t: FieldType, node: FieldSet): void {
+  node.member = true;
+  const walk = v === null ? "leaf" : walkOf(t, v);
+  if (walk === "leaf" || isEmptyContainer(v)) return;
+  if (walk === "map") {
+    const obj = v as JsonObject;
+    for (const key of Object.keys(obj)) {
+      const cv = obj[key];
+      if (cv !== undefined) onlyIn(cv, fieldType(t, key), node.child(`f:${key}`));
+    }
+    return;
+  }
+  const items = t.items ?? UNTYPED;
+  for (const [el, all] of itemsByElement(t, v)) {
+    if (all.length === 1) onlyIn(all[0], items, node.child(el));
+    else node.child(el).member = true; // duplicated items: only as a whole
   }
 }
 
@@ -357,14 +385,6 @@ export function reconcileWithSchema(set: FieldSet, t: FieldType): FieldSet {
     const ct = el.startsWith("f:") ? fieldType(t, el.slice(2)) : t.items ?? UNTYPED;
     out.children.set(el, reconcileWithSchema(child, ct));
   }
-  return out;
-}
-
-/** `set` without the top-level fields in `names`. */
-export function withoutTopLevel(set: FieldSet, names: readonly string[]): FieldSet {
-  if (!names.length) return set;
-  const out = set.clone();
-  for (const n of names) out.children.delete(`f:${n}`);
   return out;
 }
 
