@@ -37,7 +37,7 @@ import {
   type ReviewContext,
   type StrategyContext,
 } from "./definition.ts";
-import type { SchemaSet } from "./schema.ts";
+import type { SchemaSet, ValidationResult } from "./schema.ts";
 import { type FieldType, typeOf } from "./typed.ts";
 import { EncodedCache } from "./encoded_cache.ts";
 import { patchedObject, type PatchType } from "./patching.ts";
@@ -458,13 +458,14 @@ export class ResourceRegistry {
     meta.uid = crypto.randomUUID();
     meta.creationTimestamp = rfc3339(this.#clock.now());
     meta.generation = 1;
-    this.#checkTypes(obj);
+    const typeCheck = this.#checkTypes(obj);
     this.def.strategy?.prepareForCreate?.(obj, ctx);
     if (track) trackUpdate(undefined, obj, this.#managerContext(opts, undefined, obj));
     const warnings = await this.#validate(
       obj,
       opts,
       async () => await this.def.strategy?.validateCreate?.(obj, ctx) ?? [],
+      { typeCheck },
     );
     if (this.def.namespaced && this.#namespaceGate) {
       await this.#namespaceGate(namespace, this.gr, meta.name ?? "");
@@ -907,12 +908,12 @@ export class ResourceRegistry {
     // The answer's status is computed: what the client sent there (kube's typed clients send
     // an empty one) is not validated.
     delete obj.status;
-    this.#checkTypes(obj);
+    const typeCheck = this.#checkTypes(obj);
     const warnings = await this.#validate(
       obj,
       opts,
       async () => await this.def.strategy?.validateCreate?.(obj, ctx) ?? [],
-      false,
+      { checkMeta: false, typeCheck },
     );
     const out = await this.def.review!(obj, ctx);
     out.apiVersion = this.apiVersion;
@@ -957,11 +958,11 @@ export class ResourceRegistry {
 
   /** Wrong types are refused before any strategy hook sees the object (kube fails them at
    * decoding), so hooks can rely on the schema's types. */
-  #checkTypes(obj: KubeObject): void {
-    const wrong = this.#schemas.validate(obj, this.def.schema).errors.filter((e) =>
-      e.type === "TypeInvalid"
-    );
+  #checkTypes(obj: KubeObject): ValidationResult {
+    const res = this.#schemas.validate(obj, this.def.schema);
+    const wrong = res.errors.filter((e) => e.type === "TypeInvalid");
     if (wrong.length) throw invalid(this.def.kind, this.def.group, obj.metadata?.name ?? "", wrong);
+    return res;
   }
 
   /**
@@ -972,10 +973,15 @@ export class ResourceRegistry {
     obj: KubeObject,
     opts: WriteOptions,
     extra: () => Promise<FieldError[]>,
-    checkMeta = true,
+    how: { checkMeta?: boolean; typeCheck?: ValidationResult } = {},
   ): Promise<string[]> {
     const mode = opts.fieldValidation ?? "Warn";
-    const res = this.#schemas.validate(obj, this.def.schema);
+    // Between a create's type check and here only server-set fields change (the strategy's
+    // preparation, managed fields): a clean pass then stands, and its unknown fields are
+    // those the client sent, as kube's decoder reports them. Errors are looked for again.
+    const res = how.typeCheck && how.typeCheck.errors.length === 0
+      ? how.typeCheck
+      : this.#schemas.validate(obj, this.def.schema);
     const problems = [
       ...(opts.duplicateFields ?? []).map((f) => `duplicate field "${f}"`),
       ...res.unknownFields.map((f) => `unknown field "${f}"`),
@@ -990,7 +996,7 @@ export class ResourceRegistry {
     const warnings = mode === "Warn" ? problems : [];
     if (res.unknownFields.length) this.#schemas.prune(obj, this.def.schema);
     const errors: FieldError[] = [...res.errors];
-    if (checkMeta) {
+    if (how.checkMeta ?? true) {
       errors.push(
         ...validateObjectMeta(obj.metadata, {
           namespaced: this.def.namespaced,
