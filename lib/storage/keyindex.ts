@@ -7,6 +7,10 @@
  * outgrows V8's fast path, around 100,000 keys). Positions are global indices; each block's
  * starting position is recomputed lazily after a change. Keys are ordered by JavaScript
  * string comparison (UTF-16 code units), which matches byte order for ASCII keys.
+ *
+ * Keys the caller knows to be new ({@link SortedList.add}) wait unsorted until something
+ * asks for positions: a create then costs a map insert instead of a search and a splice
+ * (~2.5 µs with 100,000 keys), and the next list places the waiting keys at once.
  * @module
  */
 
@@ -31,10 +35,14 @@ export class SortedList<V> {
   /** #starts[b]: position of the first key of block b; valid unless #dirty. */
   #starts: number[] = [0];
   #dirty = false;
+  /** Keys in the blocks. */
   #size = 0;
+  /** Keys added but not yet placed in the blocks (see {@link add}). */
+  #waiting = new Map<string, V>();
 
   /** Replaces the contents with `keys` (sorted, distinct) and their `vals`. */
   load(keys: string[], vals: V[]): void {
+    this.#waiting.clear();
     const half = BLOCK_MAX / 2;
     this.#blocks = [];
     for (let i = 0; i < keys.length; i += half) {
@@ -46,11 +54,25 @@ export class SortedList<V> {
   }
 
   get size(): number {
-    return this.#size;
+    return this.#size + this.#waiting.size;
+  }
+
+  /** Inserts `key`, which the caller knows is not in the list; it is placed when positions
+   * are next needed. */
+  add(key: string, val: V): void {
+    this.#waiting.set(key, val);
   }
 
   /** Inserts `key` or replaces its value. */
   set(key: string, val: V): void {
+    if (this.#waiting.has(key)) {
+      this.#waiting.set(key, val);
+      return;
+    }
+    this.#place(key, val);
+  }
+
+  #place(key: string, val: V): void {
     const b = this.#blockFor(key);
     const block = this.#blocks[b];
     const i = lowerBound(block.keys, key);
@@ -71,6 +93,7 @@ export class SortedList<V> {
 
   /** Removes `key` if present. */
   delete(key: string): void {
+    if (this.#waiting.delete(key)) return;
     const b = this.#blockFor(key);
     const block = this.#blocks[b];
     const i = lowerBound(block.keys, key);
@@ -114,6 +137,7 @@ export class SortedList<V> {
 
   /** First position whose key is ≥ `key` (or > `key` when `opts.strict`). */
   bound(key: string, opts: { strict?: boolean } = {}): number {
+    this.#settle();
     const b = this.#blockFor(key);
     const keys = this.#blocks[b].keys;
     const i = opts.strict ? upperBound(keys, key) : lowerBound(keys, key);
@@ -169,7 +193,41 @@ export class SortedList<V> {
     return lo;
   }
 
+  /** Places the waiting keys: one by one when they are few, else by merging all the keys
+   * into new blocks (a merge costs about what 30 single placements do per 1,000 keys). */
+  #settle(): void {
+    const waiting = this.#waiting;
+    if (waiting.size === 0) return;
+    // The default order is that of `compare` (UTF-16 code units), and faster to sort by.
+    const keys = [...waiting.keys()].sort();
+    if (waiting.size * 32 < this.#size) {
+      for (const k of keys) this.#place(k, waiting.get(k)!);
+      waiting.clear();
+      return;
+    }
+    const allKeys: string[] = [];
+    const allVals: V[] = [];
+    let i = 0;
+    for (const block of this.#blocks) {
+      for (let j = 0; j < block.keys.length; j++) {
+        const k = block.keys[j];
+        while (i < keys.length && keys[i] < k) {
+          allKeys.push(keys[i]);
+          allVals.push(waiting.get(keys[i++])!);
+        }
+        allKeys.push(k);
+        allVals.push(block.vals[j]);
+      }
+    }
+    for (; i < keys.length; i++) {
+      allKeys.push(keys[i]);
+      allVals.push(waiting.get(keys[i])!);
+    }
+    this.load(allKeys, allVals);
+  }
+
   #refresh(): void {
+    this.#settle();
     if (!this.#dirty) return;
     const starts = new Array<number>(this.#blocks.length);
     let at = 0;
@@ -209,7 +267,8 @@ export class KeyIndex {
 
   /** Inserts or replaces `kv` under `kv.key`. */
   put(kv: KeyValue): void {
-    this.#sorted.set(kv.key, kv);
+    if (this.#map.has(kv.key)) this.#sorted.set(kv.key, kv);
+    else this.#sorted.add(kv.key, kv);
     this.#map.set(kv.key, kv);
   }
 

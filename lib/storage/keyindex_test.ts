@@ -39,3 +39,51 @@ Deno.test("SortedList matches a sorted array through random inserts, deletes and
   fresh.set("/0", -1);
   assert.equal(fresh.keyAt(0), "/0");
 });
+
+Deno.test("SortedList places added keys when positions are asked for, few or many at a time", () => {
+  let seed = 11;
+  const rand = (n: number) => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed % n;
+  };
+  const list = new SortedList<number>();
+  const model = new Map<string, number>();
+  // Bursts of 1 to 3,000 new keys between reads: both the one-by-one and the merging path.
+  for (let round = 0; round < 40; round++) {
+    const burst = round % 4 === 0 ? 3000 : 1 + rand(20);
+    for (let n = 0; n < burst; n++) {
+      const key = `/${"abc"[rand(3)]}/${rand(1_000_000)}`;
+      const op = rand(10);
+      if (op === 0) {
+        list.delete(key);
+        model.delete(key);
+      } else if (model.has(key) || op === 1) {
+        list.set(key, n); // replaces a waiting or placed value, or inserts
+        model.set(key, n);
+      } else {
+        list.add(key, n);
+        model.set(key, n);
+      }
+      // Change and delete some keys that are still waiting.
+      if (op === 2) {
+        list.set(key, -n);
+        model.set(key, -n);
+      }
+      if (op === 3) {
+        list.delete(key);
+        model.delete(key);
+      }
+    }
+    assert.equal(list.size, model.size);
+    const keys = [...model.keys()].sort();
+    if (round % 2) {
+      const prefix = `/${"abc"[rand(3)]}/${rand(10)}`;
+      const r = list.range(prefix);
+      const got = [];
+      for (let i = r.start; i < r.end; i++) got.push(list.keyAt(i));
+      assert.deepEqual(got, keys.filter((k) => k.startsWith(prefix)), `range ${prefix}`);
+    } else {
+      assert.deepEqual(list.slice(0, list.size), keys.map((k) => model.get(k)));
+    }
+  }
+});

@@ -70,7 +70,7 @@ export class History {
       chain.push(event.revision);
     } else {
       this.#chains.set(key, [event.revision]);
-      this.#changed.set(key, null);
+      this.#changed.add(key, null);
     }
   }
 
