@@ -11,7 +11,7 @@
 
 import { consoleLogger, type StoreLogger } from "../clock.ts";
 import { isNotFound, syncDir, writeAll, writeAllSync } from "../fsutil.ts";
-import { decodeRecord, encodeRecord, type JournalRecord } from "./record.ts";
+import { decodeRecord, encodeRecordInto, type JournalRecord, recordBound } from "./record.ts";
 
 /** Default segment size at which the journal starts a new segment: 64 MiB. */
 export const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
@@ -80,7 +80,8 @@ interface Segment {
 
 interface Pending {
   record: JournalRecord;
-  bytes: Uint8Array;
+  /** At least its encoded size ({@link recordBound}). */
+  bound: number;
   resolve: () => void;
   reject: (err: Error) => void;
 }
@@ -108,6 +109,8 @@ export class Journal {
   #segments: Segment[];
   #file: Deno.FsFile | undefined;
   #queue: Pending[] = [];
+  /** Where a batch is encoded before it is written (see #writeBatch). */
+  #scratch = new Uint8Array(64 * 1024);
   #flushing: Promise<void> | undefined;
   #failed: Error | undefined;
   #closed = false;
@@ -186,7 +189,7 @@ export class Journal {
     if (this.#closed) return Promise.reject(new Error("journal is closed"));
     if (this.#failed) return Promise.reject(this.#failed);
     return new Promise<void>((resolve, reject) => {
-      this.#queue.push({ record, bytes: encodeRecord(record), resolve, reject });
+      this.#queue.push({ record, bound: recordBound(record), resolve, reject });
       this.#stats.appends++;
       this.#flushing ??= this.#flushLoop();
     });
@@ -218,9 +221,9 @@ export class Journal {
     let bytes = 0;
     let n = 0;
     while (
-      n < this.#queue.length && (n === 0 || bytes + this.#queue[n].bytes.length <= MAX_BATCH_BYTES)
+      n < this.#queue.length && (n === 0 || bytes + this.#queue[n].bound <= MAX_BATCH_BYTES)
     ) {
-      bytes += this.#queue[n].bytes.length;
+      bytes += this.#queue[n].bound;
       n++;
     }
     if (n === this.#queue.length) {
@@ -242,14 +245,16 @@ export class Journal {
       await this.#dropEmptyActive();
       active = await this.#startSegment(first);
     }
-    let total = 0;
-    for (const p of batch) total += p.bytes.length;
-    const buf = new Uint8Array(total);
-    let at = 0;
-    for (const p of batch) {
-      buf.set(p.bytes, at);
-      at += p.bytes.length;
+    // Records are encoded here, into one buffer kept for every batch: no allocation per
+    // record, no copy.
+    let bound = 0;
+    for (const p of batch) bound += p.bound;
+    if (this.#scratch.length < bound) {
+      this.#scratch = new Uint8Array(Math.max(bound, 2 * this.#scratch.length));
     }
+    let total = 0;
+    for (const p of batch) total = encodeRecordInto(p.record, this.#scratch, total);
+    const buf = this.#scratch.subarray(0, total);
     const file = this.#file!;
     if (this.#preallocate > 0 && active.size + total > active.allocated) {
       const step = this.#preallocate;

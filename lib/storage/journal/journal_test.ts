@@ -125,6 +125,26 @@ Deno.test("group commit: 100 concurrent appends share a few fdatasyncs", async (
   });
 });
 
+Deno.test("batches of large and small records of any text replay byte for byte", async () => {
+  await withDir(async (dir) => {
+    const { journal } = await replay(dir);
+    // 300 KiB and more per batch (past the first encoding buffer), multi-byte and lone
+    // surrogate text, empty values, and updates that carry a previous value.
+    const sent = Array.from({ length: 120 }, (_, i) => {
+      const r = rec(i + 1, i % 3 ? "é€😀".repeat(700 * (i % 5)) : "");
+      if (i % 4 === 1) return { ...r, prevModRevision: i, prevValue: `old \ud800 ${i}` };
+      return r;
+    });
+    await Promise.all(sent.slice(0, 60).map((r) => journal.append(r)));
+    await Promise.all(sent.slice(60).map((r) => journal.append(r)));
+    await journal.close();
+    const { records, journal: j2 } = await replay(dir);
+    const wellFormed = (r: JournalRecord) => ({ ...r, prevValue: r.prevValue.toWellFormed() });
+    assert.deepEqual(records, sent.map(wellFormed));
+    await j2.close();
+  });
+});
+
 Deno.test("segments rotate at the size threshold and are named by first revision", async () => {
   await withDir(async (dir) => {
     const { journal } = await replay(dir, { segmentBytes: 1000 });

@@ -64,30 +64,47 @@ function getU64(view: DataView, at: number): number {
   return view.getUint32(at, true) + view.getUint32(at + 4, true) * 0x1_0000_0000;
 }
 
+/** At least the encoded size of `rec`, in bytes (a UTF-16 unit is at most 3 UTF-8 bytes). */
+export function recordBound(rec: JournalRecord): number {
+  return HEADER_BYTES + FIXED_PAYLOAD_BYTES +
+    3 * (rec.key.length + rec.value.length + rec.prevValue.length);
+}
+
 /** Encodes `rec` as header + payload, ready to append. */
 export function encodeRecord(rec: JournalRecord): Uint8Array {
-  const max = HEADER_BYTES + FIXED_PAYLOAD_BYTES +
-    3 * (rec.key.length + rec.value.length + rec.prevValue.length);
-  const buf = new Uint8Array(max);
-  const view = new DataView(buf.buffer);
+  const buf = new Uint8Array(recordBound(rec));
+  return buf.subarray(0, encodeRecordInto(rec, buf, 0));
+}
+
+/** Encodes `rec` into `buf` at `offset`, where {@link recordBound} bytes must be free; returns
+ * the offset after it. */
+export function encodeRecordInto(rec: JournalRecord, buf: Uint8Array, offset: number): number {
+  const view = new DataView(buf.buffer, buf.byteOffset + offset);
   let at = HEADER_BYTES;
-  buf[at] = rec.type === "put" ? TYPE_PUT : TYPE_DELETE;
+  buf[offset + at] = rec.type === "put" ? TYPE_PUT : TYPE_DELETE;
   at += 1;
   putU64(view, at, rec.revision);
   putU64(view, at + 8, rec.createRevision);
   putU64(view, at + 16, rec.prevModRevision);
   view.setFloat64(at + 24, rec.time, true);
   at += 32;
-  for (const s of [rec.key, rec.value, rec.prevValue]) {
-    const { written } = encoder.encodeInto(s, buf.subarray(at + 4));
-    view.setUint32(at, written, true);
-    at += 4 + written;
-  }
+  at = putString(buf, view, offset, at, rec.key);
+  at = putString(buf, view, offset, at, rec.value);
+  at = putString(buf, view, offset, at, rec.prevValue);
   const length = at - HEADER_BYTES;
-  buf[0] = RECORD_MAGIC;
+  buf[offset] = RECORD_MAGIC;
   view.setUint32(1, length, true);
-  view.setUint32(5, crc32c(buf.subarray(HEADER_BYTES, at), crc32c(buf.subarray(0, 5))), true);
-  return buf.subarray(0, at);
+  const header = crc32c(buf.subarray(offset, offset + 5));
+  view.setUint32(5, crc32c(buf.subarray(offset + HEADER_BYTES, offset + at), header), true);
+  return offset + at;
+}
+
+/** Writes `s` as a u32 byte length and its UTF-8 bytes at `at` (relative to `offset`). */
+function putString(buf: Uint8Array, view: DataView, offset: number, at: number, s: string): number {
+  let written = 0;
+  if (s.length) written = encoder.encodeInto(s, buf.subarray(offset + at + 4)).written;
+  view.setUint32(at, written, true);
+  return at + 4 + written;
 }
 
 /** The outcome of reading one record from a buffer. */
