@@ -52,7 +52,12 @@ export function requestInfoOf(method: string, url: URL): RequestInfo {
     name: "",
     legacyWatch: false,
   };
-  const parts = path.split("/").filter((p, i) => i > 0 && p !== "").map(safeDecode);
+  const parts: string[] = [];
+  const raw = path.split("/");
+  for (let i = 1; i < raw.length; i++) {
+    // Only a segment with an escape needs decoding (decodeURIComponent is a slow builtin).
+    if (raw[i] !== "") parts.push(raw[i].includes("%") ? safeDecode(raw[i]) : raw[i]);
+  }
   if (parts.length === 0) return info;
   let rest: string[];
   if (parts[0] === "api") {
@@ -86,7 +91,8 @@ export function requestInfoOf(method: string, url: URL): RequestInfo {
   info.subresource = rest.slice(2).join("/");
   if (info.resource === "namespaces" && !info.name) info.namespace = "";
 
-  const watch = info.legacyWatch || isWatchParam(url.searchParams.get("watch"));
+  const watch = info.legacyWatch ||
+    (url.search !== "" && isWatchParam(url.searchParams.get("watch")));
   switch (method) {
     case "GET":
     case "HEAD":

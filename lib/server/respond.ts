@@ -46,6 +46,7 @@ function warningHeaders(headers: Headers, warnings: string[]): void {
 }
 
 export function isPretty(ctx: RequestContext): boolean {
+  if (ctx.url.search === "") return false; // most requests: no query to parse
   const p = ctx.url.searchParams.get("pretty");
   return p === "true" || p === "1";
 }

@@ -63,10 +63,6 @@ export function impersonatedUser(headers: Headers): UserInfo | undefined {
     else if (name === "impersonate-uid") uid = value;
     else if (name.startsWith(EXTRA_PREFIX)) (extraHeaders ??= []).push([name, value]);
   });
-  const extra: Record<string, string[]> = {};
-  for (const [name, value] of extraHeaders ?? []) {
-    extra[decodeExtraKey(name.slice(EXTRA_PREFIX.length))] = valuesOf(value);
-  }
   const hasExtra = extraHeaders !== undefined;
   if (username === null) {
     if (groups.length > 0 || uid !== null || hasExtra) {
@@ -78,6 +74,10 @@ export function impersonatedUser(headers: Headers): UserInfo | undefined {
     return undefined;
   }
   if (username === "") throw badRequest("Impersonate-User must not be empty");
+  const extra: Record<string, string[]> = {};
+  for (const [name, value] of extraHeaders ?? []) {
+    extra[decodeExtraKey(name.slice(EXTRA_PREFIX.length))] = valuesOf(value);
+  }
   return {
     username,
     groups,

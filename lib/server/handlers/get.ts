@@ -20,7 +20,7 @@ export async function getHandler(ctx: RequestContext, scope: ResourceScope): Pro
     protobuf: scope.protobuf,
   });
   const { namespace, name } = ctx.info;
-  const rv = ctx.url.searchParams.get("resourceVersion") ?? "";
+  const rv = ctx.url.search === "" ? "" : ctx.url.searchParams.get("resourceVersion") ?? "";
   if (rv !== "" && rv !== "0") {
     const registry = scope.registry;
     await waitForRevision(() => registry.currentRevision(), parseResourceVersion(rv), ctx.signal);
