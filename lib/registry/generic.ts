@@ -350,8 +350,15 @@ export class ResourceRegistry {
    * encodings: stored values are immutable, so an encoding stays right until the object
    * changes, when its entry is simply never asked for again and ages out.
    */
-  async getJson(namespace: string, name: string): Promise<string> {
-    const kv = await this.#read(() => this.#store.get(this.key(namespace, name)));
+  getJson(namespace: string, name: string): Promise<string> {
+    // One promise step (every GET comes here): no async frames around the store's read.
+    return this.#store.get(this.key(namespace, name)).then(
+      (kv) => this.#jsonOf(kv, name),
+      (err) => Promise.reject(this.#translate(err, "")),
+    );
+  }
+
+  #jsonOf(kv: KeyValue | undefined, name: string): string {
     if (!kv) throw notFound(this.gr, name);
     let text = this.#jsonCache.get(kv);
     if (text === undefined) {

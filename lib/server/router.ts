@@ -34,9 +34,18 @@ export interface RouterDeps {
 }
 
 export function router(deps: RouterDeps) {
-  return async (ctx: RequestContext): Promise<Response> => {
-    const { info, url } = ctx;
-    if (info.isResourceRequest) return await deps.resources(ctx);
+  // Resource requests, nearly all of them, go on without a promise of the router's own.
+  return (ctx: RequestContext): Promise<Response> => {
+    if (ctx.info.isResourceRequest) return deps.resources(ctx);
+    try {
+      return Promise.resolve(nonResource(ctx));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  };
+
+  function nonResource(ctx: RequestContext): Response {
+    const url = ctx.url;
     const path = url.pathname.replace(/\/+$/, "") || "/";
     const health = healthResponse(path, url, deps.health);
     if (health) return health;
@@ -95,7 +104,7 @@ export function router(deps: RouterDeps) {
       });
     }
     throw pathNotFound();
-  };
+  }
 }
 
 function json(ctx: RequestContext, body: unknown): Response {
