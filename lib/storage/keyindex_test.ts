@@ -1,12 +1,16 @@
 import assert from "node:assert/strict";
 import { SortedList } from "./keyindex.ts";
 
-Deno.test("SortedList matches a sorted array through random inserts, deletes and ranges", () => {
-  let seed = 7;
-  const rand = (n: number) => {
+/** A repeatable source of integers in [0, n): the same seed, the same sequence. */
+function seededRandom(seed: number): (n: number) => number {
+  return (n) => {
     seed = (seed * 1103515245 + 12345) & 0x7fffffff;
     return seed % n;
   };
+}
+
+Deno.test("SortedList matches a sorted array through random inserts, deletes and ranges", () => {
+  const rand = seededRandom(7);
   const list = new SortedList<number>();
   const model = new Map<string, number>();
   const prefixes = ["", "/a/", "/a/1", "/b/", "/c/9", "/z"];
@@ -41,11 +45,7 @@ Deno.test("SortedList matches a sorted array through random inserts, deletes and
 });
 
 Deno.test("SortedList places added keys when positions are asked for, few or many at a time", () => {
-  let seed = 11;
-  const rand = (n: number) => {
-    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-    return seed % n;
-  };
+  const rand = seededRandom(11);
   const list = new SortedList<number>();
   const model = new Map<string, number>();
   // Bursts of 1 to 3,000 new keys between reads: both the one-by-one and the merging path.
