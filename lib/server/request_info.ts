@@ -91,8 +91,7 @@ export function requestInfoOf(method: string, url: URL): RequestInfo {
   info.subresource = rest.slice(2).join("/");
   if (info.resource === "namespaces" && !info.name) info.namespace = "";
 
-  const watch = info.legacyWatch ||
-    (url.search !== "" && isWatchParam(url.searchParams.get("watch")));
+  const watch = info.legacyWatch || isWatchParam(queryParam(url, "watch"));
   switch (method) {
     case "GET":
     case "HEAD":
@@ -114,6 +113,12 @@ export function requestInfoOf(method: string, url: URL): RequestInfo {
       info.verb = method.toLowerCase();
   }
   return info;
+}
+
+/** A query parameter of `url`, or null. A URL without a query, as most requests have, is not
+ * parsed for it (`searchParams` builds and parses an object on first use). */
+export function queryParam(url: URL, name: string): string | null {
+  return url.search === "" ? null : url.searchParams.get(name);
 }
 
 function safeDecode(s: string): string {

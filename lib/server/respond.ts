@@ -9,6 +9,7 @@ import { toStatusError } from "../api/errors.ts";
 import { encodeBody } from "../codec/encode.ts";
 import { type Negotiated, negotiateOutput } from "../codec/negotiate.ts";
 import type { RequestContext } from "./context.ts";
+import { queryParam } from "./request_info.ts";
 
 /** Bodies up to this size go out as they are, in one TCP segment with the headers. */
 const INLINE_BODY_BYTES = 256;
@@ -46,8 +47,7 @@ function warningHeaders(headers: Headers, warnings: string[]): void {
 }
 
 export function isPretty(ctx: RequestContext): boolean {
-  if (ctx.url.search === "") return false; // most requests: no query to parse
-  const p = ctx.url.searchParams.get("pretty");
+  const p = queryParam(ctx.url, "pretty");
   return p === "true" || p === "1";
 }
 

@@ -12,6 +12,7 @@ import { cachedMessage } from "./list.ts";
 import type { RequestContext } from "../context.ts";
 import { encodedResponse, isPretty, objectResponse } from "../respond.ts";
 import type { ResourceScope } from "./scope.ts";
+import { queryParam } from "../request_info.ts";
 import { parseResourceVersion, waitForRevision } from "./read_options.ts";
 
 export async function getHandler(ctx: RequestContext, scope: ResourceScope): Promise<Response> {
@@ -20,7 +21,7 @@ export async function getHandler(ctx: RequestContext, scope: ResourceScope): Pro
     protobuf: scope.protobuf,
   });
   const { namespace, name } = ctx.info;
-  const rv = ctx.url.search === "" ? "" : ctx.url.searchParams.get("resourceVersion") ?? "";
+  const rv = queryParam(ctx.url, "resourceVersion") ?? "";
   if (rv !== "" && rv !== "0") {
     const registry = scope.registry;
     await waitForRevision(() => registry.currentRevision(), parseResourceVersion(rv), ctx.signal);
