@@ -43,6 +43,7 @@ export type FlagKind =
   | "map"
   | "duration"
   | "bytes"
+  | "int"
   | "enum"
   | "bool";
 
@@ -233,6 +234,42 @@ export const FLAGS: readonly FlagSpec[] = [
     help: "Default deadline of a non-watch request.",
   },
   {
+    name: "min-request-timeout",
+    field: "minRequestTimeout",
+    kind: "int",
+    defaultText: "1800",
+    help: "Seconds a watch without timeoutSeconds lasts at least (it ends at a random time " +
+      "between this and twice this, as kube's do).",
+  },
+  {
+    name: "max-requests-inflight",
+    field: "maxRequestsInflight",
+    kind: "int",
+    defaultText: "400",
+    help: "Non-mutating requests (watches aside) served at once; more get 429. 0: no limit.",
+  },
+  {
+    name: "max-mutating-requests-inflight",
+    field: "maxMutatingRequestsInflight",
+    kind: "int",
+    defaultText: "200",
+    help: "Mutating requests served at once; more get 429. 0: no limit.",
+  },
+  {
+    name: "max-connections",
+    field: "maxConnections",
+    kind: "int",
+    defaultText: "the open-file limit less 128",
+    help: "Open client connections at most; more are closed at once. 0: the default.",
+  },
+  {
+    name: "max-connections-per-client",
+    field: "maxConnectionsPerClient",
+    kind: "int",
+    defaultText: "half of --max-connections",
+    help: "Open connections from one client address at most. 0: the default.",
+  },
+  {
     name: "max-request-body-bytes",
     field: "maxRequestBodyBytes",
     kind: "bytes",
@@ -384,6 +421,7 @@ function valueName(f: FlagSpec): string {
     case "port":
       return "int";
     case "bytes":
+    case "int":
       return "int";
     case "enum":
       return f.values!.join("|");
@@ -408,6 +446,15 @@ export function parsePort(value: string | number): number {
   const n = typeof value === "number" ? value : /^\d+$/.test(value.trim()) ? Number(value) : NaN;
   if (!Number.isInteger(n) || n < 0 || n > 65535) {
     throw new Error(`${quote(value)} is not a port number (0-65535)`);
+  }
+  return n;
+}
+
+/** A non-negative integer. */
+export function parseCount(value: string | number): number {
+  const n = typeof value === "number" ? value : /^\d+$/.test(value.trim()) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < 0) {
+    throw new Error(`${quote(value)} is not a non-negative integer`);
   }
   return n;
 }

@@ -81,6 +81,11 @@ Deno.test("every flag but --config has a config-file field and help text", () =>
     "controllers",
     "shutdown-timeout",
     "request-timeout",
+    "min-request-timeout",
+    "max-requests-inflight",
+    "max-mutating-requests-inflight",
+    "max-connections",
+    "max-connections-per-client",
     "max-request-body-bytes",
     "log-level",
   ]);

@@ -19,6 +19,7 @@ import {
   osReason,
   parseBool,
   parseByteCount,
+  parseCount,
   parseDuration,
   parseEnum,
   parseHost,
@@ -102,6 +103,16 @@ export interface ServerConfig {
   shutdownTimeout: number;
   /** Milliseconds. */
   requestTimeout: number;
+  /** Seconds. */
+  minRequestTimeout: number;
+  /** 0: no limit. */
+  maxRequestsInflight: number;
+  /** 0: no limit. */
+  maxMutatingRequestsInflight: number;
+  /** 0: derived from the open-file limit. */
+  maxConnections: number;
+  /** 0: half of maxConnections. */
+  maxConnectionsPerClient: number;
   maxRequestBodyBytes: number;
   logLevel: LogLevel;
 }
@@ -117,6 +128,11 @@ export const DEFAULTS = {
   clusterSigningDuration: 8760 * 3_600_000,
   shutdownTimeout: 30_000,
   requestTimeout: 60_000,
+  minRequestTimeout: 1800,
+  maxRequestsInflight: 400,
+  maxMutatingRequestsInflight: 200,
+  maxConnections: 0,
+  maxConnectionsPerClient: 0,
   maxRequestBodyBytes: 3 * 1024 * 1024,
   logLevel: "info" as LogLevel,
 } as const;
@@ -208,6 +224,11 @@ const fileSchema = z.strictObject({
   controllers: z.array(z.string()).optional(),
   shutdownTimeout: z.string().optional(),
   requestTimeout: z.string().optional(),
+  minRequestTimeout: z.number().optional(),
+  maxRequestsInflight: z.number().optional(),
+  maxMutatingRequestsInflight: z.number().optional(),
+  maxConnections: z.number().optional(),
+  maxConnectionsPerClient: z.number().optional(),
   maxRequestBodyBytes: z.number().optional(),
   logLevel: z.enum(LOG_LEVELS).optional(),
 });
@@ -274,6 +295,16 @@ interface Settings {
   controllers: string[];
   shutdownTimeout: number;
   requestTimeout: number;
+  /** Seconds. */
+  minRequestTimeout: number;
+  /** 0: no limit. */
+  maxRequestsInflight: number;
+  /** 0: no limit. */
+  maxMutatingRequestsInflight: number;
+  /** 0: derived from the open-file limit. */
+  maxConnections: number;
+  /** 0: half of maxConnections. */
+  maxConnectionsPerClient: number;
   maxRequestBodyBytes: number;
   logLevel: LogLevel;
 }
@@ -348,6 +379,12 @@ export async function loadServerConfig(
     controllers: pick("controllers") ?? [...DEFAULTS.controllers],
     shutdownTimeout: pick("shutdownTimeout") ?? DEFAULTS.shutdownTimeout,
     requestTimeout: pick("requestTimeout") ?? DEFAULTS.requestTimeout,
+    minRequestTimeout: pick("minRequestTimeout") ?? DEFAULTS.minRequestTimeout,
+    maxRequestsInflight: pick("maxRequestsInflight") ?? DEFAULTS.maxRequestsInflight,
+    maxMutatingRequestsInflight: pick("maxMutatingRequestsInflight") ??
+      DEFAULTS.maxMutatingRequestsInflight,
+    maxConnections: pick("maxConnections") ?? DEFAULTS.maxConnections,
+    maxConnectionsPerClient: pick("maxConnectionsPerClient") ?? DEFAULTS.maxConnectionsPerClient,
     maxRequestBodyBytes: pick("maxRequestBodyBytes") ?? DEFAULTS.maxRequestBodyBytes,
     logLevel: pick("logLevel") ?? DEFAULTS.logLevel,
   };
@@ -502,6 +539,13 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "maxRequestBodyBytes":
       values.maxRequestBodyBytes = parseByteCount(one);
       break;
+    case "minRequestTimeout":
+    case "maxRequestsInflight":
+    case "maxMutatingRequestsInflight":
+    case "maxConnections":
+    case "maxConnectionsPerClient":
+      values[field] = parseCount(one);
+      break;
   }
 }
 
@@ -578,6 +622,13 @@ function setFromFile(
       return;
     case "maxRequestBodyBytes":
       values.maxRequestBodyBytes = parseByteCount(value as number);
+      return;
+    case "minRequestTimeout":
+    case "maxRequestsInflight":
+    case "maxMutatingRequestsInflight":
+    case "maxConnections":
+    case "maxConnectionsPerClient":
+      values[field] = parseCount(value as number);
       return;
     case "anonymousAuth":
       values.anonymousAuth = value as boolean;

@@ -73,6 +73,11 @@ Deno.test("defaults apply without flags or file", async () => {
     clusterSigningDuration: 8760 * 3_600_000,
     shutdownTimeout: 30_000,
     requestTimeout: 60_000,
+    minRequestTimeout: 1800,
+    maxRequestsInflight: 400,
+    maxMutatingRequestsInflight: 200,
+    maxConnections: 0,
+    maxConnectionsPerClient: 0,
     maxRequestBodyBytes: 3_145_728,
     logLevel: "info",
   });

@@ -13,6 +13,8 @@ import { authorizationFilter } from "./filters/authorization.ts";
 import { compressionFilter } from "./filters/compression.ts";
 import { impersonationFilter } from "./filters/impersonation.ts";
 import { bodyLimitFilter } from "./filters/limits.ts";
+import { inFlightFilter } from "./filters/inflight.ts";
+import { requestTimeoutFilter } from "./filters/timeout.ts";
 import { requestInfoOf } from "./request_info.ts";
 import { errorResponse } from "./respond.ts";
 import type { Logger } from "./log.ts";
@@ -23,6 +25,10 @@ export interface ChainDeps {
   anonymous?: AnonymousPolicy;
   authorizer: Authorizer;
   maxBodyBytes: number;
+  /** `--request-timeout`, in milliseconds. */
+  requestTimeoutMs: number;
+  /** `--max-requests-inflight` and `--max-mutating-requests-inflight` (0: no limit). */
+  inFlight: { readOnly: number; mutating: number };
   /** The `APIResponseCompression` feature gate: gzip get and list responses. */
   responseCompression: boolean;
   logger: Logger;
@@ -33,11 +39,15 @@ export function buildHandlerChain(
   deps: ChainDeps,
 ): (req: Request, signal: AbortSignal) => Promise<Response> {
   const filters: Filter[] = [
-    // Authentication first: everything after it may rely on ctx.user.
+    // The deadline covers everything after it, authentication and webhooks included.
+    requestTimeoutFilter(deps.requestTimeoutMs),
+    // Authentication next: everything after it may rely on ctx.user.
     authenticationFilter(deps.authenticator, deps.anonymous),
     // Impersonation after authentication (the caller must be known and allowed to
     // impersonate) and before authorization, which then judges the impersonated user.
     impersonationFilter(deps.authorizer),
+    // Seats are counted per user (the impersonated one), before any work is done.
+    inFlightFilter(deps.inFlight),
     // Authorization before any work is done for the request.
     authorizationFilter(deps.authorizer),
     // Compression wraps what the handler returns; errors are thrown past it to the error exit

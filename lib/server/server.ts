@@ -17,6 +17,12 @@ import { loadTokenFile } from "../auth/token_file.ts";
 import { tokenAuthenticator, unionAuthenticator } from "../auth/authenticator.ts";
 import { clientCertificateAuthenticator } from "../auth/x509.ts";
 import { createTlsFront } from "./tls_front.ts";
+import {
+  type ConnectionLimits,
+  connectionLimits,
+  ConnectionServer,
+  listenTls,
+} from "./connections.ts";
 import { Catalogue } from "../registry/catalogue.ts";
 import {
   buildAuthorizer,
@@ -93,6 +99,17 @@ export interface StartOptions {
   maxRequestBodyBytes?: number;
   /** @default 30000 */
   shutdownTimeoutMs?: number;
+  /** `--request-timeout`: the deadline of non-watch requests. @default 60000 */
+  requestTimeoutMs?: number;
+  /** `--min-request-timeout`: watches without timeoutSeconds last between this and twice
+   * this. @default 1800 */
+  minRequestTimeoutSeconds?: number;
+  /** `--max-requests-inflight` / `--max-mutating-requests-inflight`; 0: no limit.
+   * @default 400 / 200 */
+  maxRequestsInflight?: number;
+  maxMutatingRequestsInflight?: number;
+  /** Connection limits and timeouts (`--max-connections`, …). @default see connections.ts */
+  connectionLimits?: Partial<ConnectionLimits>;
   /** Write `<dataDir>/admin.kubeconfig` once listening. @default true */
   writeKubeconfig?: boolean;
   featureGates?: Map<string, boolean>;
@@ -302,6 +319,11 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     anonymous,
     authorizer,
     maxBodyBytes,
+    requestTimeoutMs: opts.requestTimeoutMs ?? 60_000,
+    inFlight: {
+      readOnly: opts.maxRequestsInflight ?? 400,
+      mutating: opts.maxMutatingRequestsInflight ?? 200,
+    },
     responseCompression: featureGates.get("APIResponseCompression")!,
     logger,
     handler: router({
@@ -322,27 +344,33 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
         registries,
         maxBodyBytes,
         watchList: featureGates.get("WatchList") ?? false,
+        minRequestTimeoutS: opts.minRequestTimeoutSeconds ?? 1800,
         reviews: { authorizer, authenticator, serviceAccountTokens },
       }),
     }),
   });
 
-  let server: Deno.HttpServer<Deno.NetAddr>;
+  let server: ConnectionServer;
+  const limits = connectionLimits(opts.connectionLimits);
   try {
     const handler = (req: Request) => chain(req, shutdownSignal.signal);
-    const tls = { cert: pki.servingCertPem, key: pki.servingKeyPem };
-    server = Deno.serve({
-      // Behind the front, Deno.serve speaks plain HTTP on a loopback port.
-      hostname: front ? "127.0.0.1" : hostname,
-      port: front ? 0 : opts.securePort ?? 0,
-      ...(front ? {} : tls),
-      onListen: () => {},
-      onError: (err) => {
-        logger.error("unhandled request error", err);
-        return new Response("internal error", { status: 500 });
-      },
-    }, front ? front.handler(handler) : handler);
-    if (front) port = await front.listen(hostname, opts.securePort ?? 0, server);
+    const onError = (err: unknown) => {
+      logger.error("unhandled request error", err);
+      return new Response("internal error", { status: 500 });
+    };
+    // Behind the front, the HTTP server speaks plain HTTP on a loopback port, and every
+    // connection comes from the front's address: the front limits connections per client.
+    const listener = front
+      ? Deno.listen({ hostname: "127.0.0.1", port: 0 })
+      : listenTls(hostname, opts.securePort ?? 0, pki.servingCertPem, pki.servingKeyPem);
+    server = new ConnectionServer({
+      listener,
+      handler: front ? front.handler(handler) : handler,
+      onError,
+      limits: front ? { ...limits, maxConnectionsPerClient: limits.maxConnections } : limits,
+      logger,
+    });
+    if (front) port = await front.listen(hostname, opts.securePort ?? 0, server, limits);
   } catch (err) {
     await csrController.stop();
     authnConfig?.stop();
@@ -387,6 +415,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
         new Promise<void>((r) => timer = setTimeout(r, timeoutMs)),
       ]);
       clearTimeout(timer);
+      server.closeAll();
       front?.terminate();
       await csrController.stop();
       authnConfig?.stop();

@@ -25,6 +25,7 @@
 import { ClientCAVerifier, type Verification, type VerifiedClient } from "../auth/x509.ts";
 import { ConfigError, osReason, quote } from "../config/flags.ts";
 import type { Logger } from "./log.ts";
+import { type ConnectionLimits, connectionLimits } from "./connections.ts";
 import type { WorkerIn, WorkerOut } from "./tls_front_worker.ts";
 
 /** Options of {@link TlsFront}. */
@@ -78,13 +79,14 @@ export class TlsFront {
 
   /**
    * Start listening on `hostname:port` (0: a free port), forwarding to `upstream`, the
-   * loopback Deno.serve; resolves with the port. On failure `upstream` is shut down, the worker
+   * loopback HTTP server; resolves with the port. On failure `upstream` is shut down, the worker
    * ended, and the error thrown is Deno's for the case (`Deno.errors.AddrInUse`, …).
    */
   async listen(
     hostname: string,
     port: number,
-    upstream: Deno.HttpServer<Deno.NetAddr>,
+    upstream: { addr: Deno.NetAddr; shutdown(): Promise<void> },
+    limits: ConnectionLimits = connectionLimits(),
   ): Promise<number> {
     const worker = new Worker(new URL("./tls_front_worker.ts", import.meta.url).href, {
       type: "module",
@@ -122,6 +124,13 @@ export class TlsFront {
       keyPem: this.#opts.keyPem,
       clientCAPem: this.#opts.clientCAPem,
       upstream: { hostname: upstream.addr.hostname, port: upstream.addr.port },
+      // Each client connection holds three descriptors here: the client's, and both ends of
+      // its loopback connection.
+      limits: {
+        maxConnections: Math.max(1, Math.floor(limits.maxConnections / 3)),
+        maxConnectionsPerClient: Math.max(1, Math.floor(limits.maxConnectionsPerClient / 3)),
+        handshakeTimeoutMs: limits.headerTimeoutMs,
+      },
     });
     try {
       return await promise;

@@ -27,6 +27,8 @@ export interface ListenMessage {
   keyPem: string;
   clientCAPem: string;
   upstream: { hostname: string; port: number };
+  /** Connections at most, overall and per client address; the TLS handshake's time limit. */
+  limits: { maxConnections: number; maxConnectionsPerClient: number; handshakeTimeoutMs: number };
 }
 
 /** Sent when a connection's handshake is done and its upstream connection is open. */
@@ -59,6 +61,8 @@ let server: tls.Server | undefined;
 /** Connections waiting for `admit`, by id. */
 const waiting = new Map<number, () => void>();
 let nextId = 1;
+/** Open connections per client address. */
+const perClient = new Map<string, number>();
 
 scope.onmessage = (e) => {
   const m = e.data;
@@ -86,7 +90,21 @@ function listen(m: ListenMessage) {
     requestCert: true,
     rejectUnauthorized: false,
     ALPNProtocols: ["h2", "http/1.1"],
+    handshakeTimeout: m.limits.handshakeTimeoutMs,
   }, (socket) => forward(socket, m.upstream));
+  server.maxConnections = m.limits.maxConnections;
+  // Over the per-client limit a connection is closed before its handshake.
+  server.on("connection", (socket: net.Socket) => {
+    const client = socket.remoteAddress ?? "";
+    const n = (perClient.get(client) ?? 0) + 1;
+    perClient.set(client, n);
+    socket.once("close", () => {
+      const left = (perClient.get(client) ?? 1) - 1;
+      if (left > 0) perClient.set(client, left);
+      else perClient.delete(client);
+    });
+    if (n > m.limits.maxConnectionsPerClient) socket.destroy();
+  });
   // A failed handshake concerns that client only.
   server.on("tlsClientError", () => {});
   server.once("error", (err: NodeJS.ErrnoException) => {

@@ -50,6 +50,8 @@ export interface ResourceRouterDeps {
   maxBodyBytes: number;
   /** The WatchList feature gate (streaming lists). */
   watchList?: boolean;
+  /** `--min-request-timeout`, seconds. @default 1800 */
+  minRequestTimeoutS?: number;
   /** What computed resources (access and token reviews, token requests) answer from. */
   reviews?: ReviewServices;
 }
@@ -70,6 +72,7 @@ export function resourceHandler(deps: ResourceRouterDeps) {
         registry,
         maxBodyBytes: deps.maxBodyBytes,
         watchList: deps.watchList ?? false,
+        minRequestTimeoutS: deps.minRequestTimeoutS ?? 1800,
         protobuf: hasProtobuf(registry.apiVersion, registry.def.kind),
       };
       scopes.set(registry, scope);

@@ -27,6 +27,9 @@ export interface ResourceScope {
   maxBodyBytes: number;
   /** The WatchList feature gate (streaming lists). */
   watchList: boolean;
+  /** `--min-request-timeout` in seconds: how long a watch without timeoutSeconds lasts
+   * at least (at most twice that). */
+  minRequestTimeoutS: number;
   /** The resource's kind has a protobuf encoding. */
   protobuf: boolean;
 }

@@ -29,8 +29,6 @@ import { parseResourceVersion, readOptionsOf, waitForRevision } from "./read_opt
 import type { ResourceScope } from "./scope.ts";
 import { watchPacer } from "./watch_pacing.ts";
 
-/** Default and maximum watch duration when the client names none. */
-const DEFAULT_TIMEOUT_S = 30 * 60;
 /** A bookmark goes out after this much quiet, if the store has moved on. */
 const BOOKMARK_IDLE_MS = 1000;
 /** ... and after this long in any case. */
@@ -84,6 +82,12 @@ function concat(chunks: Uint8Array[], size: number): Uint8Array {
   return out;
 }
 
+function sizeOf(chunks: Uint8Array[]): number {
+  let n = 0;
+  for (const c of chunks) n += c.length;
+  return n;
+}
+
 function bookmark(registry: ResourceRegistry, revision: number, end = false): StreamEvent {
   const metadata: KubeObject["metadata"] = { resourceVersion: String(revision) };
   if (end) metadata.annotations = { [INITIAL_EVENTS_END]: "true" };
@@ -93,12 +97,14 @@ function bookmark(registry: ResourceRegistry, revision: number, end = false): St
   };
 }
 
-function timeoutOf(q: URLSearchParams): number {
+/** `timeoutSeconds`, else a random time between `--min-request-timeout` and twice that, as
+ * kube spreads the ends of watches that name no timeout (so their clients do not all come back
+ * at once). */
+function timeoutOf(q: URLSearchParams, minRequestTimeoutS: number): number {
   const v = q.get("timeoutSeconds");
-  if (v === null || v === "") return DEFAULT_TIMEOUT_S;
-  const n = Number(v);
+  const n = v === null || v === "" ? 0 : Number(v);
   if (!Number.isInteger(n) || n < 0) throw badRequest(`invalid timeoutSeconds: "${v}"`);
-  return n || DEFAULT_TIMEOUT_S;
+  return n || minRequestTimeoutS * (1 + Math.random());
 }
 
 export async function watchHandler(ctx: RequestContext, scope: ResourceScope): Promise<Response> {
@@ -117,7 +123,7 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
     const byName = parseFilter(def, null, `metadata.name=${ctx.info.name}`);
     filter = { ...filter, fields: byName?.fields };
   }
-  const timeoutS = timeoutOf(q);
+  const timeoutS = timeoutOf(q, scope.minRequestTimeoutS);
   const current = () => registry.currentRevision();
 
   // Where the stream starts, and what it sends before the changes.
@@ -157,6 +163,8 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
     return encoder.encode(JSON.stringify({ type: ev.type, object: table }) + "\n");
   };
 
+  let initialSent = 0;
+  let initialPending = initial.length > 0 || initialEventsEnd;
   const abort = new AbortController();
   const onAbort = () => cleanup();
   ctx.signal.addEventListener("abort", onAbort, { once: true });
@@ -205,8 +213,6 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       watchPacer.opened();
-      for (const obj of initial) controller.enqueue(render({ type: "ADDED", object: obj }));
-      if (initialEventsEnd) controller.enqueue(render(bookmark(registry, afterRevision, true)));
       try {
         events = registry.watch(ctx.info.namespace, {
           afterRevision,
@@ -220,6 +226,24 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
     },
     async pull(controller) {
       if (!events) return;
+      // The initial state goes out as the client reads it, a batch at a time, so a client
+      // that does not read holds no copy of it in the server.
+      if (initialPending) {
+        const chunks: Uint8Array[] = [];
+        let size = 0;
+        while (initialSent < initial.length && size < BATCH_BYTES) {
+          const bytes = render({ type: "ADDED", object: initial[initialSent++] });
+          chunks.push(bytes);
+          size += bytes.length;
+        }
+        if (initialSent === initial.length) {
+          if (initialEventsEnd) chunks.push(render(bookmark(registry, afterRevision, true)));
+          initialPending = false;
+          initial = [];
+        }
+        controller.enqueue(chunks.length === 1 ? chunks[0] : concat(chunks, sizeOf(chunks)));
+        return;
+      }
       try {
         for (;;) {
           // Under load events are usually waiting already: take one without a promise.

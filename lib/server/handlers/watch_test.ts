@@ -22,7 +22,13 @@ Deno.test("a watcher that falls behind is ended cleanly, without an ERROR event"
     warnings: [],
     signal: new AbortController().signal,
     user,
-  }, { registry, maxBodyBytes: 1 << 20, watchList: false, protobuf: true });
+  }, {
+    registry,
+    maxBodyBytes: 1 << 20,
+    watchList: false,
+    minRequestTimeoutS: 1800,
+    protobuf: true,
+  });
   // Nobody reads the stream while 20 objects are written: the watcher's buffer overflows.
   for (let i = 0; i < 20; i++) {
     await registry.create("default", { metadata: { name: `cm-${i}` } }, { user });
@@ -52,7 +58,13 @@ Deno.test("with many streams open, events that come within the window go out in 
       warnings: [],
       signal: abort.signal,
       user,
-    }, { registry, maxBodyBytes: 1 << 20, watchList: false, protobuf: true });
+    }, {
+      registry,
+      maxBodyBytes: 1 << 20,
+      watchList: false,
+      minRequestTimeoutS: 1800,
+      protobuf: true,
+    });
     assertEquals(watchPacer.window(), 40);
     const reader = res.body!.getReader();
     const names = (chunk: Uint8Array) =>

@@ -1,0 +1,318 @@
+/**
+ * Connections: the accept loop of the secure port, with the limits a public server needs.
+ *
+ * `Deno.serve` accepts connections itself and gives up for good on the first accept error:
+ * once the process runs out of file descriptors (`EMFILE`) it stops serving, and it keeps an
+ * idle or trickling connection open for as long as the client likes. So the server accepts
+ * connections here and hands each to Deno's HTTP machinery (hyper, HTTP/1.1 and HTTP/2 as
+ * negotiated) one at a time, through the runtime's per-connection entry point. This keeps
+ * Deno.serve's request path (and its speed) and adds:
+ *
+ * - accept errors are never fatal: the loop backs off (5 ms doubling to 1 s) and retries;
+ * - at most `maxConnections` open connections (by default below the file limit, so files,
+ *   webhooks and etcd keep descriptors) and `maxConnectionsPerClient` per remote address;
+ *   a connection over either limit is closed at once;
+ * - a connection that sends no complete request head within `headerTimeoutMs` (kube: 32 s),
+ *   and one with no request in flight for `idleTimeoutMs` (kube: 90 s), is closed;
+ * - shutdown stops accepting, closes idle connections and lets requests in flight finish.
+ *
+ * @module
+ */
+
+import type { Logger } from "./log.ts";
+
+/** Deno.serve's handler, as each connection's requests are given to it. */
+export type ConnectionHandler = (
+  req: Request,
+  info: Deno.ServeHandlerInfo<Deno.NetAddr>,
+) => Response | Promise<Response>;
+
+export interface ConnectionLimits {
+  /** Open connections at most. @default the file limit less {@link RESERVED_FILES} */
+  maxConnections: number;
+  /** Open connections from one remote address at most. @default maxConnections / 2 */
+  maxConnectionsPerClient: number;
+  /** Until the first request head is complete. @default 32000 */
+  headerTimeoutMs: number;
+  /** With no request in flight. @default 90000 */
+  idleTimeoutMs: number;
+}
+
+/** File descriptors left to everything but connections (store, config files, outbound). */
+export const RESERVED_FILES = 128;
+
+interface Connection {
+  controller: AbortController;
+  client: string;
+  acceptedAt: number;
+  /** Requests begun and not yet delivered. */
+  inFlight: number;
+  /** Requests begun, ever. */
+  requests: number;
+  /** When the last request was begun or delivered. */
+  lastActive: number;
+  finished: boolean;
+}
+
+// The runtime's per-connection serve (what Deno.serve runs for each accepted connection).
+type ServeOnConnection = (
+  conn: Deno.Conn,
+  signal: AbortSignal,
+  handler: ConnectionHandler,
+  onError: (err: unknown) => Response | Promise<Response>,
+  onListen: () => void,
+) => { finished: Promise<void> };
+
+function serveOnConnection(): ServeOnConnection | undefined {
+  const internal = (Deno as unknown as Record<symbol, Record<string, unknown>>)[
+    (Deno as unknown as { internal: symbol }).internal
+  ];
+  const fn = internal?.serveHttpOnConnection;
+  return typeof fn === "function" ? fn as ServeOnConnection : undefined;
+}
+
+/** The secure port's listener: TLS 1.2/1.3 with HTTP/2 and HTTP/1.1 offered, as Deno.serve's. */
+export function listenTls(
+  hostname: string,
+  port: number,
+  cert: string,
+  key: string,
+): Deno.TlsListener {
+  return Deno.listenTls({ hostname, port, cert, key, alpnProtocols: ["h2", "http/1.1"] });
+}
+
+/** Whether this Deno can serve accepted connections one by one. */
+export function canServeConnections(): boolean {
+  return serveOnConnection() !== undefined;
+}
+
+/** The soft limit on open files of this process, from /proc (Linux), else undefined. */
+export function openFileLimit(): number | undefined {
+  try {
+    const line = Deno.readTextFileSync("/proc/self/limits").split("\n").find((l) =>
+      l.startsWith("Max open files")
+    );
+    const soft = line?.slice("Max open files".length).trim().split(/\s+/)[0];
+    const n = Number(soft);
+    return Number.isFinite(n) && n > 0 ? n : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Defaults for what was not given: derived from the file limit, and kube's timeouts. */
+export function connectionLimits(given: Partial<ConnectionLimits> = {}): ConnectionLimits {
+  const files = openFileLimit() ?? 1024;
+  const maxConnections = given.maxConnections ||
+    Math.max(16, Math.min(files - RESERVED_FILES, 1_000_000));
+  return {
+    maxConnections,
+    maxConnectionsPerClient: given.maxConnectionsPerClient ||
+      Math.max(1, Math.floor(maxConnections / 2)),
+    headerTimeoutMs: given.headerTimeoutMs ?? 32_000,
+    idleTimeoutMs: given.idleTimeoutMs ?? 90_000,
+  };
+}
+
+export interface ConnectionServerOptions {
+  listener: Deno.Listener;
+  handler: ConnectionHandler;
+  onError: (err: unknown) => Response | Promise<Response>;
+  limits: ConnectionLimits;
+  logger: Logger;
+  /** The timeouts are checked this often. @default 1000 */
+  sweepIntervalMs?: number;
+}
+
+/** Serves every connection a listener accepts, within {@link ConnectionLimits}. */
+export class ConnectionServer {
+  readonly addr: Deno.NetAddr;
+  /** Resolves when the accept loop has ended and every connection is closed. */
+  readonly finished: Promise<void>;
+  readonly #opts: ConnectionServerOptions;
+  readonly #serve: ServeOnConnection;
+  readonly #open = new Set<Connection>();
+  readonly #perClient = new Map<string, number>();
+  readonly #sweep: ReturnType<typeof setInterval>;
+  #listener: Deno.Listener;
+  #accepting = true;
+  #draining = false;
+  #allClosed = Promise.withResolvers<void>();
+  #lastRefusalLog = -Infinity;
+
+  constructor(opts: ConnectionServerOptions) {
+    const serve = serveOnConnection();
+    if (!serve) throw new Error("this Deno cannot serve accepted connections");
+    this.#opts = opts;
+    this.#serve = serve;
+    this.#listener = opts.listener;
+    this.addr = opts.listener.addr as Deno.NetAddr;
+    this.#sweep = setInterval(() => this.#closeIdle(), opts.sweepIntervalMs ?? 1000);
+    this.finished = this.#acceptLoop().then(() => this.#allClosed.promise);
+  }
+
+  /** Open connections now. */
+  get connections(): number {
+    return this.#open.size;
+  }
+
+  /**
+   * Serve new connections from `listener` instead (a renewed certificate): the old listener
+   * stops accepting; its connections go on.
+   */
+  replaceListener(listener: Deno.Listener): void {
+    const old = this.#listener;
+    this.#listener = listener;
+    try {
+      old.close();
+    } catch {
+      // Already closed.
+    }
+  }
+
+  /**
+   * Stop accepting, close idle connections now and the others as their last request is
+   * delivered; resolves when every connection is closed.
+   */
+  shutdown(): Promise<void> {
+    this.#stopAccepting();
+    this.#draining = true;
+    this.#closeIdle();
+    this.#checkAllClosed();
+    return this.#allClosed.promise;
+  }
+
+  /** Close every connection now, requests in flight or not. */
+  closeAll(): void {
+    this.#stopAccepting();
+    for (const c of this.#open) this.#close(c);
+    this.#checkAllClosed();
+  }
+
+  #stopAccepting(): void {
+    if (!this.#accepting) return;
+    this.#accepting = false;
+    clearInterval(this.#sweep);
+    try {
+      this.#listener.close();
+    } catch {
+      // Already closed.
+    }
+  }
+
+  async #acceptLoop(): Promise<void> {
+    let backoffMs = 0;
+    while (this.#accepting) {
+      const listener = this.#listener;
+      let conn: Deno.Conn<Deno.NetAddr>;
+      try {
+        conn = await listener.accept() as Deno.Conn<Deno.NetAddr>;
+      } catch (err) {
+        if (!this.#accepting) break;
+        // A replaced listener was closed under us: go on with the new one.
+        if (listener !== this.#listener) continue;
+        backoffMs = Math.min(backoffMs ? backoffMs * 2 : 5, 1000);
+        this.#logRefusal(`accepting a connection failed (${errorText(err)}); retrying`);
+        await new Promise((r) => setTimeout(r, backoffMs));
+        continue;
+      }
+      backoffMs = 0;
+      this.#admit(conn);
+    }
+  }
+
+  #admit(conn: Deno.Conn<Deno.NetAddr>): void {
+    const limits = this.#opts.limits;
+    const client = conn.remoteAddr.hostname;
+    const fromClient = this.#perClient.get(client) ?? 0;
+    if (this.#open.size >= limits.maxConnections || fromClient >= limits.maxConnectionsPerClient) {
+      const which = this.#open.size >= limits.maxConnections
+        ? `${limits.maxConnections} connections are open`
+        : `${fromClient} connections from ${client} are open`;
+      this.#logRefusal(`connection from ${client} closed: ${which}`);
+      try {
+        conn.close();
+      } catch {
+        // Gone already.
+      }
+      return;
+    }
+    const now = performance.now();
+    const c: Connection = {
+      controller: new AbortController(),
+      client,
+      acceptedAt: now,
+      inFlight: 0,
+      requests: 0,
+      lastActive: now,
+      finished: false,
+    };
+    this.#open.add(c);
+    this.#perClient.set(client, fromClient + 1);
+    const handler = this.#opts.handler;
+    const served = this.#serve(
+      conn,
+      c.controller.signal,
+      (req, info) => {
+        c.inFlight++;
+        c.requests++;
+        c.lastActive = performance.now();
+        info.completed.then(() => this.#delivered(c), () => this.#delivered(c));
+        return handler(req, info);
+      },
+      this.#opts.onError,
+      () => {},
+    );
+    served.finished.then(() => this.#forget(c), () => this.#forget(c));
+  }
+
+  #delivered(c: Connection): void {
+    c.inFlight--;
+    c.lastActive = performance.now();
+    if (this.#draining && c.inFlight === 0) this.#close(c);
+  }
+
+  #forget(c: Connection): void {
+    c.finished = true;
+    if (!this.#open.delete(c)) return;
+    const n = (this.#perClient.get(c.client) ?? 1) - 1;
+    if (n > 0) this.#perClient.set(c.client, n);
+    else this.#perClient.delete(c.client);
+    this.#checkAllClosed();
+  }
+
+  #close(c: Connection): void {
+    // Aborting a connection whose serving has ended throws inside the runtime.
+    if (c.finished || c.controller.signal.aborted) return;
+    c.controller.abort();
+  }
+
+  /** Closes connections past their header or idle timeout (all idle ones when draining). */
+  #closeIdle(): void {
+    const { headerTimeoutMs, idleTimeoutMs } = this.#opts.limits;
+    const now = performance.now();
+    for (const c of this.#open) {
+      if (c.inFlight > 0) continue;
+      const late = c.requests === 0
+        ? now - c.acceptedAt >= headerTimeoutMs
+        : now - c.lastActive >= idleTimeoutMs;
+      if (late || this.#draining) this.#close(c);
+    }
+  }
+
+  #checkAllClosed(): void {
+    if (!this.#accepting && this.#open.size === 0) this.#allClosed.resolve();
+  }
+
+  /** Refusals come in bursts: one log line per 10 s. */
+  #logRefusal(message: string): void {
+    const now = performance.now();
+    if (now - this.#lastRefusalLog < 10_000) return;
+    this.#lastRefusalLog = now;
+    this.#opts.logger.warn(message);
+  }
+}
+
+function errorText(err: unknown): string {
+  return (err as Error)?.message ?? String(err);
+}
