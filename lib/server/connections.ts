@@ -20,6 +20,7 @@
  */
 
 import type { Logger } from "./log.ts";
+import { shutdownConnections } from "./proc_sockets.ts";
 
 /** Deno.serve's handler, as each connection's requests are given to it. */
 export type ConnectionHandler = (
@@ -28,7 +29,8 @@ export type ConnectionHandler = (
 ) => Response | Promise<Response>;
 
 export interface ConnectionLimits {
-  /** Open connections at most. @default the file limit less {@link RESERVED_FILES} */
+  /** Open connections at most (TLS handshakes included). @default the file limit less
+   * {@link RESERVED_FILES} */
   maxConnections: number;
   /** Open connections from one remote address at most. @default maxConnections / 2 */
   maxConnectionsPerClient: number;
@@ -38,11 +40,16 @@ export interface ConnectionLimits {
   idleTimeoutMs: number;
 }
 
-/** File descriptors left to everything but connections (store, config files, outbound). */
+/** File descriptors left to everything but connections (store, config files, outbound); a
+ * quarter of the limit when that is less. */
 export const RESERVED_FILES = 128;
 
 interface Connection {
-  controller: AbortController;
+  conn: Deno.Conn<Deno.NetAddr>;
+  /** Set once the connection is given to the HTTP server (after the TLS handshake). */
+  serving: boolean;
+  /** Closes the connection at once, requests in flight or not (see {@link cancelHook}). */
+  cancel?: () => void;
   client: string;
   acceptedAt: number;
   /** Requests begun and not yet delivered. */
@@ -57,11 +64,26 @@ interface Connection {
 // The runtime's per-connection serve (what Deno.serve runs for each accepted connection).
 type ServeOnConnection = (
   conn: Deno.Conn,
-  signal: AbortSignal,
+  signal: CancelHook,
   handler: ConnectionHandler,
   onError: (err: unknown) => Response | Promise<Response>,
   onListen: () => void,
 ) => { finished: Promise<void> };
+
+/**
+ * What the runtime takes as the connection's abort signal: it only registers one "abort"
+ * listener, which cancels the connection. Keeping that listener and calling it directly
+ * (instead of aborting a real signal) lets the caller catch the error it throws when the
+ * connection has just ended on its own; thrown from an event listener, it would be an uncaught
+ * error that ends the process.
+ */
+interface CancelHook {
+  addEventListener(type: "abort", listener: () => void, options?: unknown): void;
+}
+
+function cancelHook(c: Connection): CancelHook {
+  return { addEventListener: (_type, listener) => c.cancel = listener };
+}
 
 function serveOnConnection(): ServeOnConnection | undefined {
   const internal = (Deno as unknown as Record<symbol, Record<string, unknown>>)[
@@ -103,8 +125,8 @@ export function openFileLimit(): number | undefined {
 /** Defaults for what was not given: derived from the file limit, and kube's timeouts. */
 export function connectionLimits(given: Partial<ConnectionLimits> = {}): ConnectionLimits {
   const files = openFileLimit() ?? 1024;
-  const maxConnections = given.maxConnections ||
-    Math.max(16, Math.min(files - RESERVED_FILES, 1_000_000));
+  const reserved = Math.min(RESERVED_FILES, Math.floor(files / 4));
+  const maxConnections = given.maxConnections || Math.max(16, files - reserved);
   return {
     maxConnections,
     maxConnectionsPerClient: given.maxConnectionsPerClient ||
@@ -120,7 +142,7 @@ export interface ConnectionServerOptions {
   onError: (err: unknown) => Response | Promise<Response>;
   limits: ConnectionLimits;
   logger: Logger;
-  /** The timeouts are checked this often. @default 1000 */
+  /** The timeouts are checked this often. @default 1 s, or a quarter of the shorter timeout */
   sweepIntervalMs?: number;
 }
 
@@ -139,6 +161,8 @@ export class ConnectionServer {
   #draining = false;
   #allClosed = Promise.withResolvers<void>();
   #lastRefusalLog = -Infinity;
+  #toShutDown: { localAddr: Deno.NetAddr; remoteAddr: Deno.NetAddr }[] = [];
+  #shutdownTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(opts: ConnectionServerOptions) {
     const serve = serveOnConnection();
@@ -147,7 +171,11 @@ export class ConnectionServer {
     this.#serve = serve;
     this.#listener = opts.listener;
     this.addr = opts.listener.addr as Deno.NetAddr;
-    this.#sweep = setInterval(() => this.#closeIdle(), opts.sweepIntervalMs ?? 1000);
+    const { headerTimeoutMs, idleTimeoutMs } = opts.limits;
+    this.#sweep = setInterval(
+      () => this.#closeIdle(),
+      opts.sweepIntervalMs ?? Math.max(10, Math.min(1000, headerTimeoutMs / 4, idleTimeoutMs / 4)),
+    );
     this.finished = this.#acceptLoop().then(() => this.#allClosed.promise);
   }
 
@@ -217,11 +245,15 @@ export class ConnectionServer {
         continue;
       }
       backoffMs = 0;
-      this.#admit(conn);
+      const c = this.#track(conn);
+      if (!c) continue;
+      if ("handshake" in conn) void this.#handshake(c, conn as Deno.TlsConn);
+      else this.#serveConnection(c);
     }
   }
 
-  #admit(conn: Deno.Conn<Deno.NetAddr>): void {
+  /** Counts a new connection, or closes it when it is over a limit. */
+  #track(conn: Deno.Conn<Deno.NetAddr>): Connection | undefined {
     const limits = this.#opts.limits;
     const client = conn.remoteAddr.hostname;
     const fromClient = this.#perClient.get(client) ?? 0;
@@ -230,29 +262,54 @@ export class ConnectionServer {
         ? `${limits.maxConnections} connections are open`
         : `${fromClient} connections from ${client} are open`;
       this.#logRefusal(`connection from ${client} closed: ${which}`);
-      try {
-        conn.close();
-      } catch {
-        // Gone already.
-      }
-      return;
+      if ("handshake" in conn) this.#closeBeforeHandshake(conn);
+      else closeQuietly(conn);
+      return undefined;
     }
     const now = performance.now();
     const c: Connection = {
-      controller: new AbortController(),
+      conn,
       client,
       acceptedAt: now,
       inFlight: 0,
       requests: 0,
       lastActive: now,
       finished: false,
+      serving: false,
     };
     this.#open.add(c);
     this.#perClient.set(client, fromClient + 1);
+    return c;
+  }
+
+  /**
+   * The TLS handshake, here rather than in the HTTP server: a connection given to it cannot be
+   * closed before its handshake ends, so one that never sent a ClientHello would stay open.
+   * The header timeout covers it (closing the connection fails the handshake).
+   */
+  async #handshake(c: Connection, conn: Deno.TlsConn): Promise<void> {
+    try {
+      await conn.handshake();
+    } catch {
+      closeQuietly(conn);
+      this.#forget(c);
+      return;
+    }
+    if (c.finished) return;
+    if (this.#draining) {
+      closeQuietly(conn);
+      this.#forget(c);
+      return;
+    }
+    this.#serveConnection(c);
+  }
+
+  #serveConnection(c: Connection): void {
+    c.serving = true;
     const handler = this.#opts.handler;
     const served = this.#serve(
-      conn,
-      c.controller.signal,
+      c.conn,
+      cancelHook(c),
       (req, info) => {
         c.inFlight++;
         c.requests++;
@@ -282,9 +339,18 @@ export class ConnectionServer {
   }
 
   #close(c: Connection): void {
-    // Aborting a connection whose serving has ended throws inside the runtime.
-    if (c.finished || c.controller.signal.aborted) return;
-    c.controller.abort();
+    if (c.finished) return;
+    if (!c.serving) {
+      this.#closeBeforeHandshake(c.conn);
+      return;
+    }
+    const cancel = c.cancel;
+    c.cancel = undefined;
+    try {
+      cancel?.();
+    } catch {
+      // It ended on its own meanwhile.
+    }
   }
 
   /** Closes connections past their header or idle timeout (all idle ones when draining). */
@@ -300,6 +366,27 @@ export class ConnectionServer {
     }
   }
 
+  /**
+   * Closes a TLS connection whose handshake has not finished. Deno keeps the socket of such a
+   * connection open after `close()` until the client sends something, so a silent client would
+   * hold it for ever: the socket is also shut down underneath (see proc_sockets.ts), in
+   * batches, as one look at /proc serves many.
+   */
+  #closeBeforeHandshake(conn: Deno.Conn<Deno.NetAddr>): void {
+    this.#toShutDown.push({ localAddr: conn.localAddr, remoteAddr: conn.remoteAddr });
+    closeQuietly(conn);
+    this.#shutdownTimer ??= setTimeout(() => {
+      this.#shutdownTimer = undefined;
+      const batch = this.#toShutDown;
+      this.#toShutDown = [];
+      try {
+        shutdownConnections(batch);
+      } catch (err) {
+        this.#logRefusal(`cannot shut down silent connections: ${errorText(err)}`);
+      }
+    }, 10);
+  }
+
   #checkAllClosed(): void {
     if (!this.#accepting && this.#open.size === 0) this.#allClosed.resolve();
   }
@@ -310,6 +397,14 @@ export class ConnectionServer {
     if (now - this.#lastRefusalLog < 10_000) return;
     this.#lastRefusalLog = now;
     this.#opts.logger.warn(message);
+  }
+}
+
+function closeQuietly(conn: Deno.Conn): void {
+  try {
+    conn.close();
+  } catch {
+    // Closed already.
   }
 }
 

@@ -15,6 +15,8 @@
  * caller falls back to {@link streamLargeBodies}.
  */
 
+import { descriptorsOf, openLibc, procPort, tcpSockets } from "./proc_sockets.ts";
+
 const IPPROTO_TCP = 6;
 const TCP_NODELAY = 1;
 const TCP_LISTEN = "0A";
@@ -23,61 +25,29 @@ const TCP_LISTEN = "0A";
  * undefined on success. */
 export function setListenerNoDelay(port: number): string | undefined {
   if (Deno.build.os !== "linux") return `not supported on ${Deno.build.os}`;
-  let inodes: Set<string>;
+  const inodes = new Set<string>();
   try {
-    inodes = listeningInodes(port);
+    const suffix = `:${procPort(port)}`;
+    for (const s of tcpSockets()) {
+      if (s.state === TCP_LISTEN && s.local.endsWith(suffix)) inodes.add(s.inode);
+    }
   } catch (err) {
     return `reading /proc/self/net: ${(err as Error).message}`;
   }
   if (!inodes.size) return `no listening socket on port ${port}`;
-  const fds: number[] = [];
-  for (const entry of Deno.readDirSync("/proc/self/fd")) {
-    try {
-      const m = /^socket:\[(\d+)\]$/.exec(Deno.readLinkSync(`/proc/self/fd/${entry.name}`));
-      if (m && inodes.has(m[1])) fds.push(Number(entry.name));
-    } catch {
-      // Closed meanwhile.
-    }
-  }
+  const fds = [...descriptorsOf(inodes).values()];
   if (!fds.length) return `no descriptor for the socket on port ${port}`;
   let lib;
   try {
-    lib = Deno.dlopen("libc.so.6", {
-      setsockopt: { parameters: ["i32", "i32", "i32", "buffer", "u32"], result: "i32" },
-    });
+    lib = openLibc();
   } catch (err) {
     return `loading libc: ${(err as Error).message}`;
   }
-  try {
-    const one = new Int32Array([1]);
-    for (const fd of fds) {
-      if (lib.symbols.setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, one, 4) !== 0) {
-        return `setsockopt(TCP_NODELAY) failed on descriptor ${fd}`;
-      }
+  const one = new Int32Array([1]);
+  for (const fd of fds) {
+    if (lib.symbols.setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, one, 4) !== 0) {
+      return `setsockopt(TCP_NODELAY) failed on descriptor ${fd}`;
     }
-  } finally {
-    lib.close();
   }
   return undefined;
-}
-
-/** Inodes of the listening TCP sockets (IPv4 and IPv6) on `port`. */
-function listeningInodes(port: number): Set<string> {
-  const inodes = new Set<string>();
-  const hexPort = port.toString(16).toUpperCase().padStart(4, "0");
-  for (const table of ["/proc/self/net/tcp", "/proc/self/net/tcp6"]) {
-    let text: string;
-    try {
-      text = Deno.readTextFileSync(table);
-    } catch {
-      continue; // no IPv6
-    }
-    for (const line of text.split("\n").slice(1)) {
-      const cols = line.trim().split(/\s+/);
-      // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
-      if (cols.length < 10 || cols[3] !== TCP_LISTEN) continue;
-      if (cols[1].split(":").pop() === hexPort) inodes.add(cols[9]);
-    }
-  }
-  return inodes;
 }

@@ -77,25 +77,32 @@ export function bodySizeBound(res: Response): number | undefined {
   return sizeBounds.get(res);
 }
 
+const streamedResponses = new WeakSet<Response>();
+
+/** Whether the body of a response made here is made as it is read (a large list). */
+export function isStreamed(res: Response): boolean {
+  return streamedResponses.has(res);
+}
+
 /** A response whose body is already encoded in the negotiated encoding. */
 export function encodedResponse(
   ctx: RequestContext,
   code: number,
-  body: string | Uint8Array<ArrayBuffer>,
+  body: string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>,
   negotiated: Negotiated,
 ): Response {
+  const streamed = body instanceof ReadableStream;
+  const init = streamed ? body : responseBody(body);
   let res: Response;
   if (!ctx.warnings.length) {
-    res = new Response(responseBody(body), {
-      status: code,
-      headers: { "Content-Type": negotiated.contentType },
-    });
+    res = new Response(init, { status: code, headers: { "Content-Type": negotiated.contentType } });
   } else {
     const headers = new Headers({ "Content-Type": negotiated.contentType });
     warningHeaders(headers, ctx.warnings);
-    res = new Response(responseBody(body), { status: code, headers });
+    res = new Response(init, { status: code, headers });
   }
-  sizeBounds.set(res, typeof body === "string" ? body.length * 3 : body.length);
+  if (streamed) streamedResponses.add(res);
+  else sizeBounds.set(res, typeof body === "string" ? body.length * 3 : body.length);
   return res;
 }
 

@@ -6,7 +6,7 @@
 
 import { constants, gzipSync } from "node:zlib";
 import type { Filter, Handler, RequestContext } from "../context.ts";
-import { bodySizeBound, responseBody } from "../respond.ts";
+import { bodySizeBound, isStreamed, responseBody } from "../respond.ts";
 
 /**
  * Bodies up to this size go out as they are (the threshold kube-apiserver uses). gzip runs on
@@ -59,6 +59,25 @@ export function isCompressibleRequest(ctx: RequestContext): boolean {
   return readable && acceptsGzip(ctx.req.headers.get("Accept-Encoding"));
 }
 
+/** The headers of the gzipped form of a response. */
+function gzipHeaders(original: Headers): Headers {
+  const headers = new Headers(original);
+  headers.set("Content-Encoding", "gzip");
+  headers.append("Vary", "Accept-Encoding");
+  headers.delete("Content-Length");
+  // A strong validator names one exact byte sequence; the compressed one is another.
+  const etag = headers.get("ETag");
+  if (etag?.startsWith('"')) headers.set("ETag", `W/${etag}`);
+  return headers;
+}
+
+/** A streamed body (a large list, made as it is read) is compressed as it goes, so it is
+ * never whole in memory. */
+function gzipStream(res: Response): Response {
+  const body = res.body!.pipeThrough(new CompressionStream("gzip"));
+  return new Response(body, { status: res.status, headers: gzipHeaders(res.headers) });
+}
+
 /** The compression filter; a pass-through when the gate is off. */
 export function compressionFilter(enabled: boolean): Filter {
   if (!enabled) return (ctx, next) => next(ctx);
@@ -68,20 +87,17 @@ export function compressionFilter(enabled: boolean): Filter {
     // Most bodies are known to be small without reading them (client-go asks for gzip always).
     const bound = bodySizeBound(res);
     if (bound !== undefined && bound <= GZIP_THRESHOLD_BYTES) return res;
+    if (isStreamed(res)) return gzipStream(res);
     const body = await res.bytes();
     if (body.length <= GZIP_THRESHOLD_BYTES) {
       return new Response(responseBody(body), { status: res.status, headers: res.headers });
     }
     // Level 1, as kube: a third of the default level's CPU for about 1.5x the bytes.
     const gz = gzipSync(body, { level: constants.Z_BEST_SPEED });
-    const headers = new Headers(res.headers);
-    headers.set("Content-Encoding", "gzip");
-    headers.append("Vary", "Accept-Encoding");
-    headers.delete("Content-Length");
-    // A strong validator names one exact byte sequence; the compressed one is another.
-    const etag = headers.get("ETag");
-    if (etag?.startsWith('"')) headers.set("ETag", `W/${etag}`);
-    return new Response(responseBody(new Uint8Array(gz)), { status: res.status, headers });
+    return new Response(responseBody(new Uint8Array(gz)), {
+      status: res.status,
+      headers: gzipHeaders(res.headers),
+    });
   };
   return (ctx, next) => isCompressibleRequest(ctx) ? compress(ctx, next) : next(ctx);
 }

@@ -24,6 +24,11 @@ import { parseResourceVersion, readOptionsOf, waitForRevision } from "./read_opt
 import type { ResourceScope } from "./scope.ts";
 import { emitYaml } from "../../codec/yaml_emit.ts";
 
+/** Lists of more items than this are sent as the client reads them (see streamedList). */
+const STREAM_ITEMS = 500;
+const STREAM_CHUNK_BYTES = 64 * 1024;
+const encoder = new TextEncoder();
+
 export async function listHandler(ctx: RequestContext, scope: ResourceScope): Promise<Response> {
   const negotiated = negotiateOutput(ctx.req.headers.get("Accept"), {
     allowAs: ["Table", "PartialObjectMetadataList"],
@@ -90,13 +95,14 @@ function jsonList(
   list: GroupVersionKind,
   listMeta: Record<string, unknown>,
   sources: KeyValue[],
-): string {
-  const items = sources.map((kv) =>
-    registry.encoded.get("json", kv, () => JSON.stringify(registry.decode(kv)))
-  );
-  return `{"kind":${JSON.stringify(list.kind)},"apiVersion":${
+): string | ReadableStream<Uint8Array> {
+  const head = `{"kind":${JSON.stringify(list.kind)},"apiVersion":${
     JSON.stringify(list.apiVersion)
-  },"metadata":${JSON.stringify(listMeta)},"items":[${items.join(",")}]}\n`;
+  },"metadata":${JSON.stringify(listMeta)},"items":[`;
+  const item = (kv: KeyValue) =>
+    registry.encoded.get("json", kv, () => JSON.stringify(registry.decode(kv)));
+  if (sources.length > STREAM_ITEMS) return streamedList(head, sources, item, ",", "]}\n");
+  return `${head}${sources.map(item).join(",")}]}\n`;
 }
 
 /** A YAML list body from each item's cached YAML, indented as a sequence entry: the same
@@ -106,13 +112,43 @@ function yamlList(
   list: GroupVersionKind,
   listMeta: Record<string, unknown>,
   sources: KeyValue[],
-): string {
+): string | ReadableStream<Uint8Array> {
   const head = emitYaml({ kind: list.kind, apiVersion: list.apiVersion, metadata: listMeta });
   if (!sources.length) return `${head}items: []\n`;
-  const items = sources.map((kv) =>
-    registry.encoded.get("yaml", kv, () => asSequenceEntry(emitYaml(registry.decode(kv))))
-  );
-  return `${head}items:\n${items.join("")}`;
+  const item = (kv: KeyValue) =>
+    registry.encoded.get("yaml", kv, () => asSequenceEntry(emitYaml(registry.decode(kv))));
+  if (sources.length > STREAM_ITEMS) return streamedList(`${head}items:\n`, sources, item, "", "");
+  return `${head}items:\n${sources.map(item).join("")}`;
+}
+
+/**
+ * A list body made as the client reads it, about {@link STREAM_CHUNK_BYTES} at a time: a
+ * client that reads slowly or not at all holds the list's snapshot (references to stored
+ * values) and one chunk, never the whole body.
+ */
+function streamedList(
+  head: string,
+  sources: KeyValue[],
+  item: (kv: KeyValue) => string,
+  separator: string,
+  tail: string,
+): ReadableStream<Uint8Array> {
+  let next = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const parts: string[] = next === 0 ? [head] : [];
+      let size = 0;
+      while (next < sources.length && size < STREAM_CHUNK_BYTES) {
+        const text = item(sources[next]);
+        parts.push(next === 0 ? text : separator + text);
+        size += text.length;
+        next++;
+      }
+      if (next === sources.length) parts.push(tail);
+      controller.enqueue(encoder.encode(parts.join("")));
+      if (next === sources.length) controller.close();
+    },
+  }, { highWaterMark: 0 });
 }
 
 /** `a: 1\nb: 2\n` -> `- a: 1\n  b: 2\n` (empty lines stay empty: block scalars keep them). */

@@ -23,7 +23,7 @@ import { encodeWatchEvent } from "../../codec/protobuf/mod.ts";
 import { parseFilter } from "../../registry/filter.ts";
 import type { KubeObject } from "../../registry/definition.ts";
 import type { RegistryWatch, ResourceRegistry, WatchEvent } from "../../registry/generic.ts";
-import { isStoreError } from "../../storage/store.ts";
+import { isStoreError, type KeyValue } from "../../storage/store.ts";
 import type { RequestContext } from "../context.ts";
 import { parseResourceVersion, readOptionsOf, waitForRevision } from "./read_options.ts";
 import type { ResourceScope } from "./scope.ts";
@@ -130,12 +130,14 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
   const rv = o.resourceVersion;
   const given = rv !== "" && rv !== "0";
   if (given) await waitForRevision(current, parseResourceVersion(rv), ctx.signal);
-  let initial: KubeObject[] = [];
+  // The initial state as stored values: shared with the store, decoded or encoded only as
+  // the client reads them.
+  let initial: KeyValue[] = [];
   let afterRevision: number;
   let initialEventsEnd = false;
   if (o.sendInitialEvents === true || (o.sendInitialEvents === undefined && !given)) {
-    const list = await registry.list(ctx.info.namespace, { filter });
-    initial = list.items;
+    const list = await registry.list(ctx.info.namespace, { filter, sourcesOnly: true });
+    initial = list.sources;
     afterRevision = Number(list.resourceVersion);
     initialEventsEnd = o.sendInitialEvents === true && o.allowWatchBookmarks;
   } else {
@@ -163,6 +165,14 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
     return encoder.encode(JSON.stringify({ type: ev.type, object: table }) + "\n");
   };
 
+  /** An ADDED event of the initial state; plain JSON from the registry's cached encoding. */
+  const renderAdded = (kv: KeyValue): Uint8Array => {
+    if (protobuf || asTable || asPartial) {
+      return render({ type: "ADDED", object: registry.decode(kv) });
+    }
+    const json = registry.encoded.get("json", kv, () => JSON.stringify(registry.decode(kv)));
+    return encoder.encode(`{"type":"ADDED","object":${json}}\n`);
+  };
   let initialSent = 0;
   let initialPending = initial.length > 0 || initialEventsEnd;
   const abort = new AbortController();
@@ -232,7 +242,7 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
         const chunks: Uint8Array[] = [];
         let size = 0;
         while (initialSent < initial.length && size < BATCH_BYTES) {
-          const bytes = render({ type: "ADDED", object: initial[initialSent++] });
+          const bytes = renderAdded(initial[initialSent++]);
           chunks.push(bytes);
           size += bytes.length;
         }
