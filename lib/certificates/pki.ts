@@ -284,6 +284,8 @@ export interface EnsurePkiOptions {
   logger?: { info(message: string): void };
   /** The clock. @default () => new Date() */
   now?: () => Date;
+  /** The time renewal is decided at (tests move it ahead). @default `now` */
+  renewalClock?: () => Date;
 }
 
 /** The server's certificates, as PEM. */
@@ -363,7 +365,7 @@ export async function ensurePki(opts: EnsurePkiOptions): Promise<Pki> {
   const keyPath = join(dir, "serving.key");
   const existing = await readServing(certPath, keyPath);
   const reason = existing
-    ? await whyRenew(existing.cert, existing.keyPem, ca.cert, wanted, now())
+    ? await whyRenew(existing.cert, existing.keyPem, ca.cert, wanted, (opts.renewalClock ?? now)())
     : undefined;
   let servingCertPem: string;
   let servingKeyPem: string;

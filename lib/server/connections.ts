@@ -100,7 +100,13 @@ export function listenTls(
   cert: string,
   key: string,
 ): Deno.TlsListener {
-  return Deno.listenTls({ hostname, port, cert, key, alpnProtocols: ["h2", "http/1.1"] });
+  return Deno.listenTls({
+    hostname,
+    port,
+    cert,
+    key,
+    alpnProtocols: ["h2", "http/1.1"],
+  });
 }
 
 /** Whether this Deno can serve accepted connections one by one. */
@@ -158,6 +164,7 @@ export class ConnectionServer {
   readonly #sweep: ReturnType<typeof setInterval>;
   #listener: Deno.Listener;
   #accepting = true;
+  #replacing: Promise<void> | undefined;
   #draining = false;
   #allClosed = Promise.withResolvers<void>();
   #lastRefusalLog = -Infinity;
@@ -185,16 +192,32 @@ export class ConnectionServer {
   }
 
   /**
-   * Serve new connections from `listener` instead (a renewed certificate): the old listener
-   * stops accepting; its connections go on.
+   * Serve new connections from the listener `open` makes (a renewed certificate on the same
+   * port). The old listener is closed first: its port is free again once its pending accept
+   * has been dropped, so `open` is retried for up to a second; connections arriving in between
+   * wait in the kernel's queue or are refused. Open connections go on.
    */
-  replaceListener(listener: Deno.Listener): void {
-    const old = this.#listener;
-    this.#listener = listener;
+  async replaceListener(open: () => Deno.Listener): Promise<void> {
+    const { promise, resolve } = Promise.withResolvers<void>();
+    this.#replacing = promise;
     try {
-      old.close();
+      this.#listener.close();
     } catch {
       // Already closed.
+    }
+    try {
+      for (let attempt = 0;; attempt++) {
+        try {
+          this.#listener = open();
+          return;
+        } catch (err) {
+          if (attempt >= 50 || !(err instanceof Deno.errors.AddrInUse)) throw err;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      }
+    } finally {
+      this.#replacing = undefined;
+      resolve();
     }
   }
 
@@ -238,6 +261,7 @@ export class ConnectionServer {
       } catch (err) {
         if (!this.#accepting) break;
         // A replaced listener was closed under us: go on with the new one.
+        if (this.#replacing) await this.#replacing;
         if (listener !== this.#listener) continue;
         backoffMs = Math.min(backoffMs ? backoffMs * 2 : 5, 1000);
         this.#logRefusal(`accepting a connection failed (${errorText(err)}); retrying`);

@@ -54,7 +54,8 @@ import { buildHandlerChain } from "./chain.ts";
 import type { AnonymousPolicy } from "./filters/authentication.ts";
 import type { UserInfo } from "./context.ts";
 import { resourceHandler } from "./handlers/resource.ts";
-import { createLogger, type Logger } from "./log.ts";
+import { createLogger, type Logger, silentLogger } from "./log.ts";
+import { renewServingCertificate } from "./serving_cert.ts";
 import { router } from "./router.ts";
 import { resolveFeatureGates } from "../config/feature_gates.ts";
 import { setListenerNoDelay } from "./nodelay.ts";
@@ -108,6 +109,12 @@ export interface StartOptions {
    * @default 400 / 200 */
   maxRequestsInflight?: number;
   maxMutatingRequestsInflight?: number;
+  /** How often the serving certificate is checked for renewal (a generated one 30 days
+   * before it expires; `tlsCertFile` when it changes). @default 3600000 */
+  certificateCheckIntervalMs?: number;
+  /** The time the serving certificate's renewal is decided at (tests move it ahead).
+   * @default the real time */
+  clock?: () => Date;
   /** Connection limits and timeouts (`--max-connections`, …). @default see connections.ts */
   connectionLimits?: Partial<ConnectionLimits>;
   /** Write `<dataDir>/admin.kubeconfig` once listening. @default true */
@@ -180,14 +187,15 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
   const hostname = opts.bindAddress ?? "127.0.0.1";
   const maxBodyBytes = opts.maxRequestBodyBytes ?? 3 * 1024 * 1024;
 
-  const pki = await ensurePki({
+  const pkiOptions = {
     dataDir,
     sans: opts.tlsSANs ?? [],
     bindAddress: hostname,
     tlsCertFile: opts.tlsCertFile,
     tlsPrivateKeyFile: opts.tlsPrivateKeyFile,
-    logger,
-  });
+    renewalClock: opts.clock,
+  };
+  const pki = await ensurePki({ ...pkiOptions, logger });
   // Client certificates: TLS ends in a node:tls front that asks for them (tls_front.ts);
   // made before anything opens, as a bad --client-ca-file fails the start.
   const front = await createTlsFront({
@@ -382,6 +390,23 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     throw err;
   }
   if (!front) port = server.addr.port;
+  const stopRenewing = renewServingCertificate({
+    current: { certPem: pki.servingCertPem, keyPem: pki.servingKeyPem },
+    check: async () => {
+      const now = await ensurePki({ ...pkiOptions, logger: silentLogger });
+      return { certPem: now.servingCertPem, keyPem: now.servingKeyPem };
+    },
+    onChange: async (pair) => {
+      if (front) {
+        front.setCertificate(pair.certPem, pair.keyPem);
+        return;
+      }
+      await server.replaceListener(() => listenTls(hostname, port, pair.certPem, pair.keyPem));
+      setListenerNoDelay(port);
+    },
+    intervalMs: opts.certificateCheckIntervalMs,
+    logger,
+  });
   const noDelay = setListenerNoDelay(server.addr.port);
   if (noDelay !== undefined) {
     logger.warn(`cannot set TCP_NODELAY on the listener (${noDelay}): streaming larger bodies`);
@@ -409,6 +434,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
       shutdownSignal.abort();
       const timeoutMs = opts.shutdownTimeoutMs ?? 30_000;
       let timer: ReturnType<typeof setTimeout> | undefined;
+      stopRenewing();
       front?.stopAccepting();
       await Promise.race([
         server.shutdown(),

@@ -141,6 +141,11 @@ export class TlsFront {
     }
   }
 
+  /** Serve this certificate to new connections from now on. */
+  setCertificate(certPem: string, keyPem: string): void {
+    this.#post({ type: "certificate", certPem, keyPem });
+  }
+
   /** Stop accepting connections; those open go on until the loopback server closes them. */
   stopAccepting(): void {
     this.#post({ type: "stop" });

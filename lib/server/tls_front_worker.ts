@@ -45,7 +45,11 @@ export interface ConnectionMessage {
   chain: Uint8Array[];
 }
 
-export type WorkerIn = ListenMessage | { type: "admit"; id: number } | { type: "stop" };
+export type WorkerIn =
+  | ListenMessage
+  | { type: "admit"; id: number }
+  | { type: "certificate"; certPem: string; keyPem: string }
+  | { type: "stop" };
 export type WorkerOut =
   | { type: "listening"; port: number }
   | { type: "listen-error"; code?: string; message: string }
@@ -76,17 +80,23 @@ scope.onmessage = (e) => {
       start?.();
       break;
     }
+    case "certificate":
+      // Later handshakes use the renewed pair; the client CA stays.
+      server?.setSecureContext({ ...secureContext, cert: m.certPem, key: m.keyPem });
+      break;
     case "stop":
       server?.close();
       break;
   }
 };
 
+/** What the server's secure context was made from. */
+let secureContext: tls.SecureContextOptions = {};
+
 function listen(m: ListenMessage) {
+  secureContext = { cert: m.certPem, key: m.keyPem, ca: m.clientCAPem };
   server = tls.createServer({
-    cert: m.certPem,
-    key: m.keyPem,
-    ca: m.clientCAPem,
+    ...secureContext,
     requestCert: true,
     rejectUnauthorized: false,
     ALPNProtocols: ["h2", "http/1.1"],
