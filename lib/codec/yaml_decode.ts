@@ -49,8 +49,12 @@ export function decodeYaml(text: string): DecodedYaml {
     return { value: docs.length ? docs[0] : null, duplicateFields };
   } catch (err) {
     if (err instanceof StatusError) throw err;
-    if (err instanceof RangeError) throw yamlError(`exceeded max depth of ${MAX_NESTING_DEPTH}`);
-    throw yamlError((err as Error).message.split("\n")[0]);
+    const message = (err as Error).message.split("\n")[0];
+    // js-yaml's limit, and its own stack should a document nest past it another way.
+    if (err instanceof RangeError || /exceeded maxDepth/.test(message)) {
+      throw yamlError(`exceeded max depth of ${MAX_NESTING_DEPTH}`);
+    }
+    throw yamlError(message);
   }
 }
 
