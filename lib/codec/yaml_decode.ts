@@ -39,12 +39,10 @@ export interface DecodedYaml {
  * ```
  */
 export function decodeYaml(text: string): DecodedYaml {
-  let events: Event[];
-  let docs: unknown[];
   try {
-    events = parseEvents(text, { maxDepth: MAX_NESTING_DEPTH });
+    const events = parseEvents(text, { maxDepth: MAX_NESTING_DEPTH });
     const duplicateFields = walk(text, events);
-    docs = constructFromEvents(events, { source: text, json: true, schema: CORE_SCHEMA });
+    const docs = constructFromEvents(events, { source: text, json: true, schema: CORE_SCHEMA });
     if (docs.length > 1) throw yamlError("the body holds more than one YAML document");
     return { value: docs.length ? docs[0] : null, duplicateFields };
   } catch (err) {
@@ -69,14 +67,16 @@ interface Frame {
   path: string;
   /** For mappings: the next scalar is a key. */
   expectKey: boolean;
-  /** For mappings: the key whose value comes next; for sequences: the next index. */
+  /** For mappings: the key whose value comes next. */
   key: string;
+  /** For sequences: the index of the next item. */
   index: number;
   /** Nodes in this collection so far, aliases counted as what they expand to. */
   size: number;
   anchor?: string;
   /** A collection used as a mapping key: its contents are no field. */
   isKey: boolean;
+  /** The document around the top node (whose path is empty). */
   document?: boolean;
 }
 
