@@ -167,9 +167,13 @@ export function isValidLabelValue(value: string): string[] {
 /** Names that would break a URL path. */
 const NAME_MAY_NOT_BE = [".", ".."];
 const NAME_MAY_NOT_CONTAIN = ["/", "%"];
+/** C0 and C1 control characters and DEL: they break log lines and file names (NUL). */
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /**
- * Checks that a name can be one segment of a URL path: not `.` or `..`, no `/` or `%`. With
+ * Checks that a name can be one segment of a URL path: not `.` or `..`, no `/` or `%`, and,
+ * beyond kube's rule, no control character or unpaired surrogate (neither can be stored). With
  * `prefix` (a generateName) only the characters are checked, since more follow.
  */
 export function validatePathSegmentName(
@@ -185,6 +189,8 @@ export function validatePathSegmentName(
   for (const bad of NAME_MAY_NOT_CONTAIN) {
     if (name.includes(bad)) errs.push(`may not contain '${bad}'`);
   }
+  if (CONTROL.test(name)) errs.push("may not contain control characters");
+  if (!name.isWellFormed()) errs.push("may not contain unpaired surrogates");
   return errs;
 }
 

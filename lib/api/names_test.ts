@@ -141,6 +141,12 @@ table("validatePathSegmentName", (v) => validatePathSegmentName(v), [
   ["a/b", ["may not contain '/'"]],
   ["a%b", ["may not contain '%'"]],
   ["a/%", ["may not contain '/'", "may not contain '%'"]],
+  ["a\u0000b", ["may not contain control characters"]],
+  ["a\nb", ["may not contain control characters"]],
+  ["\u001b[31mred", ["may not contain control characters"]],
+  ["a\u007fb", ["may not contain control characters"]],
+  ["a\ud800b", ["may not contain unpaired surrogates"]],
+  ["caf\u00e9 \ud83d\ude00", []],
 ]);
 
 Deno.test("validatePathSegmentName with prefix checks only characters", () => {

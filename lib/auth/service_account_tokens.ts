@@ -111,7 +111,7 @@ export class ServiceAccountTokens {
    * with the same uid (`lookup` gives the account's uid, undefined when it is gone).
    */
   authenticator(
-    lookup: (namespace: string, name: string) => Promise<string | undefined>,
+    lookup: AccountLookup,
     audiences = this.defaultAudiences,
   ): Authenticator {
     return {
@@ -119,13 +119,14 @@ export class ServiceAccountTokens {
         const token = bearerToken(req);
         // Only JWTs of our issuer are ours to look at; others (an OIDC issuer's) skip the
         // signature check, which costs far more than reading the claims.
-        if (!token || !this.#isOurs(token)) return undefined;
+        if (!token || !this.isOurs(token)) return undefined;
         return await this.verify(token, lookup, audiences);
       },
     };
   }
 
-  #isOurs(token: string): boolean {
+  /** Whether a token names us as its issuer (its signature is not checked). */
+  isOurs(token: string): boolean {
     try {
       return decodeJwt(token).iss === this.issuer;
     } catch {
@@ -136,19 +137,41 @@ export class ServiceAccountTokens {
   /** The user a token stands for, undefined when it is not a valid token of ours. */
   async verify(
     token: string,
-    lookup: (namespace: string, name: string) => Promise<string | undefined>,
+    lookup: AccountLookup,
     audiences = this.defaultAudiences,
   ): Promise<UserInfo | undefined> {
+    return (await this.review(token, lookup, audiences)).user;
+  }
+
+  /**
+   * A token checked for a TokenReview: the user, and the token's audiences that are among
+   * `audiences` (at least one must be); or why the token is not valid.
+   */
+  async review(
+    token: string,
+    lookup: AccountLookup,
+    audiences: string[],
+  ): Promise<{ user?: UserInfo; audiences: string[]; error?: string }> {
+    const invalid = { audiences: [], error: "invalid bearer token" };
     let payload;
     try {
       ({ payload } = await jwtVerify(token, this.#verifyingKey, {
         issuer: this.issuer,
-        audience: audiences,
         algorithms: [ALG],
         clockTolerance: LEEWAY_SECONDS,
       }));
     } catch {
-      return undefined;
+      return invalid;
+    }
+    const tokenAudiences = typeof payload.aud === "string" ? [payload.aud] : payload.aud ?? [];
+    const shared = tokenAudiences.filter((a) => audiences.includes(a));
+    if (!shared.length) {
+      return {
+        audiences: [],
+        error: `token audiences ${goQuoted(tokenAudiences)} is invalid for the target audiences ${
+          goQuoted(audiences)
+        }`,
+      };
     }
     const claim = payload["kubernetes.io"] as
       | { namespace?: string; serviceaccount?: { name?: string; uid?: string } }
@@ -156,17 +179,26 @@ export class ServiceAccountTokens {
     const namespace = claim?.namespace;
     const name = claim?.serviceaccount?.name;
     const uid = claim?.serviceaccount?.uid;
-    if (!namespace || !name || !uid) return undefined;
-    if ((await lookup(namespace, name)) !== uid) return undefined;
+    if (!namespace || !name || !uid) return invalid;
+    if ((await lookup(namespace, name)) !== uid) return invalid;
     const extra: Record<string, string[]> = {};
     if (payload.jti) extra["authentication.kubernetes.io/credential-id"] = [`JTI=${payload.jti}`];
-    return {
+    const user = {
       username: serviceAccountUsername(namespace, name),
       uid,
       groups: [...serviceAccountGroups(namespace), "system:authenticated"],
       extra,
     };
+    return { user, audiences: shared };
   }
+}
+
+/** The uid of a service account, undefined when it does not exist. */
+export type AccountLookup = (namespace: string, name: string) => Promise<string | undefined>;
+
+/** A list as Go's `%q` prints a string slice: `["a" "b"]`. */
+export function goQuoted(list: string[]): string {
+  return `[${list.map((s) => JSON.stringify(s)).join(" ")}]`;
 }
 
 /** The public half of an EC private key (through a JWK without `d`). */

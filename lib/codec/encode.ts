@@ -1,10 +1,12 @@
 /** Serializing response bodies and parsing request bodies (JSON, YAML, protobuf). */
 
-import { parse as parseYaml } from "yaml";
 import { badRequest } from "../api/errors.ts";
 import type { Encoding } from "./negotiate.ts";
 import { decodeObject, encodeObject } from "./protobuf/mod.ts";
 import { emitYaml } from "./yaml_emit.ts";
+import { decodeYaml } from "./yaml_decode.ts";
+import { duplicateFields } from "./json_duplicates.ts";
+import { jsonTooDeep, MAX_NESTING_DEPTH } from "../api/nesting.ts";
 
 export function encodeBody(
   value: unknown,
@@ -18,11 +20,21 @@ export function encodeBody(
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
+/** A decoded request body. */
+export interface DecodedBody {
+  value: unknown;
+  /** Paths of keys repeated within one object, in document order (for field validation).
+   * Found on demand: for JSON it takes a second pass over the text. */
+  duplicateFields(): string[];
+}
+
+const NONE = () => [];
+
 /** Parses a request body given as bytes; malformed input is 400 saying what and where. */
-export function decodeBytes(bytes: Uint8Array, encoding: Encoding): unknown {
+export function decodeBytes(bytes: Uint8Array, encoding: Encoding): DecodedBody {
   if (encoding === "protobuf") {
     try {
-      return decodeObject(bytes);
+      return { value: decodeObject(bytes), duplicateFields: NONE };
     } catch (err) {
       throw badRequest(`error decoding the protobuf body: ${(err as Error).message}`);
     }
@@ -36,27 +48,34 @@ export function decodeBytes(bytes: Uint8Array, encoding: Encoding): unknown {
   return decodeBody(text, encoding);
 }
 
-/** Parses a request body; malformed input is 400 with the parser's reason. */
-export function decodeBody(text: string, encoding: Encoding): unknown {
-  if (encoding === "yaml") {
-    // JSON is YAML, and JSON.parse is many times faster than the YAML parser: try it first on
-    // what looks like a JSON object (kubectl and most clients send JSON as apply bodies).
-    if (text.trimStart().startsWith("{")) {
-      try {
-        return JSON.parse(text);
-      } catch { /* YAML flow mapping, or invalid: the YAML parser decides */ }
-    }
-    try {
-      return parseYaml(text);
-    } catch (err) {
-      throw badRequest(`error converting YAML to JSON: ${(err as Error).message.split("\n")[0]}`);
-    }
-  }
+/**
+ * Parses a JSON or YAML request body in time linear in its size; malformed input and nesting
+ * deeper than {@link MAX_NESTING_DEPTH} are 400.
+ */
+export function decodeBody(text: string, encoding: Encoding): DecodedBody {
+  // JSON is YAML, and JSON.parse is many times faster than the YAML parser: try it first on
+  // what looks like a JSON object (kubectl and most clients send JSON as apply bodies).
+  if (encoding === "yaml" && !text.trimStart().startsWith("{")) return yamlBody(text);
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (err) {
-    throw badRequest(
-      `couldn't get version/kind; json parse error: ${(err as Error).message}`,
-    );
+    // A YAML flow mapping, or invalid: the YAML parser decides.
+    if (encoding === "yaml") return yamlBody(text);
+    throw badRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
   }
+  // JSON.parse does not recurse, but what handles the value later does.
+  if (jsonTooDeep(text)) {
+    throw encoding === "yaml"
+      ? badRequest(
+        `error converting YAML to JSON: yaml: exceeded max depth of ${MAX_NESTING_DEPTH}`,
+      )
+      : badRequest("couldn't get version/kind; json parse error: exceeded max depth");
+  }
+  return { value, duplicateFields: () => duplicateFields(text, value) };
+}
+
+function yamlBody(text: string): DecodedBody {
+  const { value, duplicateFields } = decodeYaml(text);
+  return { value, duplicateFields: () => duplicateFields };
 }

@@ -9,6 +9,7 @@ import type { FieldError } from "../api/errors.ts";
 import type { Authenticator } from "../auth/authenticator.ts";
 import type { Attributes, Authorizer } from "../auth/authorizer.ts";
 import type { ServiceAccountTokens } from "../auth/service_account_tokens.ts";
+import type { TokenReviewer } from "../auth/token_review.ts";
 
 /** A JSON object as it travels through the server. */
 // deno-lint-ignore no-explicit-any
@@ -93,6 +94,8 @@ export interface Strategy {
 export interface ReviewServices {
   authorizer: Authorizer;
   authenticator: Authenticator;
+  /** TokenReview: a token checked against audiences (default: the API server's). */
+  reviewToken: TokenReviewer;
   serviceAccountTokens?: ServiceAccountTokens;
 }
 

@@ -6,6 +6,7 @@
  */
 
 import { badRequest } from "../api/errors.ts";
+import { MAX_NESTING_DEPTH, valueTooDeep } from "../api/nesting.ts";
 import { applyJsonPatch } from "../patch/json_patch.ts";
 import { applyMergePatch } from "../patch/merge_patch.ts";
 import { applyStrategicMergePatch } from "../patch/strategic.ts";
@@ -35,6 +36,11 @@ export function patchedObject(
   }
   if (!out || typeof out !== "object" || Array.isArray(out)) {
     throw badRequest(`the patched object must be a JSON object, not ${kindOfJson(out)}`);
+  }
+  // A patch may add a deep value deep inside the object: the result must fit the limit that
+  // decoding a body of it would.
+  if (valueTooDeep(out)) {
+    throw badRequest(`the patched object exceeded max depth of ${MAX_NESTING_DEPTH}`);
   }
   return out as KubeObject;
 }

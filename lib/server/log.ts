@@ -11,6 +11,23 @@ export interface Logger {
   error(msg: string, ...extra: unknown[]): void;
 }
 
+/** Control characters (C0, DEL, C1) and the Unicode line and paragraph separators. */
+// deno-lint-ignore no-control-regex
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+const SHORT: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+/**
+ * A log line with every control character escaped (`\n`, `\u001b`): what a request carries
+ * (names, paths, error messages) can neither start a forged line nor drive the terminal.
+ * Backslashes are left alone, so an escape in the output is ambiguous with a literal one.
+ */
+export function escapeControl(line: string): string {
+  return line.replace(
+    UNSAFE,
+    (c) => SHORT[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
 function format(extra: unknown[]): string {
   return extra.map((
     e,
@@ -26,7 +43,7 @@ export function createLogger(
   const at = (l: LogLevel) => (msg: string, ...extra: unknown[]) => {
     if (ORDER[l] < ORDER[level]) return;
     const tail = extra.length ? ` ${format(extra)}` : "";
-    sink(`${new Date().toISOString()} ${l.toUpperCase().padEnd(5)} ${msg}${tail}`);
+    sink(escapeControl(`${new Date().toISOString()} ${l.toUpperCase().padEnd(5)} ${msg}${tail}`));
   };
   return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
 }

@@ -38,6 +38,7 @@ import { CsrController, loadSignerConfig } from "../certificates/controller.ts";
 import { certificateSigningRequests } from "../registry/builtin/certificates.ts";
 import { isControllerEnabled } from "../config/server_config.ts";
 import { SERVICE_ACCOUNT_ISSUER, ServiceAccountTokens } from "../auth/service_account_tokens.ts";
+import { tokenReviewer } from "../auth/token_review.ts";
 import { builtinDefinitions } from "../registry/builtin/mod.ts";
 import type { ResourceDefinition } from "../registry/definition.ts";
 import { ResourceRegistry } from "../registry/generic.ts";
@@ -301,14 +302,15 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
   const openapi = new CatalogueOpenAPI(catalogue, () => crdController.schemas());
   const serviceAccounts = registries.get(catalogue.lookup("", "v1", "serviceaccounts")!)!;
   const serviceAccountTokens = await ServiceAccountTokens.open(dataDir);
+  const lookupServiceAccount = async (namespace: string, name: string) => {
+    const sa = await serviceAccounts.get(namespace, name).catch(() => undefined);
+    return sa?.metadata?.uid;
+  };
   const authenticator = unionAuthenticator([
     // Certificates first, as kube's x509 authenticator comes before tokens.
     ...(front ? [clientCertificateAuthenticator(front.clientOf)] : []),
     tokenAuthenticator(tokens),
-    serviceAccountTokens.authenticator(async (namespace, name) => {
-      const sa = await serviceAccounts.get(namespace, name).catch(() => undefined);
-      return sa?.metadata?.uid;
-    }),
+    serviceAccountTokens.authenticator(lookupServiceAccount),
     // JWT issuers last: each skips tokens of other issuers after one decode.
     ...(authnConfig ? [authnConfig] : []),
   ]);
@@ -353,7 +355,15 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
         maxBodyBytes,
         watchList: featureGates.get("WatchList") ?? false,
         minRequestTimeoutS: opts.minRequestTimeoutSeconds ?? 1800,
-        reviews: { authorizer, authenticator, serviceAccountTokens },
+        reviews: {
+          authorizer,
+          authenticator,
+          reviewToken: tokenReviewer(authenticator, {
+            tokens: serviceAccountTokens,
+            lookup: lookupServiceAccount,
+          }),
+          serviceAccountTokens,
+        },
       }),
     }),
   });

@@ -42,6 +42,7 @@ import {
   WATCH_EVENT,
 } from "./messages.ts";
 import { ProtobufError, Reader, WIRE_BYTES, WIRE_FIXED64, WIRE_VARINT, Writer } from "./wire.ts";
+import { jsonTooDeep, MAX_NESTING_DEPTH } from "../../api/nesting.ts";
 
 export { ProtobufError } from "./wire.ts";
 export { toKubeApiVersion, toPlatformApiVersion } from "./messages.ts";
@@ -914,12 +915,18 @@ function decodeSpecial(r: Reader, desc: MessageDescriptor, depth: number): unkno
         if (depth + 1 >= MAX_OBJECT_DEPTH) r.fail("objects nested too deeply");
         return decodeTop(raw, {}, depth + 1);
       }
+      let json: unknown;
+      let text = "";
       try {
-        return JSON.parse(textDecoder.decode(raw));
+        text = textDecoder.decode(raw);
+        json = JSON.parse(text);
       } catch {
         r.fail("raw bytes are neither a protobuf object nor JSON");
       }
-      break;
+      if (jsonTooDeep(text, MAX_NESTING_DEPTH - r.level)) {
+        r.fail(`exceeded max depth of ${MAX_NESTING_DEPTH}`);
+      }
+      return json;
     }
     case "stringList": {
       const items: string[] = [];

@@ -1,4 +1,5 @@
 import { assert, assertEquals } from "../../../tests/assert.ts";
+import { MAX_NESTING_DEPTH } from "../../api/nesting.ts";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
@@ -663,3 +664,40 @@ Deno.test({
     assertEquals(JSON.stringify(extract(PROTO_ROOT), null, 2) + "\n", committed);
   },
 });
+
+Deno.test("protobuf decode refuses messages and raw JSON nested past the limit", () => {
+  // A CRD whose schema nests `properties` n levels: each level is two messages deep.
+  const schema = (n: number): JsonObject =>
+    n === 0 ? { type: "string" } : { type: "object", properties: { a: schema(n - 1) } };
+  const crd = (n: number): JsonObject => ({
+    apiVersion: "apiextensions.platform.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: "deep.example.com" },
+    spec: { versions: [{ name: "v1", schema: { openAPIV3Schema: schema(n) } }] },
+  });
+  assertEquals(decodeObject(encodeObject(crd(100))).kind, "CustomResourceDefinition");
+  assertThrows(
+    () => decodeObject(encodeObject(crd(MAX_NESTING_DEPTH))),
+    ProtobufError,
+    "exceeded max depth",
+  );
+  // WatchEvent{type: "A", object: {raw: <JSON nested past the limit>}}
+  const json = new TextEncoder().encode(
+    `${"[".repeat(MAX_NESTING_DEPTH)}${"]".repeat(MAX_NESTING_DEPTH)}`,
+  );
+  const raw = [0x0a, ...varint(json.length), ...json];
+  const event = [0x0a, 0x01, 0x41, 0x12, ...varint(raw.length), ...raw];
+  const body = new Uint8Array([...MAGIC, 0x12, ...varint(event.length), ...event]);
+  assertThrows(
+    () => decodeObject(body, { as: { apiVersion: "v1", kind: "WatchEvent" } }),
+    ProtobufError,
+    "exceeded max depth",
+  );
+});
+
+function varint(n: number): number[] {
+  const out: number[] = [];
+  for (; n >= 0x80; n >>>= 7) out.push((n & 0x7f) | 0x80);
+  out.push(n);
+  return out;
+}

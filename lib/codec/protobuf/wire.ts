@@ -3,6 +3,8 @@
  * checked and throws {@link ProtobufError} on truncated or malformed input.
  */
 
+import { MAX_NESTING_DEPTH } from "../../api/nesting.ts";
+
 /** A malformed protobuf input (the HTTP layer answers it with 400). */
 export class ProtobufError extends Error {
   override name = "ProtobufError";
@@ -169,6 +171,8 @@ export class Writer {
 /** Reads protobuf wire data from a byte range; `where` names the message for error messages. */
 export class Reader {
   pos: number;
+  /** How many readers this one is nested in: messages nest, and decoding them recurses. */
+  level = 0;
   #where: string;
   #parent: Reader | undefined;
 
@@ -189,7 +193,12 @@ export class Reader {
    * only put together when an error message needs it).
    */
   static nested(parent: Reader, name: string, start: number, end: number): Reader {
-    return new Reader(parent.buf, name, start, end, parent);
+    if (parent.level >= MAX_NESTING_DEPTH) {
+      parent.fail(`exceeded max depth of ${MAX_NESTING_DEPTH}`);
+    }
+    const r = new Reader(parent.buf, name, start, end, parent);
+    r.level = parent.level + 1;
+    return r;
   }
 
   /** What is being read, for error messages. */

@@ -238,16 +238,14 @@ export const tokenReviews = computed(AUTHENTICATION, "TokenReview", "tokenreview
   async review(o, ctx) {
     const token = o.spec?.token;
     if (!token) throw badRequest("token is required for TokenReview in authentication");
-    const audiences: string[] = o.spec?.audiences?.length
-      ? o.spec.audiences
-      : ctx.services.serviceAccountTokens?.defaultAudiences ?? [];
-    const req = new Request("https://localhost/", {
-      headers: { Authorization: `Bearer ${token}` },
-    });
-    const user = await ctx.services.authenticator.authenticate(req);
-    const status: KubeObject = user
-      ? { authenticated: true, user: userInfoObject(user), audiences }
-      : { authenticated: false, user: {}, error: "invalid bearer token" };
+    const audiences = o.spec?.audiences;
+    if (audiences !== undefined && !isStringList(audiences)) {
+      throw badRequest("spec.audiences must be a list of strings");
+    }
+    const res = await ctx.services.reviewToken(token, audiences);
+    const status: KubeObject = res.user
+      ? { authenticated: true, user: userInfoObject(res.user), audiences: res.audiences }
+      : { authenticated: false, user: {}, error: res.error };
     return { metadata: o.metadata ?? {}, spec: o.spec, status };
   },
 });
@@ -314,3 +312,7 @@ export const reviewDefinitions = [
   selfSubjectReviews,
   tokenReviews,
 ];
+
+function isStringList(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every((a) => typeof a === "string");
+}

@@ -7,7 +7,6 @@
 
 import { badRequest, type FieldError, invalid, unsupportedMediaType } from "../../api/errors.ts";
 import { decodeBody } from "../../codec/encode.ts";
-import { duplicateFields } from "../../codec/json_duplicates.ts";
 import { negotiateOutput } from "../../codec/negotiate.ts";
 import type { PatchType } from "../../registry/generic.ts";
 import { managerFromUserAgent, validateFieldManager } from "../../apply/mod.ts";
@@ -80,10 +79,11 @@ export async function patchHandler(ctx: RequestContext, scope: ResourceScope): P
   const text = await readBody(ctx, scope.maxBodyBytes);
   if (!text.trim()) throw badRequest("the body of the request is empty: a patch is required");
   // An apply configuration is YAML (JSON is YAML); the other patch types are JSON.
-  const body = decodeBody(text, type === "apply" ? "yaml" : "json");
-  const duplicates = type !== "json" && text.trimStart().startsWith("{") &&
-      fieldValidation !== "Ignore"
-    ? duplicateFields(text, body)
+  const decoded = decodeBody(text, type === "apply" ? "yaml" : "json");
+  const body = decoded.value;
+  // A JSON patch's operations are no object fields.
+  const duplicates = type !== "json" && fieldValidation !== "Ignore"
+    ? decoded.duplicateFields()
     : [];
   const { namespace, name, subresource } = ctx.info;
   const res = await scope.registry.patch(

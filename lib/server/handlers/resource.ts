@@ -59,6 +59,7 @@ export interface ResourceRouterDeps {
 const NO_REVIEW_SERVICES: ReviewServices = {
   authorizer: alwaysAllow,
   authenticator: { authenticate: () => undefined },
+  reviewToken: () => Promise.resolve({ audiences: [], error: "invalid bearer token" }),
 };
 
 export function resourceHandler(deps: ResourceRouterDeps) {

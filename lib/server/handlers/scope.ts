@@ -12,8 +12,7 @@ import {
   unsupportedMediaType,
 } from "../../api/errors.ts";
 import { managerFromUserAgent, validateFieldManager } from "../../apply/mod.ts";
-import { decodeBody, decodeBytes } from "../../codec/encode.ts";
-import { duplicateFields } from "../../codec/json_duplicates.ts";
+import { decodeBody, decodeBytes, type DecodedBody } from "../../codec/encode.ts";
 import { PROTOBUF, requestEncoding } from "../../codec/negotiate.ts";
 import type { KubeObject, StrategyContext } from "../../registry/definition.ts";
 import type { FieldValidation, ResourceRegistry } from "../../registry/generic.ts";
@@ -85,7 +84,7 @@ function decodeUtf8(bytes: Uint8Array): string {
 /** A decoded object body and the keys its text repeats. */
 export interface ObjectBody {
   object: KubeObject;
-  /** Paths of repeated keys (JSON; YAML refuses them while parsing). Empty under Ignore. */
+  /** Paths of repeated keys. Empty under Ignore. */
   duplicateFields: string[];
 }
 
@@ -93,7 +92,7 @@ export interface ObjectBody {
 export async function readDecoded(
   ctx: RequestContext,
   scope: ResourceScope,
-): Promise<{ value: unknown; text?: string } | undefined> {
+): Promise<DecodedBody | undefined> {
   const contentType = ctx.req.headers.get("Content-Type");
   const encoding = requestEncoding(contentType, { protobuf: scope.protobuf });
   const bytes = await readBodyBytes(ctx, scope.maxBodyBytes);
@@ -106,11 +105,11 @@ export async function readDecoded(
     ]);
   }
   if (encoding === "protobuf") {
-    return bytes.length ? { value: decodeBytes(bytes, encoding) } : undefined;
+    return bytes.length ? decodeBytes(bytes, encoding) : undefined;
   }
   const text = decodeUtf8(bytes);
   if (!text.trim()) return undefined;
-  return { value: decodeBody(text, encoding), text: encoding === "json" ? text : undefined };
+  return decodeBody(text, encoding);
 }
 
 /** Reads and decodes an object body (JSON, YAML or protobuf by Content-Type). */
@@ -124,12 +123,8 @@ export async function readObject(ctx: RequestContext, scope: ResourceScope): Pro
   if (ctx.kubeSpelling && body.apiVersion === toKubeApiVersion(scope.registry.apiVersion)) {
     body.apiVersion = scope.registry.apiVersion;
   }
-  // Repeated keys are visible only in JSON text (YAML refuses them while parsing).
-  const wanted = decoded.text !== undefined && fieldValidationOf(ctx) !== "Ignore";
-  return {
-    object: body as KubeObject,
-    duplicateFields: wanted ? duplicateFields(decoded.text!, body) : [],
-  };
+  const wanted = fieldValidationOf(ctx) !== "Ignore";
+  return { object: body as KubeObject, duplicateFields: wanted ? decoded.duplicateFields() : [] };
 }
 
 /** The body's namespace must match the path's; an empty one is defaulted from the path. */
