@@ -27,6 +27,7 @@ import { applyFigures } from "./apply.ts";
 import { encodingFigures, encodingRows } from "./encodings.ts";
 import { pagingFigures, watchFigures } from "./watch.ts";
 import { haveWrk, wrk, type WrkRequest } from "./wrk.ts";
+import { limitsFigures } from "./limits.ts";
 import { authFigures } from "./auth.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -1036,14 +1037,57 @@ async function authRows(
   ];
 }
 
-/** `deno task bench --only=auth`: the access-control figures alone. */
-async function authMain(): Promise<void> {
+/** The rows of the request-limit figures (bench/limits.ts). */
+async function limitsRows(
+  tmp: string,
+  track: (c: Child) => Child,
+  trackApi: (a: Api) => Api,
+  problems: string[],
+): Promise<Row[]> {
+  const f = await limitsFigures({
+    dir: `${tmp}/limits`,
+    start: async (dataDir, flags) => {
+      const child = track(
+        await spawnServer([
+          "main.ts",
+          "serve",
+          "--data-dir",
+          dataDir,
+          "--secure-port",
+          "0",
+          ...flags,
+        ], dataDir),
+      );
+      const api = trackApi(await apiFor(child, true));
+      return { api, stop: async () => void await stopServer(child, "SIGTERM", "limits server") };
+    },
+    measure: (api, concurrency, ms, req) => measure(api, concurrency, ms, req),
+    ms: 3000 * T,
+    note,
+  });
+  problems.push(...f.problems);
+  const row = (figure: string, value: number, baseline: number): Row => ({
+    figure,
+    value: fmt(value),
+    baseline: `limits off ${fmt(baseline)}`,
+    ratio: `${fmt(value / baseline, 2)}×`,
+    target: "—",
+    met: "—",
+  });
+  return [
+    row("GETs/s, 32 clients, in-flight limits on", f.getsLimited, f.getsUnlimited),
+    row("durable creates/s, 32 clients, in-flight limits on", f.createsLimited, f.createsUnlimited),
+  ];
+}
+
+/** `deno task bench --only=auth` or `--only=limits`: those figures alone. */
+async function onlyMain(rowsOf: typeof authRows): Promise<void> {
   const tmp = await Deno.makeTempDir({ prefix: "platform-bench-" });
   const children: Child[] = [];
   const clients: Deno.HttpClient[] = [];
   const problems: string[] = [];
   try {
-    const rows = await authRows(
+    const rows = await rowsOf(
       tmp,
       (c) => (children.push(c), c),
       (a) => (clients.push(a.client), a),
@@ -1057,4 +1101,10 @@ async function authMain(): Promise<void> {
   }
 }
 
-if (import.meta.main) await (Deno.args.includes("--only=auth") ? authMain() : main());
+if (import.meta.main) {
+  await (Deno.args.includes("--only=auth")
+    ? onlyMain(authRows)
+    : Deno.args.includes("--only=limits")
+    ? onlyMain(limitsRows)
+    : main());
+}
