@@ -163,10 +163,19 @@ async function serve(config: ServerConfig): Promise<number> {
 
   let stopping = false;
   const stop = (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      // A second signal: the operator does not want to wait.
+      logger.warn(`received ${signal} again: exiting now`);
+      Deno.exit(1);
+    }
     stopping = true;
     logger.info(`received ${signal}: shutting down`);
     server.close().then(() => logger.info("stopped"));
+    // The grace period bounds the stop, whatever is still running after it.
+    setTimeout(() => {
+      logger.error("shutdown took longer than --shutdown-timeout + 10s: exiting");
+      Deno.exit(1);
+    }, config.shutdownTimeout + 10_000);
   };
   Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
   Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
