@@ -7,22 +7,11 @@
  * the same run. Authorization is `AlwaysAllow` on both, so only the limits differ.
  */
 
-import type { AuthServer } from "./auth.ts";
+import type { AuthOptions, AuthServer } from "./auth.ts";
 import type { Api } from "./watch.ts";
-import type { WrkRequest } from "./wrk.ts";
 
-export interface LimitsOptions {
-  dir: string;
-  start(dataDir: string, flags: string[]): Promise<AuthServer>;
-  measure(
-    api: Api,
-    concurrency: number,
-    ms: number,
-    req: WrkRequest & { expected: number },
-  ): Promise<{ perSec: number; errors: number; firstError?: string }>;
-  ms: number;
-  note: (msg: string) => void;
-}
+/** Servers with extra flags and a load client, as bench/auth.ts takes them. */
+export type LimitsOptions = AuthOptions;
 
 export interface LimitsFigures {
   getsLimited: number;

@@ -28,7 +28,7 @@ import { encodingFigures, encodingRows } from "./encodings.ts";
 import { pagingFigures, watchFigures } from "./watch.ts";
 import { haveWrk, wrk, type WrkRequest } from "./wrk.ts";
 import { limitsFigures } from "./limits.ts";
-import { authFigures } from "./auth.ts";
+import { authFigures, type AuthOptions } from "./auth.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -975,6 +975,27 @@ async function printTable(rows: Row[], problems: string[]): Promise<void> {
   if (problems.length) console.log(`\nproblems:\n${problems.map((p) => `- ${p}`).join("\n")}`);
 }
 
+/** What bench/auth.ts and bench/limits.ts need: servers started with extra flags, wrk. */
+function serverPairOptions(
+  dir: string,
+  label: string,
+  track: (c: Child) => Child,
+  trackApi: (a: Api) => Api,
+): AuthOptions {
+  return {
+    dir,
+    start: async (dataDir, flags) => {
+      const args = ["main.ts", "serve", "--data-dir", dataDir, "--secure-port", "0", ...flags];
+      const child = track(await spawnServer(args, dataDir));
+      const api = trackApi(await apiFor(child, true));
+      return { api, stop: async () => void await stopServer(child, "SIGTERM", label) };
+    },
+    measure: (api, concurrency, ms, req) => measure(api, concurrency, ms, req),
+    ms: 3000 * T,
+    note,
+  };
+}
+
 /** RBAC vs AlwaysAllow and JWT vs static token (bench/auth.ts), as table rows. */
 async function authRows(
   tmp: string,
@@ -982,27 +1003,7 @@ async function authRows(
   trackApi: (a: Api) => Api,
   problems: string[],
 ): Promise<Row[]> {
-  const auth = await authFigures({
-    dir: `${tmp}/auth`,
-    start: async (dataDir, flags) => {
-      const child = track(
-        await spawnServer([
-          "main.ts",
-          "serve",
-          "--data-dir",
-          dataDir,
-          "--secure-port",
-          "0",
-          ...flags,
-        ], dataDir),
-      );
-      const api = trackApi(await apiFor(child, true));
-      return { api, stop: async () => void await stopServer(child, "SIGTERM", "auth server") };
-    },
-    measure: (api, concurrency, ms, req) => measure(api, concurrency, ms, req),
-    ms: 3000 * T,
-    note,
-  });
+  const auth = await authFigures(serverPairOptions(`${tmp}/auth`, "auth server", track, trackApi));
   problems.push(...auth.problems);
   const ok = auth.problems.length === 0;
   const rbacCost = 1 - auth.rbacPerSec / auth.allowPerSec;
@@ -1044,27 +1045,9 @@ async function limitsRows(
   trackApi: (a: Api) => Api,
   problems: string[],
 ): Promise<Row[]> {
-  const f = await limitsFigures({
-    dir: `${tmp}/limits`,
-    start: async (dataDir, flags) => {
-      const child = track(
-        await spawnServer([
-          "main.ts",
-          "serve",
-          "--data-dir",
-          dataDir,
-          "--secure-port",
-          "0",
-          ...flags,
-        ], dataDir),
-      );
-      const api = trackApi(await apiFor(child, true));
-      return { api, stop: async () => void await stopServer(child, "SIGTERM", "limits server") };
-    },
-    measure: (api, concurrency, ms, req) => measure(api, concurrency, ms, req),
-    ms: 3000 * T,
-    note,
-  });
+  const f = await limitsFigures(
+    serverPairOptions(`${tmp}/limits`, "limits server", track, trackApi),
+  );
   problems.push(...f.problems);
   const row = (figure: string, value: number, baseline: number): Row => ({
     figure,
