@@ -13,6 +13,7 @@ import { authorizationFilter } from "./filters/authorization.ts";
 import { compressionFilter } from "./filters/compression.ts";
 import { impersonationFilter } from "./filters/impersonation.ts";
 import { bodyLimitFilter } from "./filters/limits.ts";
+import { methodFilter } from "./filters/method.ts";
 import { requestInfoOf } from "./request_info.ts";
 import { errorResponse } from "./respond.ts";
 import type { Logger } from "./log.ts";
@@ -33,7 +34,10 @@ export function buildHandlerChain(
   deps: ChainDeps,
 ): (req: Request, signal: AbortSignal) => Promise<Response> {
   const filters: Filter[] = [
-    // Authentication first: everything after it may rely on ctx.user.
+    // Unknown methods before anything: no one authenticates or authorizes a method that
+    // names no verb.
+    methodFilter(),
+    // Authentication next: everything after it may rely on ctx.user.
     authenticationFilter(deps.authenticator, deps.anonymous),
     // Impersonation after authentication (the caller must be known and allowed to
     // impersonate) and before authorization, which then judges the impersonated user.
@@ -55,15 +59,16 @@ export function buildHandlerChain(
     try {
       const url = new URL(req.url);
       // Every field from the start: filters that fill them in then keep one object shape.
+      const info = requestInfoOf(req.method, url);
       ctx = {
         req,
         url,
-        info: requestInfoOf(req.method, url),
+        info,
         warnings: [],
         signal,
         user: undefined,
         authorizer: undefined,
-        kubeSpelling: undefined,
+        kubeSpelling: info.kubeSpelling,
       };
       return await handler(ctx);
     } catch (err) {
