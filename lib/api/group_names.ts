@@ -1,37 +1,57 @@
 /**
  * Our API groups are Kubernetes' with `k8s.io` read as `platform.io`
  * (`certificates.k8s.io` is served as `certificates.platform.io`). Kubernetes' typed clients
- * (kubectl's `auth can-i`, `create token`) and its fixtures use the upstream spelling; these
- * convert apiVersions between the two.
+ * (kubectl's `auth can-i`, `create token`) and its fixtures use the upstream spelling, so each
+ * built-in group has two spellings; the `platform.io` one is canonical. Every other group,
+ * custom ones ending in `k8s.io` included, has exactly one spelling.
  */
+
+/** The built-in API groups, in the canonical spelling: those serving resources, and `meta` and
+ * `apidiscovery`, whose kinds (Table, the options kinds, discovery documents) are not resources.
+ * The core group (`""`) has one spelling. */
+export const BUILTIN_GROUPS: ReadonlySet<string> = new Set([
+  "apidiscovery.platform.io",
+  "apiextensions.platform.io",
+  "authentication.platform.io",
+  "authorization.platform.io",
+  "certificates.platform.io",
+  "coordination.platform.io",
+  "events.platform.io",
+  "meta.platform.io",
+  "rbac.authorization.platform.io",
+]);
+
+const KUBE_SUFFIX = ".k8s.io";
+const PLATFORM_SUFFIX = ".platform.io";
+
+/**
+ * The canonical spelling of `group`: `certificates.k8s.io` -> `certificates.platform.io` for
+ * the built-in groups; any other group unchanged (`widgets.k8s.io` stays as it is).
+ */
+export function canonicalGroup(group: string): string {
+  if (!group.endsWith(KUBE_SUFFIX)) return group;
+  const platform = `${group.slice(0, -KUBE_SUFFIX.length)}${PLATFORM_SUFFIX}`;
+  return BUILTIN_GROUPS.has(platform) ? platform : group;
+}
+
+/** Whether `group` is a built-in group in either spelling (`rbac.authorization.k8s.io`). */
+export function isBuiltinGroup(group: string): boolean {
+  return BUILTIN_GROUPS.has(canonicalGroup(group));
+}
 
 /** `certificates.k8s.io/v1` -> `certificates.platform.io/v1`; other apiVersions unchanged. */
 export function toPlatformApiVersion(apiVersion: string): string {
-  return renameGroup(apiVersion, "k8s.io", "platform.io");
+  const slash = apiVersion.indexOf("/");
+  if (slash < 0) return apiVersion;
+  return `${canonicalGroup(apiVersion.slice(0, slash))}${apiVersion.slice(slash)}`;
 }
 
-/** `certificates.platform.io/v1` -> `certificates.k8s.io/v1` (the upstream spelling). */
+/** `certificates.platform.io/v1` -> `certificates.k8s.io/v1` (the upstream spelling) for the
+ * built-in groups; other apiVersions unchanged. */
 export function toKubeApiVersion(apiVersion: string): string {
-  return renameGroup(apiVersion, "platform.io", "k8s.io");
-}
-
-/** `authorization.k8s.io` -> `authorization.platform.io`; other group names unchanged. */
-export function toPlatformGroup(group: string): string {
-  return group === "k8s.io"
-    ? "platform.io"
-    : group.endsWith(".k8s.io")
-    ? `${group.slice(0, -".k8s.io".length)}.platform.io`
-    : group;
-}
-
-function renameGroup(apiVersion: string, from: string, to: string): string {
   const slash = apiVersion.indexOf("/");
   if (slash < 0) return apiVersion;
   const group = apiVersion.slice(0, slash);
-  const renamed = group === from
-    ? to
-    : group.endsWith(`.${from}`)
-    ? `${group.slice(0, -from.length)}${to}`
-    : group;
-  return `${renamed}${apiVersion.slice(slash)}`;
+  if (!BUILTIN_GROUPS.has(group)) return apiVersion;
+  return `${group.slice(0, -PLATFORM_SUFFIX.length)}${KUBE_SUFFIX}${apiVersion.slice(slash)}`;
 }

@@ -700,6 +700,21 @@ export function parseFieldSelector(
   allowed: Set<string> | readonly string[],
 ): FieldSelector {
   const supported = allowed instanceof Set ? allowed : new Set(allowed);
+  const selector = parseFieldSelectorSyntax(s);
+  for (const r of selector.requirements) {
+    if (!supported.has(r.field)) throw badRequest(`field label not supported: ${r.field}`);
+  }
+  return selector;
+}
+
+/**
+ * Parses a field selector without checking its fields against a resource's: what request
+ * parsing reads before the resource is known. Values are kept exactly as sent (unescaped,
+ * never trimmed), as {@link parseFieldSelector} keeps them.
+ *
+ * @throws {StatusError} 400 BadRequest as {@link parseFieldSelector}, but for the fields.
+ */
+export function parseFieldSelectorSyntax(s: string): FieldSelector {
   const terms = splitTerms(s).sort();
   const reqs: FieldRequirement[] = [];
   for (const term of terms) {
@@ -708,9 +723,6 @@ export function parseFieldSelector(
     if (!parts) throw badRequest(`invalid selector: '${s}'; can't understand '${term}'`);
     const [field, op, raw] = parts;
     reqs.push({ field, operator: op === "!=" ? "!=" : "=", value: unescapeFieldValue(raw) });
-  }
-  for (const r of reqs) {
-    if (!supported.has(r.field)) throw badRequest(`field label not supported: ${r.field}`);
   }
   return new FieldSelector(reqs);
 }

@@ -10,6 +10,7 @@
  */
 
 import type { FieldError } from "../api/errors.ts";
+import { canonicalGroup, isBuiltinGroup } from "../api/group_names.ts";
 import { isDNS1123Subdomain } from "../api/names.ts";
 import type { KubeObject } from "../registry/definition.ts";
 import { validateStructuralSchema } from "./structural.ts";
@@ -94,6 +95,15 @@ export function validateCustomResourceDefinition(crd: KubeObject): FieldError[] 
       field: "spec.group",
       value: group,
       detail: "should be a domain with at least one dot",
+    });
+  } else if (isBuiltinGroup(group)) {
+    // Either spelling names the built-in group: a CRD there would shadow or alias its
+    // resources (`clusterrolebindings.rbac.authorization.k8s.io`).
+    errs.push({
+      type: "Invalid",
+      field: "spec.group",
+      value: group,
+      detail: `must not be a built-in API group (${canonicalGroup(group)})`,
     });
   }
 

@@ -4,8 +4,11 @@
  *
  * One decision:
  * 1. The request becomes a SubjectAccessReview spec in kube's v1 JSON shape (empty fields left
- *    out). The match conditions see it as `request`: all true → go on; any false → no opinion
- *    without a call (a false wins over errors); otherwise an error → the failure policy.
+ *    out; a built-in group in its one canonical spelling, `certificates.platform.io`, however
+ *    the client spelled it: request parsing and access reviews canonicalize it before any
+ *    authorizer). The match conditions see it as `request`: all true → go on; any false → no
+ *    opinion without a call (a false wins over errors); otherwise an error → the failure
+ *    policy.
  * 2. A cached answer for the same spec is used while fresh: allowed answers for
  *    `authorizedTTL`, others for `unauthorizedTTL`. Failures are not cached.
  * 3. Otherwise the review goes to the webhook as `authorization.k8s.io/<version>` (kube's group

@@ -15,6 +15,7 @@ import { impersonationFilter } from "./filters/impersonation.ts";
 import { bodyLimitFilter } from "./filters/limits.ts";
 import { inFlightFilter } from "./filters/inflight.ts";
 import { requestTimeoutFilter } from "./filters/timeout.ts";
+import { methodFilter } from "./filters/method.ts";
 import { requestInfoOf } from "./request_info.ts";
 import { errorResponse } from "./respond.ts";
 import type { Logger } from "./log.ts";
@@ -39,6 +40,9 @@ export function buildHandlerChain(
   deps: ChainDeps,
 ): (req: Request, signal: AbortSignal) => Promise<Response> {
   const filters: Filter[] = [
+    // Unknown methods before anything: no one authenticates or authorizes a method that
+    // names no verb.
+    methodFilter(),
     // The deadline covers everything after it, authentication and webhooks included.
     requestTimeoutFilter(deps.requestTimeoutMs),
     // Authentication next: everything after it may rely on ctx.user.
@@ -65,15 +69,16 @@ export function buildHandlerChain(
     try {
       const url = new URL(req.url);
       // Every field from the start: filters that fill them in then keep one object shape.
+      const info = requestInfoOf(req.method, url);
       ctx = {
         req,
         url,
-        info: requestInfoOf(req.method, url),
+        info,
         warnings: [],
         signal,
         user: undefined,
         authorizer: undefined,
-        kubeSpelling: undefined,
+        kubeSpelling: info.kubeSpelling,
       };
       return await handler(ctx);
     } catch (err) {

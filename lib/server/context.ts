@@ -26,7 +26,8 @@ export interface RequestContext {
    */
   authorizer?: Authorizer;
   /** The client addressed the API group by its Kubernetes name (`certificates.k8s.io`), as
-   * kube's typed clients do: bodies are read and answered in that spelling. */
+   * kube's typed clients do: bodies are read and answered in that spelling. From the request
+   * info (which holds the canonical group), or a review body in that spelling. */
   kubeSpelling?: boolean;
   /** Aborted when the client goes away or the server shuts down. */
   signal: AbortSignal;

@@ -1,6 +1,7 @@
 /**
  * Request info: what a URL path and method address. Computed once, first in the chain, so
- * that authentication, authorization, audit and handlers all read the same answer.
+ * that authentication, authorization, audit and handlers all read the same answer; nothing
+ * after it reads the group, namespace, name or verb from the URL again.
  *
  * Resource paths:
  *   /api/v1[/watch]/{resource}[/{name}[/{subresource}]]
@@ -8,32 +9,57 @@
  *   /apis/{group}/{version}/… (same shapes)
  * Everything else (/version, /healthz, /openapi/v3, /api, /apis, /apis/{group}) is a
  * non-resource request.
+ *
+ * Verbs are kube's: GET and HEAD are get (named), list or watch (`?watch=`); POST create; PUT
+ * update; PATCH patch; DELETE delete (named) or deletecollection; the `/watch/` prefix is watch
+ * whatever the method. No other method names a verb (the chain answers them 405 first).
  */
 
 import type { Verb } from "../registry/definition.ts";
+import { canonicalGroup } from "../api/group_names.ts";
+import { validatePathSegmentName } from "../api/names.ts";
+import { parseFieldSelectorSyntax } from "../api/selectors.ts";
 
 export interface RequestInfo {
   isResourceRequest: boolean;
   /** The URL path, as sent. */
   path: string;
   /** Kubernetes verb: get/list/watch/create/update/patch/delete/deletecollection for resource
-   * requests; the lowercase HTTP method for others. */
+   * requests (`""` for OPTIONS); the lowercase HTTP method for others. */
   verb: Verb | string;
   apiPrefix: "api" | "apis" | "";
+  /** The API group in its canonical spelling (`certificates.k8s.io` is read as
+   * `certificates.platform.io`, see lib/api/group_names.ts): every authorizer, handler and
+   * log sees this one. */
   group: string;
+  /** The client spelled a built-in group as Kubernetes does (`certificates.k8s.io`): answers
+   * use that spelling. */
+  kubeSpelling: boolean;
   version: string;
+  /** The namespace segment; for the namespace object's own paths (`namespaces/{name}`,
+   * `namespaces/{name}/status`) its name, as kube reports it. */
   namespace: string;
+  /** The resource was addressed under `namespaces/{namespace}/`: only a namespaced resource
+   * exists there. */
+  namespaced: boolean;
   resource: string;
   subresource: string;
+  /** The name in the path. */
   name: string;
+  /**
+   * A list or watch whose `fieldSelector` pins one `metadata.name`: that name, as the selector
+   * reads it (never trimmed). The request is authorized as one on that name, as kube does.
+   */
+  selectedName: string;
   /** The legacy `/watch/` prefix was used. */
   legacyWatch: boolean;
 }
 
 const NAMESPACE_SUBRESOURCES = new Set(["status", "finalize"]);
 
+/** kube reads any value of `watch` but `0` and `false` (in any case) as true. */
 function isWatchParam(v: string | null): boolean {
-  return v === "1" || v === "true";
+  return v !== null && v !== "0" && v.toLowerCase() !== "false";
 }
 
 /** Parses a request's method and URL into a {@link RequestInfo}. Never throws. */
@@ -45,11 +71,14 @@ export function requestInfoOf(method: string, url: URL): RequestInfo {
     verb: method.toLowerCase(),
     apiPrefix: "",
     group: "",
+    kubeSpelling: false,
     version: "",
     namespace: "",
+    namespaced: false,
     resource: "",
     subresource: "",
     name: "",
+    selectedName: "",
     legacyWatch: false,
   };
   const parts: string[] = [];
@@ -68,7 +97,8 @@ export function requestInfoOf(method: string, url: URL): RequestInfo {
   } else if (parts[0] === "apis") {
     if (parts.length < 4) return info; // /apis, /apis/g, /apis/g/v are discovery
     info.apiPrefix = "apis";
-    info.group = parts[1];
+    info.group = canonicalGroup(parts[1]);
+    info.kubeSpelling = info.group !== parts[1];
     info.version = parts[2];
     rest = parts.slice(3);
   } else {
@@ -79,40 +109,59 @@ export function requestInfoOf(method: string, url: URL): RequestInfo {
     info.legacyWatch = true;
     rest = rest.slice(1);
   }
-  // namespaces/{ns}/{resource}… addresses a namespaced resource; namespaces[/{name}[/{sub}]]
-  // addresses the namespaces resource itself.
-  // The namespace object's own subresources (status, finalize) are not resources in it.
+  // namespaces/{ns}/{resource}… addresses a resource in a namespace; namespaces[/{name}[/{sub}]]
+  // the namespaces resource itself, whose own subresources (status, finalize) are not resources
+  // in it.
   if (rest[0] === "namespaces" && rest.length >= 2) {
-    info.namespace = rest[1]; // the namespace object is "in" itself, as kube reports it
-    if (rest.length >= 3 && !NAMESPACE_SUBRESOURCES.has(rest[2])) rest = rest.slice(2);
+    info.namespace = rest[1];
+    if (rest.length >= 3 && !NAMESPACE_SUBRESOURCES.has(rest[2])) {
+      rest = rest.slice(2);
+      info.namespaced = true;
+    }
   }
   info.resource = rest[0] ?? "";
   info.name = rest[1] ?? "";
   info.subresource = rest.slice(2).join("/");
-  if (info.resource === "namespaces" && !info.name) info.namespace = "";
+  info.verb = resourceVerb(method, info, url);
+  if ((info.verb === "list" || info.verb === "watch") && !info.legacyWatch) {
+    info.selectedName = selectedNameOf(url);
+  }
+  return info;
+}
 
-  const watch = info.legacyWatch || isWatchParam(queryParam(url, "watch"));
+function resourceVerb(method: string, info: RequestInfo, url: URL): Verb | "" {
+  if (info.legacyWatch) return "watch";
   switch (method) {
     case "GET":
     case "HEAD":
-      info.verb = watch ? "watch" : info.name ? "get" : "list";
-      break;
+      // As kube: `watch` counts only without a name (a named GET is a get).
+      if (info.name) return "get";
+      return isWatchParam(queryParam(url, "watch")) ? "watch" : "list";
     case "POST":
-      info.verb = "create";
-      break;
+      return "create";
     case "PUT":
-      info.verb = "update";
-      break;
+      return "update";
     case "PATCH":
-      info.verb = "patch";
-      break;
+      return "patch";
     case "DELETE":
-      info.verb = info.name ? "delete" : "deletecollection";
-      break;
+      return info.name ? "delete" : "deletecollection";
     default:
-      info.verb = method.toLowerCase();
+      return "";
   }
-  return info;
+}
+
+/** The name `fieldSelector=metadata.name=…` pins, if it is one that could be a path segment;
+ * `""` otherwise (or when the selector does not parse: the handler answers that). */
+function selectedNameOf(url: URL): string {
+  const selector = queryParam(url, "fieldSelector");
+  if (!selector) return "";
+  let name: string | undefined;
+  try {
+    name = parseFieldSelectorSyntax(selector).requiresExactMatch("metadata.name");
+  } catch {
+    return "";
+  }
+  return name !== undefined && validatePathSegmentName(name).length === 0 ? name : "";
 }
 
 /** A query parameter of `url`, or null. A URL without a query, as most requests have, is not

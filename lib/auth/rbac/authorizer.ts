@@ -17,7 +17,7 @@
  * ```
  */
 
-import { toPlatformGroup } from "../../api/group_names.ts";
+import { canonicalGroup } from "../../api/group_names.ts";
 import type { ResourceRegistry } from "../../registry/generic.ts";
 import { Informer } from "../../registry/informer.ts";
 import type { UserInfo } from "../../server/context.ts";
@@ -136,10 +136,10 @@ function field(s: string | undefined): string {
 }
 
 function decide(index: PolicyIndex, a: Attributes): AuthorizationResult {
-  // Rules name groups in the platform spelling (see rules.ts); so must the request.
-  const request = a.resourceRequest && a.apiGroup?.endsWith("k8s.io")
-    ? { ...a, apiGroup: toPlatformGroup(a.apiGroup) }
-    : a;
+  // Rules name groups in the canonical spelling (see rules.ts); so must the request. Requests
+  // and reviews come canonical; a direct caller may not.
+  const group = a.resourceRequest ? canonicalGroup(a.apiGroup ?? "") : "";
+  const request = group !== (a.apiGroup ?? "") ? { ...a, apiGroup: group } : a;
   let allowedBy: (() => string) | undefined;
   const errors: string[] = [];
   index.visitRulesFor(a.user, a.namespace ?? "", (v) => {

@@ -98,10 +98,11 @@ export async function checkBindingWrite(
   const ref: RoleRef = obj.roleRef ?? { kind: "", name: "" };
   const roleResource = ROLE_RESOURCES[ref.kind];
   if (roleResource) {
+    // roleRef.apiGroup is the RBAC group in either spelling (validated); ask in one.
     const bind = {
       verb: "bind",
       resourceRequest: true,
-      apiGroup: ref.apiGroup ?? "",
+      apiGroup: RBAC_GROUP,
       resource: roleResource,
       name: ref.name,
       namespace,

@@ -9,12 +9,14 @@
  *   names never allows a create, or a list without a `metadata.name` field selector);
  * - nonResourceURLs: the path exactly, `*`, or a prefix ending in `*` (`/apis/*`).
  *
- * Group names are compared in the platform spelling: the server serves every built-in group
+ * Group names are compared in their canonical spelling: the server serves every built-in group
  * under both `*.platform.io` and Kubernetes' `*.k8s.io` names, and kube's typed clients address
- * the latter, so a rule in either spelling means the same group ({@link normalizeRule}).
+ * the latter, so a rule in either spelling means the same built-in group
+ * ({@link normalizeRule}). Other groups have one spelling: `widgets.k8s.io` is not
+ * `widgets.platform.io`.
  */
 
-import { toPlatformGroup } from "../../api/group_names.ts";
+import { canonicalGroup } from "../../api/group_names.ts";
 import type { Attributes } from "../authorizer.ts";
 
 /** A rule of a Role or ClusterRole, as stored (`rules[]`). */
@@ -26,18 +28,18 @@ export interface PolicyRule {
   nonResourceURLs?: string[];
 }
 
-/** A rule with every list present and its groups in the platform spelling. */
+/** A rule with every list present and its groups in the canonical spelling. */
 export type NormalRule = Required<PolicyRule>;
 
 /** The wildcard of every rule field. */
 export const ALL = "*";
 
-/** `rule` with every list present and groups respelled (`rbac.authorization.k8s.io` ->
- * `rbac.authorization.platform.io`); a new object. */
+/** `rule` with every list present and built-in groups respelled (`rbac.authorization.k8s.io`
+ * -> `rbac.authorization.platform.io`); a new object. */
 export function normalizeRule(rule: PolicyRule): NormalRule {
   return {
     verbs: strings(rule.verbs),
-    apiGroups: strings(rule.apiGroups).map(toPlatformGroup),
+    apiGroups: strings(rule.apiGroups).map(canonicalGroup),
     resources: strings(rule.resources),
     resourceNames: strings(rule.resourceNames),
     nonResourceURLs: strings(rule.nonResourceURLs),
@@ -48,7 +50,7 @@ function strings(list: unknown): string[] {
   return Array.isArray(list) ? list.filter((s): s is string => typeof s === "string") : [];
 }
 
-/** Whether `rule` allows the request. `a.apiGroup` must be in the platform spelling. */
+/** Whether `rule` allows the request. `a.apiGroup` must be in the canonical spelling. */
 export function ruleAllows(a: Attributes, rule: NormalRule): boolean {
   if (!verbMatches(rule, a.verb)) return false;
   if (!a.resourceRequest) return nonResourceURLMatches(rule, a.path ?? "");

@@ -40,6 +40,22 @@ const CASES: [PolicyRule, Attributes, boolean][] = [
     resource("get", "coordination.platform.io", "leases"),
     true,
   ],
+  // Custom groups have one spelling.
+  [
+    { verbs: ["get"], apiGroups: ["widgets.k8s.io"], resources: ["widgets"] },
+    resource("get", "widgets.platform.io", "widgets"),
+    false,
+  ],
+  [
+    { verbs: ["get"], apiGroups: ["widgets.platform.io"], resources: ["widgets"] },
+    resource("get", "widgets.k8s.io", "widgets"),
+    false,
+  ],
+  [
+    { verbs: ["get"], apiGroups: ["widgets.k8s.io"], resources: ["widgets"] },
+    resource("get", "widgets.k8s.io", "widgets"),
+    true,
+  ],
   // resources and subresources
   [{ verbs: ["get"], apiGroups: [""], resources: ["*"] }, resource("get", "", "pods"), true],
   [

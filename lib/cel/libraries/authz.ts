@@ -7,6 +7,7 @@
  */
 
 import type { CelValue } from "@bufbuild/cel";
+import { canonicalGroup } from "../../api/group_names.ts";
 import { nameIsDNSLabel, nameIsDNSSubdomain } from "../../api/names.ts";
 import { AUTHZ_CHECK_COST } from "../cost.ts";
 import type { Library, Overload } from "../library.ts";
@@ -195,7 +196,7 @@ export const authz: Library = {
         decide(c.subject, {
           verb,
           resourceRequest: true,
-          apiGroup: c.group,
+          apiGroup: canonicalGroup(c.group),
           resource: c.resource,
           subresource: c.subresource,
           namespace: c.namespace,

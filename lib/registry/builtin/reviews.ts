@@ -8,6 +8,7 @@
 
 import { badRequest, type FieldError } from "../../api/errors.ts";
 import type { Attributes } from "../../auth/authorizer.ts";
+import { canonicalGroup } from "../../api/group_names.ts";
 import {
   DEFAULT_EXPIRATION_SECONDS,
   MIN_EXPIRATION_SECONDS,
@@ -91,7 +92,8 @@ function attributesOf(spec: KubeObject, user: UserInfo): Attributes {
       verb: r.verb ?? "",
       resourceRequest: true,
       namespace: r.namespace ?? "",
-      apiGroup: r.group ?? "",
+      // Authorizers see one spelling of a built-in group, as for requests.
+      apiGroup: canonicalGroup(r.group ?? ""),
       apiVersion: r.version ?? "",
       resource: r.resource ?? "",
       subresource: r.subresource ?? "",

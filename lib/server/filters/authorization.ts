@@ -66,19 +66,10 @@ function attributesOf(ctx: RequestContext, user: UserInfo, verb: string): Attrib
     apiVersion: info.version,
     resource: info.resource,
     subresource: info.subresource,
-    name: info.name || nameOfListedObject(ctx),
+    // A list or watch of one object by name is authorized on that name, as kube does, so
+    // resourceNames rules allow watching their object.
+    name: info.name || info.selectedName,
   };
-}
-
-/** A list or watch of one object by name (`fieldSelector=metadata.name=x`) is authorized on
- * that name, as kube does, so resourceNames rules allow watching their object. */
-function nameOfListedObject(ctx: RequestContext): string | undefined {
-  if (ctx.info.verb !== "list" && ctx.info.verb !== "watch") return undefined;
-  for (const term of ctx.url.searchParams.get("fieldSelector")?.split(",") ?? []) {
-    const m = /^\s*metadata\.name\s*==?\s*(.*?)\s*$/.exec(term);
-    if (m) return m[1];
-  }
-  return undefined;
 }
 
 /** kube's message: `User "u" cannot list resource "configmaps" in API group "" in the

@@ -7,7 +7,6 @@ import { methodNotAllowed, notFound, StatusError } from "../../api/errors.ts";
 import type { Catalogue } from "../../registry/catalogue.ts";
 import type { ResourceRegistry } from "../../registry/generic.ts";
 import type { ResourceDefinition, ReviewServices, Verb } from "../../registry/definition.ts";
-import { toPlatformGroup } from "../../api/group_names.ts";
 import { alwaysAllow } from "../../auth/authorizer.ts";
 import { reviewHandler } from "./review.ts";
 import type { RequestContext } from "../context.ts";
@@ -82,25 +81,23 @@ export function resourceHandler(deps: ResourceRouterDeps) {
   };
   return async (ctx: RequestContext): Promise<Response> => {
     const info = ctx.info;
-    let def = deps.catalogue.lookup(info.group, info.version, info.resource);
-    if (!def && toPlatformGroup(info.group) !== info.group) {
-      // kube's typed clients (`kubectl auth can-i`, `kubectl certificate approve`) address
-      // groups by their upstream names and decode only those: serve them there too, in that
-      // spelling. Discovery does not list these aliases.
-      def = deps.catalogue.lookup(toPlatformGroup(info.group), info.version, info.resource);
-      if (def?.customResource) def = undefined;
-      if (def) ctx.kubeSpelling = true;
-    }
-    if (!def) throw pathNotFound();
+    // The group is canonical (request_info.ts): a built-in group's Kubernetes spelling finds
+    // the same definition, answered in that spelling; a custom resource has one spelling.
+    const def = deps.catalogue.lookup(info.group, info.version, info.resource);
+    if (!def || (def.customResource && info.kubeSpelling)) throw pathNotFound();
     if (def.deprecationWarning) ctx.warnings.push(def.deprecationWarning);
     const verb = info.verb as Verb;
-    const isNamespaceObject = def.plural === "namespaces" && !def.group;
-    const hasNamespace = info.namespace !== "" && !isNamespaceObject;
-    if (!def.namespaced && hasNamespace) throw pathNotFound();
-    if (def.namespaced && !hasNamespace) {
+    // A cluster-scoped resource does not exist under a namespace (kube: 404), whatever a
+    // Role in that namespace grants on it.
+    if (!def.namespaced && info.namespaced) throw pathNotFound();
+    if (def.namespaced && !info.namespaced) {
       // Across all namespaces only list and watch exist.
       if (info.name) throw pathNotFound();
       if (verb !== "list" && verb !== "watch") throw methodNotAllowed();
+    }
+    // The /watch/ prefix is watch whatever the method; only GET serves it.
+    if (info.legacyWatch && ctx.req.method !== "GET" && ctx.req.method !== "HEAD") {
+      throw methodNotAllowed();
     }
     const computed = info.subresource ? def.computedSubresources?.[info.subresource] : undefined;
     if (computed) {
@@ -115,7 +112,9 @@ export function resourceHandler(deps: ResourceRouterDeps) {
     } else if (!def.verbs.includes(verb)) {
       throw methodNotAllowed();
     }
-    if (info.legacyWatch && verb !== "watch") throw methodNotAllowed();
+    // Objects are created by POST to their collection; a named path has no POST (kube: 405),
+    // so a create authorized on one name never makes an object of another.
+    if (verb === "create" && info.name && !info.subresource) throw methodNotAllowed();
     if (def.review) {
       return await reviewHandler(ctx, scopeOf(deps.registries.get(def)!), { services });
     }

@@ -16,6 +16,7 @@
  */
 
 import { badRequest, expired, StatusError } from "../../api/errors.ts";
+import { FieldSelector } from "../../api/selectors.ts";
 import { negotiateOutput } from "../../codec/negotiate.ts";
 import { parseIncludeObject, toTable } from "../../codec/table.ts";
 import { toPartial } from "../../codec/partial.ts";
@@ -119,9 +120,18 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
   const o = readOptionsOf(q, { watch: true, watchList: scope.watchList });
   let filter = parseFilter(def, q.get("labelSelector"), q.get("fieldSelector"));
   if (ctx.info.name) {
-    // A watch on one object (/watch/…/{name}) is a watch on its name.
-    const byName = parseFilter(def, null, `metadata.name=${ctx.info.name}`);
-    filter = { ...filter, fields: byName?.fields };
+    // A watch on one object (/watch/…/{name}) is a watch on its name, which it was authorized
+    // as: a field selector may only repeat that name (kube's rule and message).
+    const fields = filter?.fields;
+    if (fields && fields.requiresExactMatch("metadata.name") !== ctx.info.name) {
+      throw badRequest("fieldSelector metadata.name doesn't match requested name");
+    }
+    if (!fields) {
+      const byName = new FieldSelector([
+        { field: "metadata.name", operator: "=", value: ctx.info.name },
+      ]);
+      filter = { ...filter, fields: byName };
+    }
   }
   const timeoutS = timeoutOf(q, scope.minRequestTimeoutS);
   const current = () => registry.currentRevision();
