@@ -27,7 +27,12 @@ import { Journal } from "./journal/journal.ts";
 import type { JournalRecord } from "./journal/record.ts";
 import { ObjectFiles, type ObjectWritePolicy } from "./objects.ts";
 import type { KeyValue, StoreEvent } from "./store.ts";
-import { type ReadValue, StoredValues, type ValueTransformer } from "./transformer.ts";
+import {
+  type ReadValue,
+  StoredValues,
+  unreadableReason,
+  type ValueTransformer,
+} from "./transformer.ts";
 
 /** What {@link recover} needs. */
 export interface RecoveryOptions {
@@ -172,7 +177,7 @@ export async function recover(dir: string, opts: RecoveryOptions): Promise<Recov
       cutoff: opts.clock.now() - opts.historyRetentionMs,
       eventOf,
     });
-    reader.warn(logger);
+    reader.warn(logger, state);
     return {
       state: { kvs: state.values(), revision: current, ...history },
       journal,
@@ -225,16 +230,13 @@ class ValueReader {
   readonly #transformer: ValueTransformer | undefined;
   readonly #staleFiles = new Set<string>();
   readonly #staleRevisions = new Set<number>();
-  readonly #unreadable = new Map<string, string>();
 
   constructor(transformer: ValueTransformer | undefined) {
     this.#transformer = transformer;
   }
 
   #read(key: string, stored: string): ReadValue {
-    const r = this.#transformer!.fromStorage(key, stored);
-    if (r.error !== undefined && !this.#unreadable.has(key)) this.#unreadable.set(key, r.error);
-    return r;
+    return this.#transformer!.fromStorage(key, stored);
   }
 
   /** The object files with their values read. */
@@ -275,14 +277,22 @@ class ValueReader {
     return stale;
   }
 
-  /** One warning for every value that could not be read. */
-  warn(logger: StoreLogger): void {
-    if (this.#unreadable.size === 0) return;
-    const [key, reason] = this.#unreadable.entries().next().value!;
+  /** One warning for all the live values that cannot be read. */
+  warn(logger: StoreLogger, state: Map<string, KeyValue>): void {
+    if (!this.#transformer) return;
+    let count = 0;
+    let first: [string, string] | undefined;
+    for (const [key, kv] of state) {
+      const reason = unreadableReason(kv.value);
+      if (reason === undefined) continue;
+      count++;
+      first ??= [key, reason];
+    }
+    if (!first) return;
     logger.warn(
-      `storage: the stored values of ${this.#unreadable.size} keys cannot be read with the ` +
-        `encryption configuration; reading them fails until a key that decrypts them is ` +
-        `configured (first: "${key}": ${reason})`,
+      `storage: the stored values of ${count} keys cannot be read with the encryption ` +
+        `configuration; reading them fails until a key that decrypts them is configured ` +
+        `(first: "${first[0]}": ${first[1]})`,
     );
   }
 }
