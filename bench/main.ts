@@ -28,6 +28,7 @@ import { encodingFigures, encodingRows } from "./encodings.ts";
 import { pagingFigures, watchFigures } from "./watch.ts";
 import { haveWrk, wrk, type WrkRequest } from "./wrk.ts";
 import { authFigures } from "./auth.ts";
+import { encryptionFigures } from "./encryption.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -724,6 +725,8 @@ async function main(): Promise<void> {
     await stopServer(wServer, "SIGKILL");
     // RBAC vs AlwaysAllow, JWT vs static token, on servers of their own.
     const access = await authRows(tmp, track, trackApi, problems);
+    // aesgcm vs identity for Secrets, on servers of their own.
+    const atRest = await encryptionRows(tmp, track, trackApi, problems);
 
     // The table.
     const ratio = (v: number, b: number, pct = false) =>
@@ -930,7 +933,7 @@ async function main(): Promise<void> {
         met: yes(perItemRatio <= 2 && pagingOk),
       },
     );
-    rows.push(...access);
+    rows.push(...access, ...atRest);
     for (
       const [label, r] of [
         ["creates 1", creates1],
@@ -1036,14 +1039,63 @@ async function authRows(
   ];
 }
 
-/** `deno task bench --only=auth`: the access-control figures alone. */
-async function authMain(): Promise<void> {
+/** Secrets with aesgcm vs identity (bench/encryption.ts), as table rows. */
+async function encryptionRows(
+  tmp: string,
+  track: (c: Child) => Child,
+  trackApi: (a: Api) => Api,
+  problems: string[],
+): Promise<Row[]> {
+  const enc = await encryptionFigures({
+    dir: `${tmp}/encryption`,
+    start: async (dataDir, flags) => {
+      const child = track(
+        await spawnServer([
+          "main.ts",
+          "serve",
+          "--data-dir",
+          dataDir,
+          "--secure-port",
+          "0",
+          ...flags,
+        ], dataDir),
+      );
+      const api = trackApi(await apiFor(child, true));
+      return {
+        api,
+        stop: async () => void await stopServer(child, "SIGTERM", "encryption server"),
+      };
+    },
+    measure: (api, concurrency, ms, req) => measure(api, concurrency, ms, req),
+    ms: 3000 * T,
+    note,
+  });
+  problems.push(...enc.problems);
+  const ok = enc.problems.length === 0;
+  const row = (figure: string, value: number, baseline: number): Row => ({
+    figure,
+    value: fmt(value),
+    baseline: `identity ${fmt(baseline)}`,
+    ratio: fmt(value / baseline, 2),
+    target: "≥ 0.8",
+    met: ok && value / baseline >= 0.8 ? "yes" : "**no**",
+  });
+  return [
+    row("Secret creates/s, 32 clients, aesgcm at rest", enc.createsAesgcm, enc.createsIdentity),
+    row("Secret gets/s, 32 clients, aesgcm at rest", enc.getsAesgcm, enc.getsIdentity),
+  ];
+}
+
+/** `deno task bench --only=auth` / `--only=encryption`: those figures alone. */
+async function onlyMain(
+  figures: typeof authRows,
+): Promise<void> {
   const tmp = await Deno.makeTempDir({ prefix: "platform-bench-" });
   const children: Child[] = [];
   const clients: Deno.HttpClient[] = [];
   const problems: string[] = [];
   try {
-    const rows = await authRows(
+    const rows = await figures(
       tmp,
       (c) => (children.push(c), c),
       (a) => (clients.push(a.client), a),
@@ -1057,4 +1109,10 @@ async function authMain(): Promise<void> {
   }
 }
 
-if (import.meta.main) await (Deno.args.includes("--only=auth") ? authMain() : main());
+if (import.meta.main) {
+  await (Deno.args.includes("--only=auth")
+    ? onlyMain(authRows)
+    : Deno.args.includes("--only=encryption")
+    ? onlyMain(encryptionRows)
+    : main());
+}
