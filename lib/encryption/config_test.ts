@@ -103,3 +103,10 @@ resources: [{resources: [secrets], providers: [{aescbc: {keys: [{name: k, secret
         '--encryption-provider-config: cannot read "/nonexistent/enc.yaml": No such file or directory',
   );
 });
+
+Deno.test("the documented example config/encryption-config.yaml loads", async () => {
+  const example = new URL("../../config/encryption-config.yaml", import.meta.url).pathname;
+  const cfg = await loadEncryptionConfig(example);
+  assert.deepEqual(cfg.rules[0].resources, ["secrets"]);
+  assert.deepEqual(cfg.rules[0].providers.map((p) => p.type), ["aesgcm", "identity"]);
+});
