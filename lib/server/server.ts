@@ -168,7 +168,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
   const temporary = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? await Deno.makeTempDir({ prefix: "platform-" });
   await Deno.mkdir(dataDir, { recursive: true, mode: DIR_MODE });
-  tightenModes(dataDir, logger);
+  tightenModes(dataDir, logger, { entries: ["pki", "store", "admin.kubeconfig"] });
   const hostname = opts.bindAddress ?? "127.0.0.1";
   const maxBodyBytes = opts.maxRequestBodyBytes ?? 3 * 1024 * 1024;
 

@@ -28,6 +28,19 @@ Deno.test("tightenModes: looser modes become 0700/0600, one warning per kind wit
     assert.equal(mode(`${dir}/ok`), 0o400, "a tighter mode stays");
     assert.deepEqual(tightenModes(dir, { warn: (m) => lines.push(m) }), { dirs: 0, files: 0 });
     assert.equal(lines.length, 2);
+
+    // Only the named entries: the rest keeps its mode (the directory itself is closed).
+    Deno.chmodSync(dir, 0o750);
+    Deno.chmodSync(`${dir}/a/b/f1`, 0o755);
+    Deno.writeTextFileSync(`${dir}/mine`, "x");
+    Deno.chmodSync(`${dir}/mine`, 0o644);
+    assert.deepEqual(tightenModes(dir, { warn: () => {} }, { entries: ["mine", "missing"] }), {
+      dirs: 1,
+      files: 1,
+    });
+    assert.equal(mode(dir), 0o700);
+    assert.equal(mode(`${dir}/mine`), 0o600);
+    assert.equal(mode(`${dir}/a/b/f1`), 0o755);
   } finally {
     Deno.removeSync(dir, { recursive: true });
   }
