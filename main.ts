@@ -21,6 +21,7 @@ import { loadAuthenticationConfig } from "./lib/auth/authentication_config.ts";
 import { checkAnonymousFlagConflict } from "./lib/auth/anonymous.ts";
 import { loadAuthorizationConfig } from "./lib/auth/authorization_config.ts";
 import { SERVICE_ACCOUNT_ISSUER } from "./lib/auth/service_account_tokens.ts";
+import { loadEncryptionConfig } from "./lib/encryption/mod.ts";
 
 const USAGE = `platform ${PLATFORM_VERSION}: a small Kubernetes-style API server
 
@@ -102,6 +103,9 @@ async function checkAccessConfigFiles(config: ServerConfig): Promise<void> {
   if (config.authorizationConfig !== undefined) {
     await loadAuthorizationConfig(config.authorizationConfig);
   }
+  if (config.encryptionProviderConfig !== undefined) {
+    await loadEncryptionConfig(config.encryptionProviderConfig);
+  }
 }
 
 async function serve(config: ServerConfig): Promise<number> {
@@ -123,6 +127,7 @@ async function serve(config: ServerConfig): Promise<number> {
       authenticationConfigFile: config.authenticationConfig,
       anonymousAuth: config.anonymousAuth,
       authorizationConfigFile: config.authorizationConfig,
+      encryptionProviderConfigFile: config.encryptionProviderConfig,
       ...clusterSigningFiles(config),
       clusterSigningDurationMs: config.clusterSigningDuration,
       controllers: config.controllers,

@@ -29,6 +29,7 @@ import { pagingFigures, watchFigures } from "./watch.ts";
 import { haveWrk, wrk, type WrkRequest } from "./wrk.ts";
 import { limitsFigures } from "./limits.ts";
 import { authFigures, type AuthOptions } from "./auth.ts";
+import { encryptionFigures } from "./encryption.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -725,6 +726,8 @@ async function main(): Promise<void> {
     await stopServer(wServer, "SIGKILL");
     // RBAC vs AlwaysAllow, JWT vs static token, on servers of their own.
     const access = await authRows(tmp, track, trackApi, problems);
+    // aesgcm vs identity for Secrets, on servers of their own.
+    const atRest = await encryptionRows(tmp, track, trackApi, problems);
 
     // The table.
     const ratio = (v: number, b: number, pct = false) =>
@@ -931,7 +934,7 @@ async function main(): Promise<void> {
         met: yes(perItemRatio <= 2 && pagingOk),
       },
     );
-    rows.push(...access);
+    rows.push(...access, ...atRest);
     for (
       const [label, r] of [
         ["creates 1", creates1],
@@ -1063,7 +1066,41 @@ async function limitsRows(
   ];
 }
 
-/** `deno task bench --only=auth` or `--only=limits`: those figures alone. */
+/** Secrets with aesgcm vs identity (bench/encryption.ts), as table rows. */
+async function encryptionRows(
+  tmp: string,
+  track: (c: Child) => Child,
+  trackApi: (a: Api) => Api,
+  problems: string[],
+): Promise<Row[]> {
+  const enc = await encryptionFigures(
+    serverPairOptions(`${tmp}/encryption`, "encryption server", track, trackApi),
+  );
+  problems.push(...enc.problems);
+  const ok = enc.problems.length === 0;
+  const row = (figure: string, value: number, baseline: number): Row => ({
+    figure,
+    value: fmt(value),
+    baseline: `identity ${fmt(baseline)}`,
+    ratio: fmt(value / baseline, 2),
+    target: "≥ 0.8",
+    met: ok && value / baseline >= 0.8 ? "yes" : "**no**",
+  });
+  return [
+    row("Secret creates/s, 32 clients, aesgcm at rest", enc.createsAesgcm, enc.createsIdentity),
+    row("Secret gets/s, 32 clients, aesgcm at rest", enc.getsAesgcm, enc.getsIdentity),
+    {
+      figure: "aesgcm encryption of one stored Secret (~400 B) in process, µs",
+      value: fmt(enc.encryptMicros, 1),
+      baseline: `decryption ${fmt(enc.decryptMicros, 1)}`,
+      ratio: "—",
+      target: "—",
+      met: "—",
+    },
+  ];
+}
+
+/** `deno task bench --only=auth`, `--only=limits` or `--only=encryption`: those figures alone. */
 async function onlyMain(rowsOf: typeof authRows): Promise<void> {
   const tmp = await Deno.makeTempDir({ prefix: "platform-bench-" });
   const children: Child[] = [];
@@ -1089,5 +1126,7 @@ if (import.meta.main) {
     ? onlyMain(authRows)
     : Deno.args.includes("--only=limits")
     ? onlyMain(limitsRows)
+    : Deno.args.includes("--only=encryption")
+    ? onlyMain(encryptionRows)
     : main());
 }

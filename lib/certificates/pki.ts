@@ -160,8 +160,8 @@ export async function writeFileAtomic(
   data: string | Uint8Array,
   opts: { mode?: number } = {},
 ): Promise<void> {
-  const mode = opts.mode ?? 0o644;
-  await Deno.mkdir(dirname(path), { recursive: true });
+  const mode = opts.mode ?? 0o600;
+  await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const tmp = `${path}.tmp-${crypto.randomUUID().slice(0, 8)}`;
   const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
   try {
@@ -383,7 +383,7 @@ export async function ensurePki(opts: EnsurePkiOptions): Promise<Pki> {
       now: now(),
     });
     await writeFileAtomic(keyPath, made.keyPem, { mode: 0o600 });
-    await writeFileAtomic(certPath, made.certPem, { mode: 0o644 });
+    await writeFileAtomic(certPath, made.certPem, { mode: 0o600 });
     servingCertPem = made.certPem;
     servingKeyPem = made.keyPem;
     generated = true;
@@ -456,7 +456,7 @@ async function ensureCa(dir: string, now: Date, log: (m: string) => void): Promi
   const newKeyPem = await exportPkcs8Pem(keys.privateKey);
   const newCertPem = cert.toString("pem") + "\n";
   await writeFileAtomic(keyPath, newKeyPem, { mode: 0o600 });
-  await writeFileAtomic(certPath, newCertPem, { mode: 0o644 });
+  await writeFileAtomic(certPath, newCertPem, { mode: 0o600 });
   log(`pki: generated cluster CA ${certPath}`);
   return { cert, key: keys.privateKey, certPem: newCertPem, keyPem: newKeyPem, generated: true };
 }

@@ -204,6 +204,14 @@ export const FLAGS: readonly FlagSpec[] = [
     help: "Storage backend: file (durable, under --data-dir) or memory (lost on exit).",
   },
   {
+    name: "encryption-provider-config",
+    field: "encryptionProviderConfig",
+    kind: "path",
+    defaultText: "none: values are stored in clear",
+    help: "EncryptionConfiguration file (apiserver.config.platform.io/v1): the resources the " +
+      "file store encrypts at rest (aescbc, aesgcm, secretbox, identity) and their keys.",
+  },
+  {
     name: "history-retention",
     field: "historyRetention",
     kind: "duration",

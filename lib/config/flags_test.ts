@@ -77,6 +77,7 @@ Deno.test("every flag but --config has a config-file field and help text", () =>
     "runtime-config",
     "feature-gates",
     "storage",
+    "encryption-provider-config",
     "history-retention",
     "controllers",
     "shutdown-timeout",

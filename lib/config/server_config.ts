@@ -76,6 +76,8 @@ export interface ServerConfig {
   anonymousAuth?: boolean;
   /** AuthorizationConfiguration file; absent: RBAC with system:masters as superusers. */
   authorizationConfig?: string;
+  /** EncryptionConfiguration file; absent: values are stored in clear. */
+  encryptionProviderConfig?: string;
   /** CA bundle verifying client certificates; given, client-certificate authentication is on. */
   clientCAFile?: string;
   /** One CA for every well-known signer (both or neither; default: the cluster CA). */
@@ -207,6 +209,7 @@ const fileSchema = z.strictObject({
   authenticationConfig: z.string().optional(),
   anonymousAuth: z.boolean().optional(),
   authorizationConfig: z.string().optional(),
+  encryptionProviderConfig: z.string().optional(),
   clientCAFile: z.string().optional(),
   clusterSigningCertFile: z.string().optional(),
   clusterSigningKeyFile: z.string().optional(),
@@ -251,6 +254,7 @@ const OPTIONAL_PATHS = [
   "tokenAuthFile",
   "authenticationConfig",
   "authorizationConfig",
+  "encryptionProviderConfig",
   "clientCAFile",
   ...SIGNING_FILE_FIELDS,
 ] as const;
@@ -278,6 +282,7 @@ interface Settings {
   authenticationConfig: string;
   anonymousAuth: boolean;
   authorizationConfig: string;
+  encryptionProviderConfig: string;
   clientCAFile: string;
   clusterSigningCertFile: string;
   clusterSigningKeyFile: string;
@@ -369,6 +374,7 @@ export async function loadServerConfig(
     authenticationConfig: pick("authenticationConfig"),
     anonymousAuth: pick("anonymousAuth"),
     authorizationConfig: pick("authorizationConfig"),
+    encryptionProviderConfig: pick("encryptionProviderConfig"),
     clientCAFile: pick("clientCAFile"),
     ...Object.fromEntries(SIGNING_FILE_FIELDS.map((f) => [f, pick(f)])),
     clusterSigningDuration: pick("clusterSigningDuration") ?? DEFAULTS.clusterSigningDuration,
@@ -438,7 +444,13 @@ export async function loadServerConfig(
   if (cfg.tokenAuthFile !== undefined) {
     await checkReadableFile(cfg.tokenAuthFile, where("tokenAuthFile"), shown("tokenAuthFile"));
   }
-  for (const field of ["authenticationConfig", "authorizationConfig"] as const) {
+  for (
+    const field of [
+      "authenticationConfig",
+      "authorizationConfig",
+      "encryptionProviderConfig",
+    ] as const
+  ) {
     const path = cfg[field];
     if (path !== undefined) await checkReadableFile(path, where(field), shown(field));
   }
@@ -490,6 +502,7 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "tokenAuthFile":
     case "authenticationConfig":
     case "authorizationConfig":
+    case "encryptionProviderConfig":
     case "clientCAFile":
     case "clusterSigningCertFile":
     case "clusterSigningKeyFile":

@@ -15,6 +15,7 @@ import {
   type FieldError,
   forbidden,
   type GroupResource,
+  internalError,
   invalid,
   notFound,
   OBJECT_MODIFIED,
@@ -30,6 +31,7 @@ import {
   type StoreEvent,
   type Watch,
 } from "../storage/store.ts";
+import { unreadableReason } from "../storage/transformer.ts";
 import {
   apiVersionOf,
   type KubeObject,
@@ -373,6 +375,10 @@ export class ResourceRegistry {
 
   /** Stored value -> the object in this definition's version, with its resourceVersion. */
   decode(kv: KeyValue): KubeObject {
+    const unreadable = unreadableReason(kv.value);
+    if (unreadable !== undefined) {
+      throw internalError(`unable to transform key ${JSON.stringify(kv.key)}: ${unreadable}`);
+    }
     let obj = JSON.parse(kv.value) as KubeObject;
     if (this.def.storage) obj = this.def.storage.conversion.fromStorage(obj);
     obj.metadata ??= {};
@@ -646,7 +652,11 @@ export class ResourceRegistry {
       ...validateObjectMetaUpdate(obj.metadata, old.metadata),
       ...await this.def.strategy?.validateUpdate?.(obj, old, { ...ctx, subresource }) ?? [],
     ]);
-    if (this.#sameStoredState(obj, old)) return { object: old, warnings };
+    // An unchanged object is not written again, unless its stored form is outdated (another
+    // encryption key): rewriting it is how keys are rotated (kube: `kubectl replace`).
+    if (this.#sameStoredState(obj, old) && !this.#store.isStale?.(kv)) {
+      return { object: old, warnings };
+    }
     const retry = (err: unknown) =>
       !how.conditional && !how.lastAttempt &&
       (isStoreError(err, "Conflict") || isStoreError(err, "NotFound"));

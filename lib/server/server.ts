@@ -7,6 +7,8 @@
 import type { Store } from "../storage/store.ts";
 import { MemoryStore } from "../storage/memory.ts";
 import { FileStore } from "../storage/file.ts";
+import { DIR_MODE, tightenModes } from "../storage/permissions.ts";
+import { EncryptionTransformer, loadEncryptionConfig } from "../encryption/mod.ts";
 import {
   ensureAdminToken,
   ensureContinueKey,
@@ -95,6 +97,9 @@ export interface StartOptions {
    * node:tls front (see tls_front.ts). @default clientCAFile !== undefined
    */
   clientCertAuth?: boolean;
+  /** An EncryptionConfiguration file (`--encryption-provider-config`): which resources the
+   * file store encrypts at rest, with which keys. @default values are stored in clear */
+  encryptionProviderConfigFile?: string;
   /** @default 300000 (5 minutes) */
   historyRetentionMs?: number;
   /** @default 3145728 (3 MiB) */
@@ -162,6 +167,9 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
   const authorizationConfig = opts.authorizationConfigFile
     ? await loadAuthorizationConfig(opts.authorizationConfigFile)
     : undefined;
+  const encryption = opts.encryptionProviderConfigFile
+    ? new EncryptionTransformer(await loadEncryptionConfig(opts.encryptionProviderConfigFile))
+    : undefined;
   const authnConfig = opts.authenticationConfigFile
     ? await AuthenticationConfigReloader.start({
       path: opts.authenticationConfigFile,
@@ -184,7 +192,8 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
 
   const temporary = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? await Deno.makeTempDir({ prefix: "platform-" });
-  await Deno.mkdir(dataDir, { recursive: true });
+  await Deno.mkdir(dataDir, { recursive: true, mode: DIR_MODE });
+  tightenModes(dataDir, logger, { entries: ["pki", "store", "admin.kubeconfig"] });
   const hostname = opts.bindAddress ?? "127.0.0.1";
   const maxBodyBytes = opts.maxRequestBodyBytes ?? 3 * 1024 * 1024;
 
@@ -217,7 +226,12 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
   const historyRetentionMs = opts.historyRetentionMs ?? 5 * 60_000;
   const store: Store = opts.storage === "memory"
     ? new MemoryStore({ historyRetentionMs })
-    : await FileStore.open({ dir: `${dataDir}/store`, historyRetentionMs, logger });
+    : await FileStore.open({
+      dir: `${dataDir}/store`,
+      historyRetentionMs,
+      logger,
+      transformer: encryption,
+    });
 
   // Continue tokens outlive a restart with the data they page through.
   const continueKey = opts.storage === "memory" ? undefined : await ensureContinueKey(dataDir);

@@ -140,6 +140,11 @@ export abstract class Engine implements Store {
   /** Runs after events are applied (in order), before their writers are resolved. */
   protected afterApply(_events: readonly StoreEvent[]): void {}
 
+  /** Whether `kv`'s stored form is outdated (see {@link Store.isStale}); never, in memory. */
+  isStale(_kv: KeyValue): boolean {
+    return false;
+  }
+
   /** Releases the backend; called once by `close` after every write has settled. */
   protected closeBackend(): Promise<void> {
     return Promise.resolve();

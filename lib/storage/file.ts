@@ -24,13 +24,17 @@
  */
 
 import { type Checkpoint, writeCheckpoint } from "./checkpoint.ts";
-import { consoleLogger, type StoreLogger, systemClock } from "./clock.ts";
+import { type Clock, consoleLogger, type StoreLogger, systemClock } from "./clock.ts";
 import { Engine, type EngineOptions, type EngineState } from "./engine.ts";
 import { eventToRecord } from "./journal/event.ts";
 import type { Journal, JournalStats } from "./journal/journal.ts";
 import type { ObjectFiles, ObjectFileStats, ObjectWritePolicy } from "./objects.ts";
+import { DIR_MODE, FILE_MODE } from "./permissions.ts";
 import { recover } from "./recovery.ts";
-import type { StoreEvent } from "./store.ts";
+import type { KeyValue, StoreEvent } from "./store.ts";
+import type { StoredValues, ValueTransformer } from "./transformer.ts";
+
+const DEFAULT_RETENTION_MS = 5 * 60_000;
 
 /** Options of {@link FileStore.open}. */
 export interface FileStoreOptions extends EngineOptions {
@@ -41,7 +45,7 @@ export interface FileStoreOptions extends EngineOptions {
   /** Journal segment size that triggers a new segment. @default 64 MiB */
   segmentBytes?: number;
   /** How often object files are synced, the checkpoint advanced and old segments deleted.
-   * @default 30_000 */
+   * @default min(30_000, max(1_000, historyRetentionMs / 2)) */
   checkpointIntervalMs?: number;
   /** When object files are written in the background (they wait for quiet moments). */
   objectWrites?: ObjectWritePolicy;
@@ -51,6 +55,9 @@ export interface FileStoreOptions extends EngineOptions {
   /** Journal space reserved ahead of the writes, in zero-filled steps of this size, so that
    * most fdatasyncs need no file-system metadata update; 0 disables. @default 4 MiB */
   preallocateBytes?: number;
+  /** Turns values into what the journal and object files hold (encryption at rest) and
+   * back. Memory keeps plain values. @default values are stored as they are */
+  transformer?: ValueTransformer;
 }
 
 /** Counters for tests and metrics. */
@@ -69,6 +76,12 @@ export class FileStore extends Engine {
   readonly #lock: Deno.FsFile;
   readonly #logger: StoreLogger;
   readonly #closeFlushMs: number;
+  readonly #clock: Clock;
+  readonly #retentionMs: number;
+  readonly #checkpointMs: number;
+  readonly #stored: StoredValues;
+  /** Keys whose stored value is not in the form a write would give it now. */
+  readonly #stale: Set<string>;
   #checkpoint: Checkpoint;
   #checkpointing: Promise<number> | undefined;
   #timer: ReturnType<typeof setInterval>;
@@ -80,10 +93,14 @@ export class FileStore extends Engine {
       objects: ObjectFiles;
       lock: Deno.FsFile;
       checkpoint: Checkpoint;
+      stale: Set<string>;
+      stored: StoredValues;
     },
     opts: FileStoreOptions,
   ) {
     super(state, opts);
+    this.#stored = parts.stored;
+    this.#stale = parts.stale;
     this.dir = opts.dir;
     this.#journal = parts.journal;
     this.#objects = parts.objects;
@@ -91,11 +108,15 @@ export class FileStore extends Engine {
     this.#checkpoint = parts.checkpoint;
     this.#logger = opts.logger ?? consoleLogger;
     this.#closeFlushMs = opts.closeFlushMs ?? 3_000;
+    this.#clock = opts.clock ?? systemClock;
+    this.#retentionMs = opts.historyRetentionMs ?? DEFAULT_RETENTION_MS;
+    this.#checkpointMs = opts.checkpointIntervalMs ??
+      Math.min(30_000, Math.max(1_000, this.#retentionMs / 2));
     this.#timer = setInterval(() => {
       this.checkpoint().catch((err) =>
         this.#logger.warn(`storage: checkpoint failed: ${(err as Error).message}`)
       );
-    }, opts.checkpointIntervalMs ?? 30_000);
+    }, this.#checkpointMs);
     Deno.unrefTimer(this.#timer);
   }
 
@@ -107,8 +128,13 @@ export class FileStore extends Engine {
    */
   static async open(opts: FileStoreOptions): Promise<FileStore> {
     const logger = opts.logger ?? consoleLogger;
-    await Deno.mkdir(opts.dir, { recursive: true });
-    const lock = await Deno.open(`${opts.dir}/lock`, { read: true, write: true, create: true });
+    await Deno.mkdir(opts.dir, { recursive: true, mode: DIR_MODE });
+    const lock = await Deno.open(`${opts.dir}/lock`, {
+      read: true,
+      write: true,
+      create: true,
+      mode: FILE_MODE,
+    });
     try {
       if (!await lock.tryLock(true)) {
         throw new Error(`Storage directory "${opts.dir}" is in use by another store`);
@@ -116,10 +142,11 @@ export class FileStore extends Engine {
       const r = await recover(opts.dir, {
         logger,
         clock: opts.clock ?? systemClock,
-        historyRetentionMs: opts.historyRetentionMs ?? 5 * 60_000,
+        historyRetentionMs: opts.historyRetentionMs ?? DEFAULT_RETENTION_MS,
         segmentBytes: opts.segmentBytes,
         preallocateBytes: opts.preallocateBytes,
         objectWrites: opts.objectWrites,
+        transformer: opts.transformer,
       });
       return new FileStore(r.state, { ...r, lock }, opts);
     } catch (err) {
@@ -129,7 +156,22 @@ export class FileStore extends Engine {
   }
 
   protected persist(event: StoreEvent, time: number): Promise<void> {
-    return this.#journal.append(eventToRecord(event, time));
+    const record = eventToRecord(event, time);
+    if (this.#stored.transforms) {
+      if (event.type === "put") record.value = this.#stored.of(event.kv);
+      if (event.prevKv) record.prevValue = this.#stored.of(event.prevKv);
+    }
+    if (this.#stale.size > 0) this.#stale.delete(event.kv.key);
+    return this.#journal.append(record);
+  }
+
+  /**
+   * True when `kv`'s stored value is not what a write would store now: it was written with
+   * another encryption provider or key than the one new writes use (or in clear text before
+   * its resource was encrypted). Writing it again, unchanged, re-encrypts it.
+   */
+  override isStale(kv: KeyValue): boolean {
+    return this.#stale.has(kv.key);
   }
 
   protected override afterApply(events: readonly StoreEvent[]): void {
@@ -162,8 +204,11 @@ export class FileStore extends Engine {
 
   /**
    * Syncs the object files written so far, records the checkpoint and deletes journal
-   * segments older than both the checkpoint and the retained history. Runs on a timer and on
-   * close. Resolves to the checkpoint revision. Does not change the store's revision.
+   * segments older than both the checkpoint and the retained history, or older than the
+   * checkpoint and the retention window (so that a deleted value leaves the disk at most the
+   * retention plus three checkpoint intervals after its deletion, even when nothing else is
+   * written). Runs on a timer and on close. Resolves to the checkpoint revision. Does not
+   * change the store's revision.
    */
   checkpoint(): Promise<number> {
     this.#checkpointing ??= this.#writeCheckpoint().finally(() => {
@@ -180,7 +225,12 @@ export class FileStore extends Engine {
       this.#checkpoint = { revision, compacted };
       await writeCheckpoint(`${this.dir}/checkpoint`, this.#checkpoint);
     }
-    await this.#journal.prune(Math.min(revision + 1, compacted));
+    const now = this.#clock.now();
+    await this.#journal.prune(Math.min(revision + 1, compacted), {
+      expired: { before: now - this.#retentionMs, upTo: revision },
+    });
+    // Segments span at most about one interval, so that they expire soon after their records.
+    await this.#journal.rotate(now - this.#checkpointMs);
     return revision;
   }
 

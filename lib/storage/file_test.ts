@@ -352,3 +352,103 @@ Deno.test("file store: SIGKILL loses no acknowledged write", async () => {
   assert.ok(s.currentRevision() >= Math.max(...acked.map(([rev]) => Number(rev))));
   await s.close();
 });
+
+/** Every file under `dir` that contains `text`. */
+async function filesContaining(dir: string, text: string): Promise<string[]> {
+  const found: string[] = [];
+  const needle = new TextEncoder().encode(text);
+  const walk = async (d: string) => {
+    for await (const e of Deno.readDir(d)) {
+      const path = `${d}/${e.name}`;
+      if (e.isDirectory) await walk(path);
+      else if (contains(await Deno.readFile(path), needle)) found.push(path);
+    }
+  };
+  await walk(dir);
+  return found;
+}
+
+function contains(hay: Uint8Array, needle: Uint8Array): boolean {
+  for (let i = hay.indexOf(needle[0]); i >= 0; i = hay.indexOf(needle[0], i + 1)) {
+    let j = 1;
+    while (j < needle.length && hay[i + j] === needle[j]) j++;
+    if (j === needle.length) return true;
+  }
+  return false;
+}
+
+Deno.test("file store: a deleted value leaves the journal once the retention window passes", async () => {
+  await using dir = await tempDir();
+  let now = 1_000_000;
+  const clock = { now: () => now };
+  const opts = { clock, historyRetentionMs: 10_000, checkpointIntervalMs: 60_000 };
+  const a = await open(dir.path, opts);
+  await a.create(`${P}keep`, "kept-value");
+  const kv = await a.create(`${P}gone`, "deleted-value-42");
+  await a.delete(kv.key);
+  await a.flush();
+  assert.deepEqual((await filesContaining(dir.path, "deleted-value-42")).length, 1);
+  // Within the window the history (and the journal) still hold it.
+  now += 5_000;
+  await a.flush();
+  assert.equal((await filesContaining(dir.path, "deleted-value-42")).length, 1);
+  now += 6_000;
+  await a.flush();
+  assert.deepEqual(await filesContaining(dir.path, "deleted-value-42"), []);
+  // Writes go on in a new segment; a reopen finds every key and the current revision.
+  await a.create(`${P}later`, "v");
+  await a.close();
+  const b = await open(dir.path, opts);
+  assert.equal(b.currentRevision(), 4);
+  assert.equal((await b.get(`${P}keep`))?.value, "kept-value");
+  assert.equal(await b.get(`${P}gone`), undefined);
+  assert.equal((await b.get(`${P}later`))?.modRevision, 4);
+  await b.create(`${P}after`, "v");
+  await b.close();
+});
+
+Deno.test("file store: under steady writes segments rotate so old values expire", async () => {
+  await using dir = await tempDir();
+  let now = 1_000_000;
+  const clock = { now: () => now };
+  const opts = { clock, historyRetentionMs: 10_000, checkpointIntervalMs: 2_000 };
+  const a = await open(dir.path, opts);
+  const kv = await a.create(`${P}gone`, "deleted-value-43");
+  await a.delete(kv.key);
+  for (let i = 0; i < 20; i++) {
+    now += 1_000;
+    await a.create(`${P}k${i}`, "x");
+    await a.flush();
+  }
+  assert.deepEqual(await filesContaining(dir.path, "deleted-value-43"), []);
+  assert.ok(a.stats().journal.segments <= 8, `${a.stats().journal.segments} segments`);
+  await a.close();
+  const b = await open(dir.path, opts);
+  assert.equal(b.count(P), 20);
+  await b.close();
+});
+
+Deno.test("file store: files 0600 and directories 0700 whatever the umask", async () => {
+  if (Deno.build.os === "windows") return;
+  await using dir = await tempDir();
+  const old = Deno.umask(0);
+  try {
+    const a = await open(`${dir.path}/store`);
+    await a.create("/registry/core/secrets/ns/s", "v");
+    await a.flush();
+    await a.close();
+  } finally {
+    Deno.umask(old);
+  }
+  const modes: string[] = [];
+  const walk = (d: string) => {
+    for (const e of Deno.readDirSync(d)) {
+      const path = `${d}/${e.name}`;
+      const mode = Deno.statSync(path).mode! & 0o777;
+      if (mode !== (e.isDirectory ? 0o700 : 0o600)) modes.push(`${path} ${mode.toString(8)}`);
+      if (e.isDirectory) walk(path);
+    }
+  };
+  walk(dir.path);
+  assert.deepEqual(modes, []);
+});

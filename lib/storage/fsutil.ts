@@ -4,6 +4,8 @@
  * @module
  */
 
+import { FILE_MODE } from "./permissions.ts";
+
 /** fsyncs a directory so that entries created, renamed or removed in it are durable. */
 export async function syncDir(path: string): Promise<void> {
   const dir = await Deno.open(path, { read: true });
@@ -20,7 +22,7 @@ export async function syncDir(path: string): Promise<void> {
  */
 export async function writeFileDurably(path: string, data: Uint8Array): Promise<void> {
   const tmp = `${path}.tmp`;
-  const file = await Deno.open(tmp, { write: true, create: true, truncate: true });
+  const file = await Deno.open(tmp, { write: true, create: true, truncate: true, mode: FILE_MODE });
   try {
     await writeAll(file, data);
     await file.syncData();

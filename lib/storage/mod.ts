@@ -24,6 +24,8 @@ export { DEFAULT_WATCH_BUFFER } from "./watch/hub.ts";
 export { JournalCorruptError, type JournalStats } from "./journal/journal.ts";
 export type { ObjectFileStats, ObjectWritePolicy } from "./objects.ts";
 export { keyToPath } from "./keypath.ts";
+export type { ReadValue, ValueTransformer } from "./transformer.ts";
+export { DIR_MODE, FILE_MODE, tightenModes } from "./permissions.ts";
 
 /** Options of {@link openStore}. */
 export interface OpenStoreOptions {

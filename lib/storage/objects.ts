@@ -15,6 +15,7 @@
 import type { StoreLogger } from "./clock.ts";
 import { isNotFound, parentDir, syncDir } from "./fsutil.ts";
 import { keyToPath, OBJECT_SUFFIX } from "./keypath.ts";
+import { DIR_MODE, FILE_MODE } from "./permissions.ts";
 import type { KeyValue } from "./store.ts";
 
 /** Parallel file operations when writing under pressure (flush, backlog) or syncing. */
@@ -90,6 +91,7 @@ export class ObjectFiles {
   readonly #idleMs: number;
   readonly #maxBacklog: number;
   readonly #maxDelayMs: number;
+  readonly #storedValue: ((kv: KeyValue) => string) | undefined;
   #dirty = new Map<string, Change>();
   /** Newest revision handed to {@link schedule}. */
   #scheduled: number;
@@ -111,8 +113,15 @@ export class ObjectFiles {
   /** A writer for `dir` whose files reflect every change up to `revision`. */
   constructor(
     dir: string,
-    opts: { revision: number; logger: StoreLogger; policy?: ObjectWritePolicy },
+    opts: {
+      revision: number;
+      logger: StoreLogger;
+      policy?: ObjectWritePolicy;
+      /** The value as the file holds it (encrypted at rest). @default the value */
+      storedValue?: (kv: KeyValue) => string;
+    },
   ) {
+    this.#storedValue = opts.storedValue;
     this.dir = dir;
     this.#logger = opts.logger;
     this.#scheduled = opts.revision;
@@ -127,7 +136,7 @@ export class ObjectFiles {
    * journal restores whatever they should have held, if anything).
    */
   static async load(dir: string, logger: StoreLogger): Promise<Map<string, KeyValue>> {
-    await Deno.mkdir(dir, { recursive: true });
+    await Deno.mkdir(dir, { recursive: true, mode: DIR_MODE });
     const files: string[] = [];
     const walk = async (rel: string) => {
       for await (const e of Deno.readDir(rel ? `${dir}/${rel}` : dir)) {
@@ -274,7 +283,8 @@ export class ObjectFiles {
     const rel = keyToPath(kv.key);
     await this.#ensureParent(rel);
     const full = `${this.dir}/${rel}`;
-    await Deno.writeTextFile(`${full}.tmp`, serializeObject(kv));
+    const stored = this.#storedValue ? { ...kv, value: this.#storedValue(kv) } : kv;
+    await Deno.writeTextFile(`${full}.tmp`, serializeObject(stored), { mode: FILE_MODE });
     await Deno.rename(`${full}.tmp`, full);
     this.#unsyncedFiles.add(rel);
     this.#unsyncedDirs.add(parentDir(full));
@@ -296,7 +306,7 @@ export class ObjectFiles {
   async #ensureParent(rel: string): Promise<void> {
     const parent = parentDir(rel);
     if (parent === "." || this.#knownDirs.has(parent)) return;
-    await Deno.mkdir(`${this.dir}/${parent}`, { recursive: true });
+    await Deno.mkdir(`${this.dir}/${parent}`, { recursive: true, mode: DIR_MODE });
     // A new directory entry is durable only once its parent is synced: remember the chain.
     for (let d = parent; d !== "." && !this.#knownDirs.has(d); d = parentDir(d)) {
       this.#knownDirs.add(d);

@@ -27,6 +27,12 @@ import { Journal } from "./journal/journal.ts";
 import type { JournalRecord } from "./journal/record.ts";
 import { ObjectFiles, type ObjectWritePolicy } from "./objects.ts";
 import type { KeyValue, StoreEvent } from "./store.ts";
+import {
+  type ReadValue,
+  StoredValues,
+  unreadableReason,
+  type ValueTransformer,
+} from "./transformer.ts";
 
 /** What {@link recover} needs. */
 export interface RecoveryOptions {
@@ -36,6 +42,8 @@ export interface RecoveryOptions {
   segmentBytes?: number;
   preallocateBytes?: number;
   objectWrites?: ObjectWritePolicy;
+  /** Reads stored values (decryption at rest); writes of repairs go through it too. */
+  transformer?: ValueTransformer;
 }
 
 /** An opened directory, ready for a FileStore. */
@@ -44,6 +52,10 @@ export interface Recovered {
   journal: Journal;
   objects: ObjectFiles;
   checkpoint: Checkpoint;
+  /** Keys whose stored value is outdated (another provider or key than writes use now). */
+  stale: Set<string>;
+  /** The stored forms of values, shared by the journal appends and the object writer. */
+  stored: StoredValues;
 }
 
 /** Opens the journal and object files under `dir` and rebuilds a consistent state. */
@@ -51,14 +63,16 @@ export async function recover(dir: string, opts: RecoveryOptions): Promise<Recov
   const { logger } = opts;
   const cpPath = `${dir}/checkpoint`;
   const cp = await readCheckpoint(cpPath);
-  const files = await ObjectFiles.load(`${dir}/objects`, logger);
+  const reader = new ValueReader(opts.transformer);
+  const files = reader.files(await ObjectFiles.load(`${dir}/objects`, logger));
   const records: JournalRecord[] = [];
   const journal = await Journal.open(`${dir}/journal`, {
     logger,
     segmentBytes: opts.segmentBytes,
     preallocateBytes: opts.preallocateBytes,
-    onRecord: (r) => records.push(r),
+    onRecord: (r) => records.push(reader.record(r)),
   });
+  const stored = new StoredValues(opts.transformer);
   try {
     let current = Math.max(journal.lastRevision, cp.revision);
     const firstAfterCp = records.find((r) => r.revision > cp.revision);
@@ -126,7 +140,7 @@ export async function recover(dir: string, opts: RecoveryOptions): Promise<Recov
         prevValue: "",
         time: opts.clock.now(),
       };
-      await journal.append(rec);
+      await journal.append({ ...rec, value: stored.of(file) });
       records.push(rec);
       const kv = eventOf(rec).kv;
       state.set(file.key, kv);
@@ -139,6 +153,7 @@ export async function recover(dir: string, opts: RecoveryOptions): Promise<Recov
       revision: cp.revision,
       logger,
       policy: opts.objectWrites,
+      storedValue: stored.transforms ? (kv) => stored.of(kv) : undefined,
     });
     const ordered = [...repairs].map(([key, kv]) => ({
       key,
@@ -162,11 +177,14 @@ export async function recover(dir: string, opts: RecoveryOptions): Promise<Recov
       cutoff: opts.clock.now() - opts.historyRetentionMs,
       eventOf,
     });
+    reader.warn(logger, state);
     return {
       state: { kvs: state.values(), revision: current, ...history },
       journal,
       objects,
       checkpoint: cp,
+      stale: reader.staleKeys(state, files),
+      stored,
     };
   } catch (err) {
     await journal.close();
@@ -205,4 +223,76 @@ function buildHistory(
     history.push({ event: opts.eventOf(records[i]), time: records[i].time });
   }
   return { floor, history };
+}
+
+/** Reads stored values through the transformer and remembers which were stale or unreadable. */
+class ValueReader {
+  readonly #transformer: ValueTransformer | undefined;
+  readonly #staleFiles = new Set<string>();
+  readonly #staleRevisions = new Set<number>();
+
+  constructor(transformer: ValueTransformer | undefined) {
+    this.#transformer = transformer;
+  }
+
+  #read(key: string, stored: string): ReadValue {
+    return this.#transformer!.fromStorage(key, stored);
+  }
+
+  /** The object files with their values read. */
+  files(raw: Map<string, KeyValue>): Map<string, KeyValue> {
+    if (!this.#transformer) return raw;
+    const out = new Map<string, KeyValue>();
+    for (const [key, kv] of raw) {
+      const r = this.#read(key, kv.value);
+      if (r.stale) this.#staleFiles.add(key);
+      out.set(key, r.value === kv.value ? kv : Object.freeze({ ...kv, value: r.value }));
+    }
+    return out;
+  }
+
+  /** A journal record with its values read. */
+  record(rec: JournalRecord): JournalRecord {
+    if (!this.#transformer) return rec;
+    const out = { ...rec };
+    if (rec.type === "put") {
+      const r = this.#read(rec.key, rec.value);
+      if (r.stale) this.#staleRevisions.add(rec.revision);
+      out.value = r.value;
+    }
+    if (rec.prevModRevision > 0) out.prevValue = this.#read(rec.key, rec.prevValue).value;
+    return out;
+  }
+
+  /** The keys of `state` whose current value was read from an outdated stored form. */
+  staleKeys(state: Map<string, KeyValue>, files: Map<string, KeyValue>): Set<string> {
+    const stale = new Set<string>();
+    if (this.#staleFiles.size === 0 && this.#staleRevisions.size === 0) return stale;
+    for (const [key, kv] of state) {
+      const fromFile = kv === files.get(key);
+      if (fromFile ? this.#staleFiles.has(key) : this.#staleRevisions.has(kv.modRevision)) {
+        stale.add(key);
+      }
+    }
+    return stale;
+  }
+
+  /** One warning for all the live values that cannot be read. */
+  warn(logger: StoreLogger, state: Map<string, KeyValue>): void {
+    if (!this.#transformer) return;
+    let count = 0;
+    let first: [string, string] | undefined;
+    for (const [key, kv] of state) {
+      const reason = unreadableReason(kv.value);
+      if (reason === undefined) continue;
+      count++;
+      first ??= [key, reason];
+    }
+    if (!first) return;
+    logger.warn(
+      `storage: the stored values of ${count} keys cannot be read with the encryption ` +
+        `configuration; reading them fails until a key that decrypts them is configured ` +
+        `(first: "${first[0]}": ${first[1]})`,
+    );
+  }
 }

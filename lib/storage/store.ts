@@ -108,6 +108,14 @@ export interface Store {
    * `FutureRevision` if it is newer than the current one. */
   watch(prefix: string, opts: WatchOptions): Watch;
 
+  /**
+   * Whether `kv` (as read from this store) is stored in a form a write would not produce now:
+   * under another encryption provider or key than new writes use. Writing the same value
+   * again then still rewrites it (kube's storage does the same when its transformer reports
+   * the stored value stale); the registry's no-op update check asks this.
+   */
+  isStale?(kv: KeyValue): boolean;
+
   /** Forget history at revisions < `revision`. */
   compact(revision: number): Promise<void>;
 

@@ -11,6 +11,7 @@
 
 import { consoleLogger, type StoreLogger } from "../clock.ts";
 import { isNotFound, syncDir, writeAll, writeAllSync } from "../fsutil.ts";
+import { DIR_MODE, FILE_MODE } from "../permissions.ts";
 import { decodeRecord, encodeRecordInto, type JournalRecord, recordBound } from "./record.ts";
 
 /** Default segment size at which the journal starts a new segment: 64 MiB. */
@@ -76,6 +77,9 @@ interface Segment {
   size: number;
   /** File length (≥ size; the rest is zeros). */
   allocated: number;
+  /** Write times of the first and last record (NaN while empty). */
+  firstTime: number;
+  lastTime: number;
 }
 
 interface Pending {
@@ -133,7 +137,7 @@ export class Journal {
    * not be dropped silently.
    */
   static async open(dir: string, opts: JournalOptions = {}): Promise<Journal> {
-    await Deno.mkdir(dir, { recursive: true });
+    await Deno.mkdir(dir, { recursive: true, mode: DIR_MODE });
     const logger = opts.logger ?? consoleLogger;
     const names: string[] = [];
     for await (const entry of Deno.readDir(dir)) {
@@ -279,6 +283,8 @@ export class Journal {
     active.size += total;
     active.allocated = Math.max(active.allocated, active.size);
     active.last = batch[batch.length - 1].record.revision;
+    if (Number.isNaN(active.firstTime)) active.firstTime = batch[0].record.time;
+    active.lastTime = batch[batch.length - 1].record.time;
     if (active.size >= this.#segmentBytes) {
       // Start the next segment lazily, named for the first record that goes into it.
       this.#file!.close();
@@ -294,11 +300,14 @@ export class Journal {
       last: first - 1,
       size: 0,
       allocated: 0,
+      firstTime: NaN,
+      lastTime: NaN,
     };
     this.#file = await Deno.open(`${this.dir}/${seg.name}`, {
       write: true,
       create: true,
       truncate: true,
+      mode: FILE_MODE,
     });
     await syncDir(this.dir);
     this.#segments.push(seg);
@@ -315,21 +324,58 @@ export class Journal {
   }
 
   /**
-   * Deletes every segment whose records all have revisions < `revision`, except the one
-   * being appended to. Returns how many files were removed.
+   * Deletes the oldest segments while all their records have revisions < `revision`, or, with
+   * `opts.expired`, were all written before `expired.before` and have revisions ≤
+   * `expired.upTo` (records the checkpoint covers and the retention window no longer holds:
+   * the journal must not keep deleted values longer than that). The segment being appended
+   * to goes too when it qualifies and no write is in flight; the next write starts a new one.
+   * Returns how many files were removed.
    */
-  async prune(revision: number): Promise<number> {
+  async prune(
+    revision: number,
+    opts: { expired?: { before: number; upTo: number } } = {},
+  ): Promise<number> {
+    const { expired } = opts;
+    const done = (s: Segment) =>
+      s.last < revision ||
+      (expired !== undefined && s.last <= expired.upTo && s.lastTime < expired.before);
     let removed = 0;
-    while (this.#segments.length > 1 && this.#segments[0].last < revision) {
-      const seg = this.#segments[0];
+    while (this.#segments.length > 0 && done(this.#segments[0])) {
+      const active = this.#segments.length === 1;
+      if (active && (this.#flushing || this.#closed || this.#failed)) break;
+      const seg = this.#segments.shift()!;
+      if (active) {
+        this.#file?.close();
+        this.#file = undefined;
+      }
       await Deno.remove(`${this.dir}/${seg.name}`).catch((err) => {
         if (!isNotFound(err)) throw err;
       });
-      this.#segments.shift();
       removed++;
     }
     if (removed > 0) await syncDir(this.dir);
     return removed;
+  }
+
+  /**
+   * Ends the segment being appended to if its first record was written before `before` (and
+   * no write is in flight): the next write starts a new segment, so that old records can be
+   * pruned by time without waiting for the segment to fill up. The ended segment's reserved
+   * space is given back. Returns whether a segment was ended.
+   */
+  async rotate(before: number): Promise<boolean> {
+    const active = this.#segments.at(-1);
+    const file = this.#file;
+    if (!active || !file || this.#flushing || this.#closed || this.#failed) return false;
+    if (!(active.last >= active.first && active.firstTime < before)) return false;
+    this.#file = undefined;
+    try {
+      if (active.allocated > active.size) await file.truncate(active.size);
+      active.allocated = active.size;
+    } finally {
+      file.close();
+    }
+    return true;
   }
 
   /** Waits until every record appended so far is durable (or has failed). */
@@ -366,6 +412,8 @@ async function replaySegment(dir: string, name: string, ctx: ReplayContext): Pro
   let buf = await Deno.readFile(path);
   let offset = 0;
   let expected = first;
+  let firstTime = NaN;
+  let lastTime = NaN;
   while (offset < buf.length) {
     const res = decodeRecord(buf, offset);
     let reason = res.ok ? undefined : res.reason;
@@ -381,10 +429,20 @@ async function replaySegment(dir: string, name: string, ctx: ReplayContext): Pro
     }
     if (!res.ok) break; // unreachable: damage was handled above
     ctx.onRecord?.(res.record);
+    if (Number.isNaN(firstTime)) firstTime = res.record.time;
+    lastTime = res.record.time;
     offset += res.size;
     expected++;
   }
-  return { name, first, last: expected - 1, size: offset, allocated: buf.length };
+  return {
+    name,
+    first,
+    last: expected - 1,
+    size: offset,
+    allocated: buf.length,
+    firstTime,
+    lastTime,
+  };
 }
 
 /**
