@@ -14,7 +14,7 @@ import { compressionFilter } from "./filters/compression.ts";
 import { impersonationFilter } from "./filters/impersonation.ts";
 import { bodyLimitFilter } from "./filters/limits.ts";
 import { inFlightFilter } from "./filters/inflight.ts";
-import { requestTimeoutFilter } from "./filters/timeout.ts";
+import { type RequestDeadlines, requestTimeoutFilter } from "./filters/timeout.ts";
 import { methodFilter } from "./filters/method.ts";
 import { requestInfoOf } from "./request_info.ts";
 import { errorResponse } from "./respond.ts";
@@ -26,8 +26,9 @@ export interface ChainDeps {
   anonymous?: AnonymousPolicy;
   authorizer: Authorizer;
   maxBodyBytes: number;
-  /** `--request-timeout`, in milliseconds. */
+  /** `--request-timeout`, in milliseconds, and the deadlines' clock (the caller stops it). */
   requestTimeoutMs: number;
+  deadlines: RequestDeadlines;
   /** `--max-requests-inflight` and `--max-mutating-requests-inflight` (0: no limit). */
   inFlight: { readOnly: number; mutating: number };
   /** The `APIResponseCompression` feature gate: gzip get and list responses. */
@@ -44,7 +45,7 @@ export function buildHandlerChain(
     // names no verb.
     methodFilter(),
     // The deadline covers everything after it, authentication and webhooks included.
-    requestTimeoutFilter(deps.requestTimeoutMs),
+    requestTimeoutFilter(deps.requestTimeoutMs, deps.deadlines),
     // Authentication next: everything after it may rely on ctx.user.
     authenticationFilter(deps.authenticator, deps.anonymous),
     // Impersonation after authentication (the caller must be known and allowed to

@@ -54,6 +54,7 @@ import { CatalogueOpenAPI } from "./openapi.ts";
 import { CrdController } from "../apiextensions/controller.ts";
 import { customResourceDefinitions } from "../registry/builtin/apiextensions.ts";
 import { buildHandlerChain } from "./chain.ts";
+import { RequestDeadlines } from "./filters/timeout.ts";
 import type { AnonymousPolicy } from "./filters/authentication.ts";
 import type { UserInfo } from "./context.ts";
 import { resourceHandler } from "./handlers/resource.ts";
@@ -338,12 +339,14 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
         : opts.anonymousAuth === true,
     configured: () => authnConfig?.config.anonymous !== undefined || opts.anonymousAuth === true,
   };
+  const deadlines = new RequestDeadlines();
   const chain = buildHandlerChain({
     authenticator,
     anonymous,
     authorizer,
     maxBodyBytes,
     requestTimeoutMs: opts.requestTimeoutMs ?? 60_000,
+    deadlines,
     inFlight: {
       readOnly: opts.maxRequestsInflight ?? 400,
       mutating: opts.maxMutatingRequestsInflight ?? 200,
@@ -404,6 +407,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     });
     if (front) port = await front.listen(hostname, opts.securePort ?? 0, server, limits);
   } catch (err) {
+    deadlines.stop();
     await csrController.stop();
     authnConfig?.stop();
     authorizer.close();
@@ -466,6 +470,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
       ]);
       clearTimeout(timer);
       server.closeAll();
+      deadlines.stop();
       front?.terminate();
       await csrController.stop();
       authnConfig?.stop();
