@@ -1,6 +1,6 @@
 // deno-lint-ignore-file no-explicit-any
 /**
- * Server-side apply over HTTPS: every behaviour of `shared/conformance/ssa-behaviours.md`
+ * Server-side apply over HTTPS: every behaviour of `testdata/ssa-behaviours/ssa-behaviours.md`
  * on the catalogue's Widget CRD (`testdata/crd/widgets.yaml`), as a user would see it: the
  * status code, the stored object and `metadata.managedFields`, and the conflict Status.
  *

@@ -6,7 +6,10 @@
  *     deno task protos [proto-root] [output-file]
  *
  * `proto-root` defaults to `../shared/conformance/k8s-proto` (the checkout beside this repo);
- * `output-file` defaults to `lib/codec/protobuf/descriptors.json`.
+ * `output-file` defaults to `lib/codec/protobuf/descriptors.json`. The `.proto` files it parses
+ * are also checked in under `testdata/k8s-proto` (`deno task protos testdata/k8s-proto` gives the
+ * same output); `lib/codec/protobuf/protobuf_test.ts` checks the committed descriptors against
+ * that copy, so the tests never need `../shared`.
  *
  * What it does:
  * - parses the needed `generated.proto` files with protobufjs (parsing only: the codec has its

@@ -6,7 +6,10 @@
  *     deno task schemas [openapi-dir] [output-file]
  *
  * `openapi-dir` defaults to `../shared/conformance/openapi` (the checkout beside this repo);
- * `output-file` defaults to `lib/registry/builtin/schemas.json`.
+ * `output-file` defaults to `lib/registry/builtin/schemas.json`. Only this tool reads
+ * `../shared`: it regenerates a checked-in file. The tests use the committed `schemas.json` and
+ * the four documents they compare with in `testdata/k8s-openapi` (not the full set this tool
+ * needs).
  *
  * What it does:
  * - collects `components.schemas` of every `*.json` document in the directory into one object

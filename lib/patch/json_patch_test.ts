@@ -1,5 +1,5 @@
 /**
- * JSON Patch (RFC 6902) against the public json-patch-tests suite (shared/conformance): every
+ * JSON Patch (RFC 6902) against the public json-patch-tests suite (testdata/json-patch-tests): every
  * record that is not `disabled` runs as one step. A record with `expected` must apply to a value
  * deep-equal to it; a record with `error` must be refused with a 400, 413 or 422 StatusError.
  * Either way the input document must come out untouched.
@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { StatusError } from "../api/errors.ts";
 import { applyJsonPatch } from "./json_patch.ts";
 
-const SUITE = new URL("../../../shared/conformance/json-patch-tests/", import.meta.url);
+const SUITE = new URL("../../testdata/json-patch-tests/", import.meta.url);
 
 interface Record {
   comment?: string;

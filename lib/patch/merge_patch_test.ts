@@ -1,5 +1,5 @@
 /**
- * JSON merge patch (RFC 7386): the RFC's example vectors (shared/conformance), applied at the
+ * JSON merge patch (RFC 7386): the RFC's example vectors (testdata/merge-patch-tests), applied at the
  * library level with input immutability checked, and `__proto__` kept as a plain key.
  */
 
@@ -17,7 +17,7 @@ interface Vector {
 Deno.test("merge-patch-tests.json: RFC 7386 vectors", async (t) => {
   const corpus = JSON.parse(
     await Deno.readTextFile(
-      new URL("../../../shared/conformance/merge-patch-tests.json", import.meta.url),
+      new URL("../../testdata/merge-patch-tests/merge-patch-tests.json", import.meta.url),
     ),
   ) as { tests: Vector[] };
   assert.ok(corpus.tests.length > 0, "no vectors");

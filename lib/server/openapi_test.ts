@@ -62,22 +62,9 @@ function doc(path: string): Json {
   return JSON.parse(d.body);
 }
 
-// ---- Kubernetes' documents, when the shared checkout is beside the repo ----
+// ---- Kubernetes' documents (testdata/k8s-openapi) ----
 
-const KUBE_DIR = new URL("../../../shared/conformance/openapi/", import.meta.url);
-const haveKube = (() => {
-  try {
-    return Deno.statSync(KUBE_DIR).isDirectory;
-  } catch {
-    return false;
-  }
-})();
-if (!haveKube) {
-  console.warn(
-    `openapi_test: ${KUBE_DIR.pathname} not found; skipping the comparisons with ` +
-      "Kubernetes' OpenAPI documents (they need the shared/ checkout beside the repository)",
-  );
-}
+const KUBE_DIR = new URL("../../testdata/k8s-openapi/", import.meta.url);
 
 function kubeDoc(file: string): Json {
   const text = Deno.readTextFileSync(new URL(file, KUBE_DIR));
@@ -158,45 +145,30 @@ function compareWithKube(file: string, docPath: string) {
   }
 }
 
-Deno.test({
-  name: "v3 api/v1: same routes and operations as Kubernetes' core document",
-  ignore: !haveKube,
-  fn: () => compareWithKube("api__v1_openapi.trimmed.json", "api/v1"),
+Deno.test("v3 api/v1: same routes and operations as Kubernetes' core document", () =>
+  compareWithKube("api__v1_openapi.trimmed.json", "api/v1"));
+
+Deno.test("v3 certificates.platform.io/v1: same routes and operations as Kubernetes'", () =>
+  compareWithKube(
+    "apis__certificates.k8s.io__v1_openapi.json",
+    "apis/certificates.platform.io/v1",
+  ));
+
+Deno.test("v3 coordination and events groups: same routes and operations as Kubernetes'", () => {
+  compareWithKube(
+    "apis__coordination.k8s.io__v1_openapi.json",
+    "apis/coordination.platform.io/v1",
+  );
+  compareWithKube("apis__events.k8s.io__v1_openapi.json", "apis/events.platform.io/v1");
 });
 
-Deno.test({
-  name: "v3 certificates.platform.io/v1: same routes and operations as Kubernetes'",
-  ignore: !haveKube,
-  fn: () =>
-    compareWithKube(
-      "apis__certificates.k8s.io__v1_openapi.json",
-      "apis/certificates.platform.io/v1",
-    ),
-});
-
-Deno.test({
-  name: "v3 coordination and events groups: same routes and operations as Kubernetes'",
-  ignore: !haveKube,
-  fn: () => {
-    compareWithKube(
-      "apis__coordination.k8s.io__v1_openapi.json",
-      "apis/coordination.platform.io/v1",
-    );
-    compareWithKube("apis__events.k8s.io__v1_openapi.json", "apis/events.platform.io/v1");
-  },
-});
-
-Deno.test({
-  name: "v3: component schemas match Kubernetes' (GVKs renamed)",
-  ignore: !haveKube,
-  fn: () => {
-    const theirs = kubeDoc("apis__certificates.k8s.io__v1_openapi.json").components.schemas;
-    const ours = doc("apis/certificates.platform.io/v1").components.schemas;
-    for (const name of Object.keys(theirs)) assert.ok(ours[name], name);
-    const csr = "io.k8s.api.certificates.v1.CertificateSigningRequest";
-    assert.deepEqual(ours[csr], theirs[csr]);
-    assert.deepEqual(ours[`${csr}Spec`], theirs[`${csr}Spec`]);
-  },
+Deno.test("v3: component schemas match Kubernetes' (GVKs renamed)", () => {
+  const theirs = kubeDoc("apis__certificates.k8s.io__v1_openapi.json").components.schemas;
+  const ours = doc("apis/certificates.platform.io/v1").components.schemas;
+  for (const name of Object.keys(theirs)) assert.ok(ours[name], name);
+  const csr = "io.k8s.api.certificates.v1.CertificateSigningRequest";
+  assert.deepEqual(ours[csr], theirs[csr]);
+  assert.deepEqual(ours[`${csr}Spec`], theirs[`${csr}Spec`]);
 });
 
 // ---- documents on their own ----
