@@ -184,6 +184,20 @@ export function encodeListBody(
   metadata: JsonObject,
   items: readonly Uint8Array[],
 ): Uint8Array {
+  return listBodyChunks(list, metadata, items, Infinity).next().value as Uint8Array;
+}
+
+/**
+ * The bytes of {@link encodeListBody} in chunks of about `chunkBytes`, made as they are asked
+ * for: a large list can be sent as the client reads it. The envelope's length comes first, so
+ * the items' sizes are summed before anything is made.
+ */
+export function* listBodyChunks(
+  list: GroupVersionKind,
+  metadata: JsonObject,
+  items: readonly Uint8Array[],
+  chunkBytes: number,
+): Generator<Uint8Array> {
   const name = messageForKind(toPlatformApiVersion(list.apiVersion), list.kind);
   if (!name) {
     throw new ProtobufError(
@@ -193,19 +207,48 @@ export function encodeListBody(
   const fields = message(name).fields;
   const metaField = fields.find((f) => f.name === "metadata")!;
   const itemsField = fields.find((f) => f.name === "items")!;
-  let size = 64;
-  for (const item of items) size += item.length + 6;
-  const w = new Writer(Math.min(size, 1 << 28));
-  const raw = beginEnvelope(w, list.apiVersion, list.kind);
-  w.tag(metaField.number, WIRE_BYTES);
-  const meta = w.beginLength();
-  writeMessage(w, encoderFor(metaField.type), metadata, 0);
-  w.endLength(meta);
+  const meta = new Writer(128);
+  meta.tag(metaField.number, WIRE_BYTES);
+  const metaMark = meta.beginLength();
+  writeMessage(meta, encoderFor(metaField.type), metadata, 0);
+  meta.endLength(metaMark);
+  const metaBytes = meta.finish();
+  const itemTagSize = varintSize(itemsField.number * 8 + WIRE_BYTES);
+  let listSize = metaBytes.length;
+  for (const item of items) listSize += itemTagSize + varintSize(item.length) + item.length;
+
+  let w = new Writer(Math.min(listSize + 64, chunkBytes + 64 * 1024, 1 << 28));
+  w.raw(MAGIC);
+  w.tag(1, WIRE_BYTES);
+  const typeMeta = w.beginLength();
+  w.tag(1, WIRE_BYTES);
+  w.string(list.apiVersion);
+  w.tag(2, WIRE_BYTES);
+  w.string(list.kind);
+  w.endLength(typeMeta);
+  w.tag(2, WIRE_BYTES);
+  w.uvarint(listSize);
+  w.raw(metaBytes);
   for (const item of items) {
     w.tag(itemsField.number, WIRE_BYTES);
     w.bytes(item);
+    if (w.length >= chunkBytes) {
+      yield w.finish();
+      w = new Writer(chunkBytes + 64 * 1024);
+    }
   }
-  return endEnvelope(w, raw);
+  // contentEncoding and contentType, written empty
+  w.tag(3, WIRE_BYTES);
+  w.string("");
+  w.tag(4, WIRE_BYTES);
+  w.string("");
+  yield w.finish();
+}
+
+function varintSize(n: number): number {
+  let size = 1;
+  for (; n > 0x7f; n = Math.floor(n / 128)) size++;
+  return size;
 }
 
 /**

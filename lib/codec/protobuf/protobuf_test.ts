@@ -13,6 +13,7 @@ import {
   frame,
   hasProtobuf,
   type JsonObject,
+  listBodyChunks,
   MAGIC,
   ProtobufError,
   splitWatchFrames,
@@ -206,6 +207,38 @@ Deno.test("protobuf list bodies built from item messages equal encoding the whol
       encodeListBody({ apiVersion: "v1", kind: "ConfigMapList" }, metadata, parts),
       whole,
     );
+  }
+  // In chunks, as large lists are sent: the same bytes, however they are cut.
+  const many = Array.from({ length: 300 }, (_, i) => ({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: `cm-${i}`, namespace: "default" },
+    data: { v: "x".repeat(i) },
+  }));
+  const manyParts = many.map((i) => encodeMessage(i, { apiVersion: "v1", kind: "ConfigMap" }));
+  const manyWhole = encodeObject({
+    kind: "ConfigMapList",
+    apiVersion: "v1",
+    metadata: { resourceVersion: "9" },
+    items: many,
+  });
+  for (const chunkBytes of [1, 100, 4096, 1 << 20]) {
+    const chunks = [
+      ...listBodyChunks(
+        { apiVersion: "v1", kind: "ConfigMapList" },
+        { resourceVersion: "9" },
+        manyParts,
+        chunkBytes,
+      ),
+    ];
+    const joined = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+    let at = 0;
+    for (const c of chunks) {
+      joined.set(c, at);
+      at += c.length;
+    }
+    assertEquals(joined, manyWhole, `chunks of ${chunkBytes} bytes`);
+    if (chunkBytes < 4096) assert(chunks.length > 10, `${chunks.length} chunks`);
   }
   const empty = encodeListBody(
     { apiVersion: "coordination.platform.io/v1", kind: "LeaseList" },

@@ -17,7 +17,12 @@ import { parseFilter } from "../../registry/filter.ts";
 import type { ListOptions } from "../../registry/generic.ts";
 import type { RequestContext } from "../context.ts";
 import { encodedResponse, isPretty, objectResponse } from "../respond.ts";
-import { encodeListBody, encodeMessage, type GroupVersionKind } from "../../codec/protobuf/mod.ts";
+import {
+  encodeListBody,
+  encodeMessage,
+  type GroupVersionKind,
+  listBodyChunks,
+} from "../../codec/protobuf/mod.ts";
 import type { ResourceRegistry } from "../../registry/generic.ts";
 import type { KeyValue } from "../../storage/store.ts";
 import { parseResourceVersion, readOptionsOf, waitForRevision } from "./read_options.ts";
@@ -167,13 +172,23 @@ export function cachedMessage(registry: ResourceRegistry, kv: KeyValue): Uint8Ar
     }));
 }
 
-/** A protobuf list body from each item's cached message bytes. */
+/** A protobuf list body from each item's cached message bytes; a large one as it is read. */
 function protobufList(
   registry: ResourceRegistry,
   list: GroupVersionKind,
   listMeta: Record<string, unknown>,
   sources: KeyValue[],
-): Uint8Array<ArrayBuffer> {
+): Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> {
   const items = sources.map((kv) => cachedMessage(registry, kv));
-  return encodeListBody(list, listMeta, items) as Uint8Array<ArrayBuffer>;
+  if (sources.length <= STREAM_ITEMS) {
+    return encodeListBody(list, listMeta, items) as Uint8Array<ArrayBuffer>;
+  }
+  const chunks = listBodyChunks(list, listMeta, items, STREAM_CHUNK_BYTES);
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const next = chunks.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+  }, { highWaterMark: 0 });
 }
