@@ -128,7 +128,7 @@ export class TlsFront {
       // its loopback connection.
       limits: {
         maxConnections: Math.max(1, Math.floor(limits.maxConnections / 3)),
-        maxConnectionsPerClient: Math.max(1, Math.floor(limits.maxConnectionsPerClient / 3)),
+        maxConnectionsPerClient: limits.maxConnectionsPerClient,
         handshakeTimeoutMs: limits.headerTimeoutMs,
       },
     });

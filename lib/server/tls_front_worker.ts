@@ -65,6 +65,8 @@ let server: tls.Server | undefined;
 /** Connections waiting for `admit`, by id. */
 const waiting = new Map<number, () => void>();
 let nextId = 1;
+/** Handshake timers of the connections still in their handshake, by client address:port. */
+const handshaking = new Map<string, ReturnType<typeof setTimeout>>();
 /** Open connections per client address. */
 const perClient = new Map<string, number>();
 
@@ -113,7 +115,18 @@ function listen(m: ListenMessage) {
       if (left > 0) perClient.set(client, left);
       else perClient.delete(client);
     });
-    if (n > m.limits.maxConnectionsPerClient) socket.destroy();
+    if (n > m.limits.maxConnectionsPerClient) {
+      socket.destroy();
+      return;
+    }
+    // The handshake's time limit, kept here: node:tls's own does not end a client that never
+    // sends its ClientHello.
+    const key = `${client}:${socket.remotePort}`;
+    handshaking.set(key, setTimeout(() => socket.destroy(), m.limits.handshakeTimeoutMs));
+    socket.once("close", () => {
+      clearTimeout(handshaking.get(key));
+      handshaking.delete(key);
+    });
   });
   // A failed handshake concerns that client only.
   server.on("tlsClientError", () => {});
@@ -127,6 +140,9 @@ function listen(m: ListenMessage) {
 }
 
 function forward(client: tls.TLSSocket, upstream: { hostname: string; port: number }) {
+  const peer = `${client.remoteAddress}:${client.remotePort}`;
+  clearTimeout(handshaking.get(peer));
+  handshaking.delete(peer);
   client.setNoDelay(true);
   const id = nextId++;
   const chain = peerChain(client);

@@ -47,48 +47,57 @@ async function rawRequest(
   return text;
 }
 
-Deno.test("a silent TCP connection, a silent TLS connection and trickled headers are closed after the header timeout", async () => {
-  await using t = await testServer({ connectionLimits: { headerTimeoutMs: 1000 } });
-  const { port } = t.server;
-  // Plain TCP that never starts TLS.
-  const tcp = await Deno.connect({ hostname: "127.0.0.1", port });
-  // TLS done, nothing sent.
-  const tls = await Deno.connectTls({ hostname: "127.0.0.1", port, caCerts: [t.server.caCertPem] });
-  await tls.handshake();
-  // A request head sent a byte at a time, never finished.
-  const slow = await Deno.connectTls({
-    hostname: "127.0.0.1",
-    port,
-    caCerts: [t.server.caCertPem],
-  });
-  let trickling = true;
-  const trickle = (async () => {
-    const head = new TextEncoder().encode(
-      "GET /version HTTP/1.1\r\nHost: x\r\nX-Slow: " + "a".repeat(100),
-    );
-    for (const byte of head) {
-      if (!trickling) return;
-      try {
-        await slow.write(new Uint8Array([byte]));
-      } catch {
-        return;
+for (const clientCertAuth of [false, true]) {
+  Deno.test(`a silent TCP connection, a silent TLS connection and trickled headers are closed after the header timeout${clientCertAuth ? " (client certificates on: the TLS front)" : ""}`, async () => {
+    await using t = await testServer({
+      clientCertAuth,
+      connectionLimits: { headerTimeoutMs: 1000 },
+    });
+    const { port } = t.server;
+    // Plain TCP that never starts TLS.
+    const tcp = await Deno.connect({ hostname: "127.0.0.1", port });
+    // TLS done, nothing sent.
+    const tls = await Deno.connectTls({
+      hostname: "127.0.0.1",
+      port,
+      caCerts: [t.server.caCertPem],
+    });
+    await tls.handshake();
+    // A request head sent a byte at a time, never finished.
+    const slow = await Deno.connectTls({
+      hostname: "127.0.0.1",
+      port,
+      caCerts: [t.server.caCertPem],
+    });
+    let trickling = true;
+    const trickle = (async () => {
+      const head = new TextEncoder().encode(
+        "GET /version HTTP/1.1\r\nHost: x\r\nX-Slow: " + "a".repeat(100),
+      );
+      for (const byte of head) {
+        if (!trickling) return;
+        try {
+          await slow.write(new Uint8Array([byte]));
+        } catch {
+          return;
+        }
+        await sleep(100);
       }
-      await sleep(100);
+    })();
+    const [a, b, c] = await Promise.all([
+      closedAfter(tcp, 10_000),
+      closedAfter(tls, 10_000),
+      closedAfter(slow, 10_000),
+    ]);
+    trickling = false;
+    await trickle;
+    for (const [what, ms] of [["TCP", a], ["TLS", b], ["trickled headers", c]] as const) {
+      assert.ok(ms >= 900 && ms < 5000, `${what} closed after ${ms} ms (header timeout 1 s)`);
     }
-  })();
-  const [a, b, c] = await Promise.all([
-    closedAfter(tcp, 10_000),
-    closedAfter(tls, 10_000),
-    closedAfter(slow, 10_000),
-  ]);
-  trickling = false;
-  await trickle;
-  for (const [what, ms] of [["TCP", a], ["TLS", b], ["trickled headers", c]] as const) {
-    assert.ok(ms >= 900 && ms < 5000, `${what} closed after ${ms} ms (header timeout 1 s)`);
-  }
-  // The server still serves.
-  assert.equal((await t.request("GET", "/version")).status, 200);
-});
+    // The server still serves.
+    assert.equal((await t.request("GET", "/version")).status, 200);
+  });
+}
 
 Deno.test("a kept-alive connection is closed after the idle timeout, not while a watch streams", async () => {
   await using t = await testServer({ connectionLimits: { idleTimeoutMs: 1000 } });
@@ -111,25 +120,30 @@ Deno.test("a kept-alive connection is closed after the idle timeout, not while a
   assert.ok(watchMs >= 2500, `a streaming watch was cut after ${watchMs} ms`);
 });
 
-Deno.test("connections over the per-client limit are closed at once; the others are served", async () => {
-  await using t = await testServer({ connectionLimits: { maxConnectionsPerClient: 4 } });
-  const opts = { hostname: "127.0.0.1", port: t.server.port, caCerts: [t.server.caCertPem] };
-  const held: Deno.TlsConn[] = [];
-  for (let i = 0; i < 4; i++) {
-    const c = await Deno.connectTls(opts);
-    await c.handshake();
-    held.push(c);
-  }
-  const fifth = await Deno.connect({ hostname: "127.0.0.1", port: t.server.port });
-  const ms = await closedAfter(fifth, 5000);
-  assert.ok(ms < 2000, `the fifth connection stayed open ${ms} ms`);
-  // The four open ones still work.
-  const res = await rawRequest(held[0], "GET /livez HTTP/1.1\r\nHost: x\r\n\r\n");
-  assert.match(res, /^HTTP\/1.1 200/);
-  for (const c of held) c.close();
-  await sleep(200);
-  assert.equal((await t.request("GET", "/livez")).status, 200);
-});
+for (const clientCertAuth of [false, true]) {
+  Deno.test(`connections over the per-client limit are closed at once; the others are served${clientCertAuth ? " (client certificates on: the TLS front)" : ""}`, async () => {
+    await using t = await testServer({
+      clientCertAuth,
+      connectionLimits: { maxConnectionsPerClient: 4 },
+    });
+    const opts = { hostname: "127.0.0.1", port: t.server.port, caCerts: [t.server.caCertPem] };
+    const held: Deno.TlsConn[] = [];
+    for (let i = 0; i < 4; i++) {
+      const c = await Deno.connectTls(opts);
+      await c.handshake();
+      held.push(c);
+    }
+    const fifth = await Deno.connect({ hostname: "127.0.0.1", port: t.server.port });
+    const ms = await closedAfter(fifth, 5000);
+    assert.ok(ms < 2000, `the fifth connection stayed open ${ms} ms`);
+    // The four open ones still work.
+    const res = await rawRequest(held[0], "GET /livez HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert.match(res, /^HTTP\/1.1 200/);
+    for (const c of held) c.close();
+    await sleep(200);
+    assert.equal((await t.request("GET", "/livez")).status, 200);
+  });
+}
 
 Deno.test("a request past --request-timeout gets kube's 504 Timeout; ?timeout= may only shorten it", async () => {
   await using t = await testServer({ requestTimeoutMs: 1000 });
