@@ -57,11 +57,6 @@ export interface RequestInfo {
 
 const NAMESPACE_SUBRESOURCES = new Set(["status", "finalize"]);
 
-/** kube reads any value of `watch` but `0` and `false` (in any case) as true. */
-function isWatchParam(v: string | null): boolean {
-  return v !== null && v !== "0" && v.toLowerCase() !== "false";
-}
-
 /** Parses a request's method and URL into a {@link RequestInfo}. Never throws. */
 export function requestInfoOf(method: string, url: URL): RequestInfo {
   const path = url.pathname;
@@ -136,7 +131,7 @@ function resourceVerb(method: string, info: RequestInfo, url: URL): Verb | "" {
     case "HEAD":
       // As kube: `watch` counts only without a name (a named GET is a get).
       if (info.name) return "get";
-      return isWatchParam(queryParam(url, "watch")) ? "watch" : "list";
+      return queryBool(url, "watch") ? "watch" : "list";
     case "POST":
       return "create";
     case "PUT":
@@ -168,6 +163,22 @@ function selectedNameOf(url: URL): string {
  * parsed for it (`searchParams` builds and parses an object on first use). */
 export function queryParam(url: URL, name: string): string | null {
   return url.search === "" ? null : url.searchParams.get(name);
+}
+
+/**
+ * A boolean query parameter as kube's metav1 option conversion reads it
+ * (apimachinery `Convert_Slice_string_To_bool`): undefined when absent; when present, its first
+ * value is false if it is `0` or `false` in any case, and true otherwise, the empty value
+ * (`?force`, `?watch=`) and any other word (`yes`) included. Never an error.
+ */
+export function queryBool(url: URL, name: string): boolean | undefined {
+  return parseQueryBool(queryParam(url, name));
+}
+
+/** {@link queryBool} on a value already read (`null`: absent). */
+export function parseQueryBool(value: string | null): boolean | undefined {
+  if (value === null) return undefined;
+  return value !== "0" && value.toLowerCase() !== "false";
 }
 
 function safeDecode(s: string): string {

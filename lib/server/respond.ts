@@ -46,10 +46,17 @@ function warningHeaders(headers: Headers, warnings: string[]): void {
   }
 }
 
+/**
+ * `pretty`, which kube reads apart from the metav1 options: Go's `strconv.ParseBool` on a
+ * non-empty value, an unparsable one being false (`1`, `t`, `T`, `true`, `TRUE`, `True` are
+ * true). kube also defaults it from the User-Agent (curl, Wget, browsers); this server does not.
+ */
 export function isPretty(ctx: RequestContext): boolean {
   const p = queryParam(ctx.url, "pretty");
-  return p === "true" || p === "1";
+  return p !== null && GO_TRUE.has(p);
 }
+
+const GO_TRUE = new Set(["1", "t", "T", "true", "TRUE", "True"]);
 
 /** An object response in the negotiated encoding. */
 export function objectResponse(

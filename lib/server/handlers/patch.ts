@@ -13,6 +13,7 @@ import { managerFromUserAgent, validateFieldManager } from "../../apply/mod.ts";
 import type { RequestContext } from "../context.ts";
 import { authorizeVerb } from "../filters/authorization.ts";
 import { objectResponse } from "../respond.ts";
+import { queryBool } from "../request_info.ts";
 import {
   dryRunOf,
   fieldValidationOf,
@@ -51,13 +52,14 @@ function optionsInvalid(errors: FieldError[]): never {
 function patchOptionsOf(ctx: RequestContext, type: PatchType): { manager: string; force: boolean } {
   const q = ctx.url.searchParams;
   const given = q.get("fieldManager");
-  const forceParam = q.get("force");
-  const force = forceParam === "true" || forceParam === "1";
+  const forceParam = queryBool(ctx.url, "force");
+  const force = forceParam ?? false;
   const errors: FieldError[] = [];
   if (type === "apply" && !given) {
     errors.push({ type: "Required", field: "fieldManager", detail: "is required for apply patch" });
   }
-  if (type !== "apply" && forceParam !== null && forceParam !== "" && forceParam !== "false") {
+  // As kube: PatchOptions.Force is set whenever the parameter is present, even as false.
+  if (type !== "apply" && forceParam !== undefined) {
     errors.push({
       type: "Forbidden",
       field: "force",

@@ -9,6 +9,7 @@
  */
 
 import { badRequest, type FieldError, invalid, StatusError } from "../../api/errors.ts";
+import { parseQueryBool } from "../request_info.ts";
 
 /** How long a read waits for a resourceVersion newer than the store's before answering 504. */
 export const FUTURE_WAIT_MS = 3000;
@@ -18,15 +19,6 @@ export function parseResourceVersion(value: string): number {
   const n = /^[0-9]{1,16}$/.test(value) ? Number(value) : NaN;
   if (!Number.isSafeInteger(n)) throw badRequest(`invalid resource version: "${value}"`);
   return n;
-}
-
-/** kube's ParseBool; 400 naming the parameter otherwise. */
-export function parseBool(q: URLSearchParams, name: string): boolean | undefined {
-  const v = q.get(name);
-  if (v === null || v === "") return undefined;
-  if (["1", "t", "T", "true", "TRUE", "True"].includes(v)) return true;
-  if (["0", "f", "F", "false", "FALSE", "False"].includes(v)) return false;
-  throw badRequest(`${name} must be a boolean`);
 }
 
 export function parseLimit(v: string | null): number | undefined {
@@ -76,8 +68,8 @@ export function readOptionsOf(
     match: (q.get("resourceVersionMatch") ?? "") as ResourceVersionMatch,
     limit: parseLimit(q.get("limit")),
     continue: q.get("continue") ?? "",
-    allowWatchBookmarks: parseBool(q, "allowWatchBookmarks") ?? false,
-    sendInitialEvents: parseBool(q, "sendInitialEvents"),
+    allowWatchBookmarks: parseQueryBool(q.get("allowWatchBookmarks")) ?? false,
+    sendInitialEvents: parseQueryBool(q.get("sendInitialEvents")),
   };
   const errors = opts.watch ? watchErrors(o, opts.watchList) : listErrors(o);
   if (errors.length) throw invalid("ListOptions", "meta.platform.io", "", errors);
