@@ -44,6 +44,23 @@ Deno.test("a list of 700 configmaps is streamed and complete as JSON, YAML, prot
   };
   assert.deepEqual(names(list.items), expected);
 
+  // Table (what kubectl get reads) and metadata lists: streamed, and the same document as the
+  // one built whole (pretty printing builds it whole).
+  for (
+    const accept of [
+      "application/json;as=Table;g=meta.k8s.io;v=v1",
+      "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1",
+    ]
+  ) {
+    const streamed = await t.request("GET", CM, { headers: { Accept: accept } });
+    assert.equal(streamed.headers.get("Content-Length"), null, accept);
+    const whole = await t.request("GET", `${CM}?pretty=true`, { headers: { Accept: accept } });
+    assert.ok(whole.headers.get("Content-Length") !== null, accept);
+    const a = await streamed.json(), b = await whole.json();
+    assert.deepEqual(a, b, accept);
+    assert.equal((a.rows ?? a.items).length, COUNT);
+  }
+
   // fetch asks for gzip and inflates it: the header says it was compressed.
   const gz = await t.request("GET", CM, { headers: { "Accept-Encoding": "gzip" } });
   assert.equal(gz.headers.get("Content-Encoding"), "gzip");

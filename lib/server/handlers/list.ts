@@ -28,6 +28,7 @@ import type { KeyValue } from "../../storage/store.ts";
 import { parseResourceVersion, readOptionsOf, waitForRevision } from "./read_options.ts";
 import type { ResourceScope } from "./scope.ts";
 import { emitYaml } from "../../codec/yaml_emit.ts";
+import { toKubeApiVersion } from "../../api/group_names.ts";
 
 /** Lists of more items than this are sent as the client reads them (see streamedList). */
 const STREAM_ITEMS = 500;
@@ -53,10 +54,19 @@ export async function listHandler(ctx: RequestContext, scope: ResourceScope): Pr
     const exact = o.match === "Exact" || (o.match === "" && o.limit !== undefined);
     if (exact) opts.revision = rv;
   }
-  // A plain list is built from per-object encodings cached by stored value.
+  // A plain list is built from per-object encodings cached by stored value; a large Table or
+  // metadata list in JSON is made from the stored values as it is read.
   const fromCache = !negotiated.as && !isPretty(ctx);
-  opts.sourcesOnly = fromCache;
+  const asJson = negotiated.as !== undefined && negotiated.encoding === "json" && !isPretty(ctx);
+  opts.sourcesOnly = fromCache || asJson;
   const result = await registry.list(ctx.info.namespace, opts);
+  // With sourcesOnly and no filter, items are left to decode here.
+  const items = () =>
+    result.items.length === result.sources.length
+      ? result.items
+      : result.sources.map((kv) => registry.decode(kv));
+  const streamItems = asJson && result.sources.length > STREAM_ITEMS;
+  const itemAt = (i: number) => result.items[i] ?? registry.decode(result.sources[i]);
   const listMeta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
   if (result.continue) listMeta.continue = result.continue;
   if (result.remainingItemCount !== undefined) {
@@ -64,16 +74,38 @@ export async function listHandler(ctx: RequestContext, scope: ResourceScope): Pr
   }
   if (negotiated.as?.kind === "PartialObjectMetadataList") {
     const { group, version } = negotiated.as;
-    const partial = toPartialList(result.items, listMeta, `${group}/${version}`);
+    if (streamItems) {
+      const head = toPartialList([], listMeta, `${group}/${version}`);
+      const body = streamedObject(
+        ctx,
+        head,
+        "items",
+        result.sources.length,
+        (i) => JSON.stringify(toPartialList([itemAt(i)], listMeta, `${group}/${version}`).items[0]),
+      );
+      return encodedResponse(ctx, 200, body, negotiated);
+    }
+    const partial = toPartialList(items(), listMeta, `${group}/${version}`);
     return objectResponse(ctx, 200, partial, negotiated);
   }
   if (negotiated.as?.kind === "Table") {
-    const table = toTable(def, result.items, {
+    const tableOpts = {
       apiVersion: `${negotiated.as.group}/${negotiated.as.version}`,
       listMeta,
       include: parseIncludeObject(q.get("includeObject")),
-    });
-    return objectResponse(ctx, 200, table, negotiated);
+    };
+    if (streamItems) {
+      const head = toTable(def, [], tableOpts);
+      const body = streamedObject(
+        ctx,
+        head,
+        "rows",
+        result.sources.length,
+        (i) => JSON.stringify((toTable(def, [itemAt(i)], tableOpts).rows as unknown[])[0]),
+      );
+      return encodedResponse(ctx, 200, body, negotiated);
+    }
+    return objectResponse(ctx, 200, toTable(def, items(), tableOpts), negotiated);
   }
   if (fromCache) {
     const listKind = { apiVersion: registry.apiVersion, kind: `${def.kind}List` };
@@ -88,7 +120,7 @@ export async function listHandler(ctx: RequestContext, scope: ResourceScope): Pr
     kind: `${def.kind}List`,
     apiVersion: registry.apiVersion,
     metadata: listMeta,
-    items: result.items,
+    items: items(),
   };
   return objectResponse(ctx, 200, list, negotiated);
 }
@@ -127,14 +159,37 @@ function yamlList(
 }
 
 /**
+ * The JSON of `head` with its (empty) array field `field` holding `count` items made by
+ * `item` as the client reads them: the same text JSON.stringify gives for the whole object
+ * when `field` is the last key of `head`.
+ */
+function streamedObject(
+  ctx: RequestContext,
+  head: Record<string, unknown>,
+  field: string,
+  count: number,
+  item: (i: number) => string,
+): ReadableStream<Uint8Array> {
+  // As objectResponse answers: in the client's spelling of the group.
+  if (ctx.kubeSpelling && typeof head.apiVersion === "string") {
+    head = { ...head, apiVersion: toKubeApiVersion(head.apiVersion) };
+  }
+  const text = JSON.stringify(head);
+  const empty = `${JSON.stringify(field)}:[]}`;
+  if (!text.endsWith(empty)) throw new Error(`streamedObject: ${field} is not the last key`);
+  const indexes = Array.from({ length: count }, (_, i) => i);
+  return streamedList(text.slice(0, -2), indexes, item, ",", `]}\n`);
+}
+
+/**
  * A list body made as the client reads it, about {@link STREAM_CHUNK_BYTES} at a time: a
  * client that reads slowly or not at all holds the list's snapshot (references to stored
  * values) and one chunk, never the whole body.
  */
-function streamedList(
+function streamedList<T>(
   head: string,
-  sources: KeyValue[],
-  item: (kv: KeyValue) => string,
+  sources: T[],
+  item: (source: T) => string,
   separator: string,
   tail: string,
 ): ReadableStream<Uint8Array> {
