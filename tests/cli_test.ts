@@ -6,6 +6,8 @@
 import { type PlatformRun, runPlatform } from "./harness.ts";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { FLAGS } from "../lib/config/flags.ts";
+import { startServer } from "../mod.ts";
+import { silentLogger } from "../lib/server/log.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const TESTDATA = new URL("../testdata/config/", import.meta.url).pathname;
@@ -71,6 +73,24 @@ Deno.test("a port in use exits 2 naming the port and the flag, serving nothing",
     assertConfigError(run, new RegExp(`${port}.*--secure-port|--secure-port.*${port}`));
   } finally {
     taken.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a second server on a data dir in use exits 2 in one line, no stack trace", async () => {
+  const dir = await Deno.makeTempDir();
+  const first = await startServer({ dataDir: dir, logger: silentLogger });
+  try {
+    const run = await runPlatform("--data-dir", dir, "--secure-port", "0");
+    assertConfigError(run, /--data-dir: .* is in use by another platform server/);
+    // The first one goes on serving.
+    const client = Deno.createHttpClient({ caCerts: [first.caCertPem] });
+    const res = await fetch(`${first.url}/readyz`, { client });
+    assertEquals(res.status, 200);
+    await res.body?.cancel();
+    client.close();
+  } finally {
+    await first.close();
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -6,7 +6,7 @@
 
 import type { Store } from "../storage/store.ts";
 import { MemoryStore } from "../storage/memory.ts";
-import { FileStore } from "../storage/file.ts";
+import { FileStore, StoreLockedError } from "../storage/file.ts";
 import { DIR_MODE, tightenModes } from "../storage/permissions.ts";
 import { EncryptionTransformer, loadEncryptionConfig } from "../encryption/mod.ts";
 import {
@@ -232,6 +232,12 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
       historyRetentionMs,
       logger,
       transformer: encryption,
+    }).catch((err) => {
+      // A start-up problem of the user's, said in one line (main exits 2).
+      if (err instanceof StoreLockedError) {
+        throw new ConfigError(`--data-dir: ${dataDir} is in use by another platform server`);
+      }
+      throw err;
     });
 
   // Continue tokens outlive a restart with the data they page through.

@@ -68,6 +68,16 @@ export interface FileStoreStats {
   checkpointRevision: number;
 }
 
+/** Another process (or store) holds the directory's lock. */
+export class StoreLockedError extends Error {
+  readonly dir: string;
+  constructor(dir: string) {
+    super(`Storage directory "${dir}" is in use by another store`);
+    this.name = "StoreLockedError";
+    this.dir = dir;
+  }
+}
+
 /** The file-backed {@link Store}. Open with {@link FileStore.open}. */
 export class FileStore extends Engine {
   readonly dir: string;
@@ -137,7 +147,7 @@ export class FileStore extends Engine {
     });
     try {
       if (!await lock.tryLock(true)) {
-        throw new Error(`Storage directory "${opts.dir}" is in use by another store`);
+        throw new StoreLockedError(opts.dir);
       }
       const r = await recover(opts.dir, {
         logger,
