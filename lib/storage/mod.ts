@@ -18,12 +18,7 @@ import type { Store } from "./store.ts";
 export * from "./store.ts";
 export { type Clock, consoleLogger, type StoreLogger, systemClock } from "./clock.ts";
 export { type EngineOptions, MAX_KEY_LENGTH } from "./engine.ts";
-export {
-  FileStore,
-  type FileStoreOptions,
-  type FileStoreStats,
-  StoreLockedError,
-} from "./file.ts";
+export { FileStore, type FileStoreOptions, type FileStoreStats, StoreLockedError } from "./file.ts";
 export { MemoryStore, type MemoryStoreOptions } from "./memory.ts";
 export { DEFAULT_WATCH_BUFFER } from "./watch/hub.ts";
 export { JournalCorruptError, type JournalStats } from "./journal/journal.ts";
