@@ -20,7 +20,7 @@
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
 import { dirname, join } from "node:path";
-import { stringify as stringifyYaml } from "yaml";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { ConfigError, normalizeIp, osReason, quote } from "../config/flags.ts";
 
 x509.cryptoProvider.set(crypto);
@@ -713,14 +713,37 @@ export async function writeKubeconfig(opts: KubeconfigOptions): Promise<void> {
   if (opts.caCertPem !== undefined) {
     cluster["certificate-authority-data"] = btoa(opts.caCertPem);
   }
-  const doc = {
-    apiVersion: "v1",
-    kind: "Config",
-    clusters: [{ name: clusterName, cluster }],
-    users: [{ name: user, user: { token: opts.token } }],
-    contexts: [{ name: contextName, context: { cluster: clusterName, user } }],
-    "current-context": contextName,
-    preferences: {},
+  // The entries this writes replace their namesakes; every other cluster, user and context
+  // the file holds (a user's client-certificate or OIDC context) stays, and so does a
+  // current-context that still names one.
+  const doc = await readKubeconfig(opts.path);
+  const put = (list: string, entry: { name: string; [field: string]: unknown }) => {
+    const items = (Array.isArray(doc[list]) ? doc[list] : []) as { name?: unknown }[];
+    doc[list] = [...items.filter((e) => e?.name !== entry.name), entry];
   };
+  put("clusters", { name: clusterName, cluster });
+  put("users", { name: user, user: { token: opts.token } });
+  put("contexts", { name: contextName, context: { cluster: clusterName, user } });
+  const contexts = doc.contexts as { name?: unknown }[];
+  if (!contexts.some((c) => c?.name === doc["current-context"])) {
+    doc["current-context"] = contextName;
+  }
   await writeFileAtomic(opts.path, stringifyYaml(doc), { mode: 0o600 });
+}
+
+/** The kubeconfig at `path` as a mapping: a new one when it is missing or not a mapping. */
+async function readKubeconfig(path: string): Promise<Record<string, unknown>> {
+  const fresh = { apiVersion: "v1", kind: "Config", preferences: {} };
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch {
+    return fresh;
+  }
+  try {
+    const doc = parseYaml(text);
+    return doc && typeof doc === "object" && !Array.isArray(doc) ? doc : fresh;
+  } catch {
+    return fresh;
+  }
 }

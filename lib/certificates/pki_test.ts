@@ -2,7 +2,7 @@ import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { parse as parseYaml } from "yaml";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { ConfigError } from "../config/flags.ts";
 import {
   ADMIN_USER,
@@ -400,11 +400,24 @@ Deno.test("writeKubeconfig writes a kubeconfig atomically with mode 0600", async
     context: { cluster: "platform", user: "platform-admin" },
   }]);
 
-  // Without a CA the field is left out; the file is replaced, not appended to.
+  // Without a CA the field is left out; the generated entries are replaced, not appended to.
   await writeKubeconfig({ path, server: "https://h:1", caCertPem: undefined, token: "t2" });
   const again = parseYaml(await Deno.readTextFile(path));
-  assert.deepEqual(again.clusters[0].cluster, { server: "https://h:1" });
-  assert.deepEqual(again.users[0].user.token, "t2");
+  assert.deepEqual(again.clusters, [{ name: "platform", cluster: { server: "https://h:1" } }]);
+  assert.deepEqual(again.users, [{ name: "platform-admin", user: { token: "t2" } }]);
+
+  // A context the user added (and chose) survives the next start's rewrite.
+  again.users.push({ name: "alice", user: { "client-certificate-data": "Y2VydA==" } });
+  again.contexts.push({ name: "alice", context: { cluster: "platform", user: "alice" } });
+  again["current-context"] = "alice";
+  await Deno.writeTextFile(path, stringifyYaml(again));
+  await writeKubeconfig({ path, server: "https://h:2", caCertPem: undefined, token: "t3" });
+  const kept = parseYaml(await Deno.readTextFile(path));
+  assert.deepEqual(kept.users.map((u: { name: string }) => u.name), ["alice", "platform-admin"]);
+  assert.deepEqual(kept.contexts.map((c: { name: string }) => c.name), ["alice", "platform"]);
+  assert.equal(kept["current-context"], "alice");
+  assert.deepEqual(kept.clusters[0].cluster, { server: "https://h:2" });
+  assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
 });
 
 Deno.test("issueClientCertificate signs CN=user, O=groups for clientAuth", async () => {
