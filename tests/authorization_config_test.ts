@@ -10,7 +10,7 @@
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { runPlatform, type TestServer, testServer, tokenFile } from "./harness.ts";
+import { createAsAdmin, runPlatform, type TestServer, testServer, tokenFile } from "./harness.ts";
 import { kubectlFor, kubectlInstalled } from "./kubectl.ts";
 import { ensurePki } from "../lib/certificates/pki.ts";
 import { silentLogger } from "../lib/server/log.ts";
@@ -122,17 +122,10 @@ async function authzFixture() {
   };
 }
 
-/** Creates an object as the admin; fails the test unless 201. */
-async function create(ts: TestServer, path: string, body: unknown): Promise<Json> {
-  const res = await ts.json("POST", path, { body });
-  assertEquals(res.status, 201, JSON.stringify(res.body));
-  return res.body;
-}
-
 /** Binds `clusterRole` to user `user`: in `namespace`, or cluster-wide without one. */
 async function bind(ts: TestServer, user: string, clusterRole: string, namespace?: string) {
   const name = `${user}-${clusterRole}`;
-  await create(
+  await createAsAdmin(
     ts,
     namespace ? `${RBAC}/namespaces/${namespace}/rolebindings` : `${RBAC}/clusterrolebindings`,
     {
@@ -153,7 +146,7 @@ Deno.test("authorization config: AlwaysDeny forbids what RBAC grants; system:mas
   await using fx = await authzFixture();
   await using ts = await fx.server(await fx.config([{ type: "AlwaysDeny", name: "deny" }]));
   await bind(ts, "bob", "view", "default");
-  await create(ts, CM("default"), { metadata: { name: "settings" } });
+  await createAsAdmin(ts, CM("default"), { metadata: { name: "settings" } });
 
   const bob = await ts.json("GET", CM("default"), { token: "bob-token" });
   assertEquals(bob.status, 403);
@@ -173,7 +166,7 @@ Deno.test("authorization config: AlwaysDeny forbids what RBAC grants; system:mas
   const admin = await ts.json("GET", CM("default"));
   assertEquals(admin.status, 200);
   assertEquals(admin.body.items.map((i: Json) => (i.metadata as Json).name), ["settings"]);
-  await create(ts, CM("default"), { metadata: { name: "more" } });
+  await createAsAdmin(ts, CM("default"), { metadata: { name: "more" } });
 });
 
 Deno.test("authorization config: AlwaysDeny has no opinion, so an RBAC after it decides", async () => {
@@ -199,8 +192,11 @@ Deno.test({
   await using ts = await fx.server(
     await fx.config([await fx.webhook({ url: hook.url }), { type: "RBAC", name: "rbac" }]),
   );
-  await create(ts, CM("default"), { metadata: { name: "settings" }, data: { color: "blue" } });
-  await create(ts, "/api/v1/namespaces/default/secrets", {
+  await createAsAdmin(ts, CM("default"), {
+    metadata: { name: "settings" },
+    data: { color: "blue" },
+  });
+  await createAsAdmin(ts, "/api/v1/namespaces/default/secrets", {
     metadata: { name: "password" },
     stringData: { password: "hunter2" },
   });
@@ -271,7 +267,7 @@ Deno.test({
     assertEquals(before.status, 403);
     assertMatch(before.body.message, /User "alice" cannot list resource "namespaces"/);
     assertEquals(hook.received.length, asked + 1, "the webhook was asked first");
-    await create(ts, `${RBAC}/clusterroles`, {
+    await createAsAdmin(ts, `${RBAC}/clusterroles`, {
       metadata: { name: "namespace-reader" },
       rules: [{ apiGroups: [""], resources: ["namespaces"], verbs: ["list"] }],
     });
@@ -316,9 +312,9 @@ Deno.test("authorization config: the webhook is asked only where its match condi
       { type: "RBAC", name: "rbac" },
     ]),
   );
-  await create(ts, "/api/v1/namespaces", { metadata: { name: "webhooked" } });
+  await createAsAdmin(ts, "/api/v1/namespaces", { metadata: { name: "webhooked" } });
   for (const ns of ["default", "webhooked"]) {
-    await create(ts, CM(ns), { metadata: { name: "settings" } });
+    await createAsAdmin(ts, CM(ns), { metadata: { name: "settings" } });
   }
 
   const outside = await ts.json("GET", CM("default", "settings"), { token: "alice-token" });

@@ -56,6 +56,15 @@ export async function testServer(opts: StartOptions = {}): Promise<TestServer> {
   };
 }
 
+/** Creates an object as the admin; fails the test unless 201. Resolves with the object. */
+export async function createAsAdmin(ts: TestServer, path: string, body: unknown): Promise<any> {
+  const res = await ts.json("POST", path, { body });
+  if (res.status !== 201) {
+    throw new Error(`POST ${path}: expected 201, got ${res.status}: ${JSON.stringify(res.body)}`);
+  }
+  return res.body;
+}
+
 /** A static token file (`--token-auth-file`) in a temporary directory, removed on dispose. */
 export async function tokenFile(
   users: Record<string, { name: string; uid?: string; groups?: string[] }>,

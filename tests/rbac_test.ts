@@ -9,7 +9,7 @@
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { type TestServer, testServer, tokenFile } from "./harness.ts";
+import { createAsAdmin, type TestServer, testServer, tokenFile } from "./harness.ts";
 
 const RBAC = "/apis/rbac.authorization.platform.io/v1";
 const GROUP = "rbac.authorization.platform.io";
@@ -37,13 +37,6 @@ async function rbacServer(): Promise<TestServer & AsyncDisposable> {
   };
 }
 
-/** Creates an object as the admin; fails the test unless 201. */
-async function create(ts: TestServer, path: string, body: unknown): Promise<any> {
-  const res = await ts.json("POST", path, { body });
-  assertEquals(res.status, 201, JSON.stringify(res.body));
-  return res.body;
-}
-
 function clusterRole(name: string, rules: unknown[], labels?: Record<string, string>) {
   return { metadata: { name, labels }, rules };
 }
@@ -67,14 +60,14 @@ Deno.test("rbac: a token-file user is forbidden until a binding allows it, in ku
     before.body.message,
     'configmaps is forbidden: User "bob" cannot list resource "configmaps" in API group "" in the namespace "ns1"',
   );
-  await create(
+  await createAsAdmin(
     ts,
     `${RBAC}/clusterroles`,
     clusterRole("cm-reader", [
       { apiGroups: [""], resources: ["configmaps"], verbs: ["get", "list"] },
     ]),
   );
-  await create(
+  await createAsAdmin(
     ts,
     `${RBAC}/clusterrolebindings`,
     binding("bob-reads", { kind: "ClusterRole", name: "cm-reader" }, [user("bob")]),
@@ -90,7 +83,7 @@ Deno.test("rbac: a token-file user is forbidden until a binding allows it, in ku
   assertEquals((await ts.json("GET", CM("ns1"), { token: "alice-token" })).status, 403);
   await ts.json("DELETE", `${RBAC}/clusterrolebindings/bob-reads`);
   assertEquals((await ts.json("GET", CM("ns1"), { token: "bob-token" })).status, 403);
-  await create(
+  await createAsAdmin(
     ts,
     `${RBAC}/clusterrolebindings`,
     binding("staff-reads", { kind: "ClusterRole", name: "cm-reader" }, [
@@ -102,14 +95,14 @@ Deno.test("rbac: a token-file user is forbidden until a binding allows it, in ku
 
 Deno.test("rbac: a RoleBinding to a ClusterRole grants only in its namespace; Roles too", async () => {
   await using ts = await rbacServer();
-  await create(
+  await createAsAdmin(
     ts,
     `${RBAC}/clusterroles`,
     clusterRole("cm-reader", [
       { apiGroups: [""], resources: ["configmaps"], verbs: ["list"] },
     ]),
   );
-  await create(
+  await createAsAdmin(
     ts,
     `${RBAC}/namespaces/ns1/rolebindings`,
     binding("bob-reads", { kind: "ClusterRole", name: "cm-reader" }, [user("bob")]),
@@ -118,11 +111,11 @@ Deno.test("rbac: a RoleBinding to a ClusterRole grants only in its namespace; Ro
   assertEquals((await ts.json("GET", CM("ns2"), { token: "bob-token" })).status, 403);
   assertEquals((await ts.json("GET", "/api/v1/configmaps", { token: "bob-token" })).status, 403);
 
-  await create(ts, `${RBAC}/namespaces/ns2/roles`, {
+  await createAsAdmin(ts, `${RBAC}/namespaces/ns2/roles`, {
     metadata: { name: "cm-writer" },
     rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["create"] }],
   });
-  await create(
+  await createAsAdmin(
     ts,
     `${RBAC}/namespaces/ns2/rolebindings`,
     binding("bob-writes", { kind: "Role", name: "cm-writer" }, [user("bob")]),
@@ -134,15 +127,15 @@ Deno.test("rbac: a RoleBinding to a ClusterRole grants only in its namespace; Ro
 
 Deno.test("rbac: resourceNames allow those objects only; a binding to a missing role says so", async () => {
   await using ts = await rbacServer();
-  for (const name of ["a", "b"]) await create(ts, CM("ns1"), { metadata: { name } });
-  await create(
+  for (const name of ["a", "b"]) await createAsAdmin(ts, CM("ns1"), { metadata: { name } });
+  await createAsAdmin(
     ts,
     `${RBAC}/clusterroles`,
     clusterRole("just-a", [
       { apiGroups: [""], resources: ["configmaps"], resourceNames: ["a"], verbs: ["get", "list"] },
     ]),
   );
-  await create(
+  await createAsAdmin(
     ts,
     `${RBAC}/namespaces/ns1/rolebindings`,
     binding("bob-a", { kind: "ClusterRole", name: "just-a" }, [user("bob")]),
@@ -156,7 +149,7 @@ Deno.test("rbac: resourceNames allow those objects only; a binding to a missing 
   assertEquals(one.status, 200);
   assertEquals(one.body.items.map((i: any) => i.metadata.name), ["a"]);
 
-  await create(
+  await createAsAdmin(
     ts,
     `${RBAC}/clusterrolebindings`,
     binding("dangling", { kind: "ClusterRole", name: "gone" }, [user("bob")]),
@@ -182,7 +175,7 @@ Deno.test("rbac: subresource rules (certificatesigningrequests/approval)", async
     signingAlgorithm: { name: "ECDSA", hash: "SHA-256" },
   });
   const CSRS = "/apis/certificates.platform.io/v1/certificatesigningrequests";
-  const csr = await create(ts, CSRS, {
+  const csr = await createAsAdmin(ts, CSRS, {
     metadata: { name: "c1" },
     spec: {
       request: btoa(request.toString("pem")),
@@ -194,7 +187,7 @@ Deno.test("rbac: subresource rules (certificatesigningrequests/approval)", async
   const approve = () =>
     ts.json("PUT", `${CSRS}/c1/approval`, { token: "bob-token", body: structuredClone(csr) });
   assertEquals((await approve()).status, 403);
-  await create(
+  await createAsAdmin(
     ts,
     `${RBAC}/clusterroles`,
     clusterRole("approver", [
@@ -211,7 +204,7 @@ Deno.test("rbac: subresource rules (certificatesigningrequests/approval)", async
       },
     ]),
   );
-  await create(
+  await createAsAdmin(
     ts,
     `${RBAC}/clusterrolebindings`,
     binding("bob-approves", { kind: "ClusterRole", name: "approver" }, [user("bob")]),
@@ -233,14 +226,14 @@ Deno.test("rbac: nonResourceURLs, exact and by prefix", async () => {
   const check = await ts.json("GET", "/healthz/ping", { token: "bob-token" });
   assertEquals(check.status, 403);
   assertEquals(check.body.message, 'forbidden: User "bob" cannot get path "/healthz/ping"');
-  await create(
+  await createAsAdmin(
     ts,
     `${RBAC}/clusterroles`,
     clusterRole("health-checks", [
       { nonResourceURLs: ["/healthz/*", "/readyz/storage"], verbs: ["get"] },
     ]),
   );
-  await create(
+  await createAsAdmin(
     ts,
     `${RBAC}/clusterrolebindings`,
     binding("bob-checks", { kind: "ClusterRole", name: "health-checks" }, [user("bob")]),
@@ -252,13 +245,15 @@ Deno.test("rbac: nonResourceURLs, exact and by prefix", async () => {
 
 Deno.test("rbac: service accounts as subjects, signed in with their tokens", async () => {
   await using ts = await rbacServer();
-  await create(ts, "/api/v1/namespaces/ns1/serviceaccounts", { metadata: { name: "robot" } });
-  const token = (await create(ts, "/api/v1/namespaces/ns1/serviceaccounts/robot/token", {
+  await createAsAdmin(ts, "/api/v1/namespaces/ns1/serviceaccounts", {
+    metadata: { name: "robot" },
+  });
+  const token = (await createAsAdmin(ts, "/api/v1/namespaces/ns1/serviceaccounts/robot/token", {
     kind: "TokenRequest",
     spec: {},
   })).status.token;
   assertEquals((await ts.json("GET", CM("ns1"), { token })).status, 403);
-  await create(
+  await createAsAdmin(
     ts,
     `${RBAC}/clusterroles`,
     clusterRole("cm-reader", [
@@ -266,7 +261,7 @@ Deno.test("rbac: service accounts as subjects, signed in with their tokens", asy
     ]),
   );
   // A subject without a namespace is the binding's namespace's service account.
-  await create(
+  await createAsAdmin(
     ts,
     `${RBAC}/namespaces/ns1/rolebindings`,
     binding("robot-reads", { kind: "ClusterRole", name: "cm-reader" }, [
@@ -276,7 +271,7 @@ Deno.test("rbac: service accounts as subjects, signed in with their tokens", asy
   assertEquals((await ts.json("GET", CM("ns1"), { token })).status, 200);
   assertEquals((await ts.json("GET", CM("ns2"), { token })).status, 403);
   // Every service account is in system:serviceaccounts.
-  await create(
+  await createAsAdmin(
     ts,
     `${RBAC}/namespaces/ns2/rolebindings`,
     binding("all-sas", { kind: "ClusterRole", name: "cm-reader" }, [
@@ -296,7 +291,7 @@ Deno.test("rbac: service accounts as subjects, signed in with their tokens", asy
 
 Deno.test("rbac: nobody grants what they do not hold, without escalate or bind", async () => {
   await using ts = await rbacServer();
-  await create(
+  await createAsAdmin(
     ts,
     `${RBAC}/clusterroles`,
     clusterRole("role-maker", [
@@ -304,7 +299,7 @@ Deno.test("rbac: nobody grants what they do not hold, without escalate or bind",
       { apiGroups: [""], resources: ["configmaps"], verbs: ["get"] },
     ]),
   );
-  await create(
+  await createAsAdmin(
     ts,
     `${RBAC}/namespaces/ns1/rolebindings`,
     binding("bob-makes", { kind: "ClusterRole", name: "role-maker" }, [user("bob")]),
@@ -338,7 +333,7 @@ Deno.test("rbac: nobody grants what they do not hold, without escalate or bind",
     body: binding(name, { kind: "Role", name: role }, [user("alice")]),
   });
   assertEquals((await ts.json("POST", bindings, bind("alice-cm", "cm"))).status, 201);
-  await create(ts, roles, role("secrets", ["secrets"]));
+  await createAsAdmin(ts, roles, role("secrets", ["secrets"]));
   const refused = await ts.json("POST", bindings, bind("alice-secrets", "secrets"));
   assertEquals(refused.status, 403);
   assertMatch(
@@ -346,7 +341,7 @@ Deno.test("rbac: nobody grants what they do not hold, without escalate or bind",
     /^rolebindings\.rbac\.authorization\.platform\.io "alice-secrets" is forbidden: user "bob" .* not currently held:\n\{APIGroups:\[""\], Resources:\["secrets"\], Verbs:\["get"\]\}$/,
   );
 
-  await create(
+  await createAsAdmin(
     ts,
     `${RBAC}/clusterroles`,
     clusterRole("escalator", [
@@ -354,7 +349,7 @@ Deno.test("rbac: nobody grants what they do not hold, without escalate or bind",
       { apiGroups: [GROUP], resources: ["roles"], resourceNames: ["secrets"], verbs: ["bind"] },
     ]),
   );
-  await create(
+  await createAsAdmin(
     ts,
     `${RBAC}/namespaces/ns1/rolebindings`,
     binding("bob-escalates", { kind: "ClusterRole", name: "escalator" }, [user("bob")]),
@@ -370,7 +365,7 @@ Deno.test("rbac: nobody grants what they do not hold, without escalate or bind",
 
 Deno.test("rbac: bindings keep their roleRef; kube's spelling of the group is accepted", async () => {
   await using ts = await rbacServer();
-  const created = await create(ts, `${RBAC}/namespaces/ns1/rolebindings`, {
+  const created = await createAsAdmin(ts, `${RBAC}/namespaces/ns1/rolebindings`, {
     metadata: { name: "b" },
     roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "view" },
     subjects: [{ kind: "User", name: "bob" }],
@@ -394,7 +389,7 @@ Deno.test("rbac: bindings keep their roleRef; kube's spelling of the group is ac
 Deno.test("rbac: a ClusterRole labelled aggregate-to-view shows up in view, edit and admin", async () => {
   await using ts = await rbacServer();
   const rule = { apiGroups: ["coordination.platform.io"], resources: ["leases"], verbs: ["get"] };
-  await create(
+  await createAsAdmin(
     ts,
     `${RBAC}/clusterroles`,
     clusterRole("lease-viewer", [rule], {

@@ -11,7 +11,7 @@
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
-import { type TestServer, testServer, tokenFile } from "../harness.ts";
+import { createAsAdmin, type TestServer, testServer, tokenFile } from "../harness.ts";
 import { ensurePki } from "../../lib/certificates/pki.ts";
 import { silentLogger } from "../../lib/server/log.ts";
 import {
@@ -37,7 +37,9 @@ const USERS = {
 async function usersServer(namespaces: string[], opts: { authorizationConfigFile?: string } = {}) {
   const tokens = await tokenFile(USERS);
   const ts = await testServer({ tokenAuthFile: tokens.path, ...opts });
-  for (const name of namespaces) await create(ts, "/api/v1/namespaces", { metadata: { name } });
+  for (const name of namespaces) {
+    await createAsAdmin(ts, "/api/v1/namespaces", { metadata: { name } });
+  }
   return {
     ...ts,
     async [Symbol.asyncDispose]() {
@@ -47,19 +49,12 @@ async function usersServer(namespaces: string[], opts: { authorizationConfigFile
   };
 }
 
-/** Creates an object as the admin; fails the test unless 201. */
-async function create(ts: TestServer, path: string, body: unknown): Promise<any> {
-  const res = await ts.json("POST", path, { body });
-  assertEquals(res.status, 201, `${path}: ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
 /** Grants `user` the rules through a Role and RoleBinding in `namespace`, or cluster-wide
  * through a ClusterRole and ClusterRoleBinding without one. */
 async function grant(ts: TestServer, user: string, name: string, rules: Json[], namespace = "") {
   const base = namespace ? `${RBAC}/namespaces/${namespace}` : RBAC;
   const kind = namespace ? "Role" : "ClusterRole";
-  await create(ts, `${base}/${namespace ? "roles" : "clusterroles"}`, {
+  await createAsAdmin(ts, `${base}/${namespace ? "roles" : "clusterroles"}`, {
     metadata: { name },
     rules,
   });
@@ -73,7 +68,7 @@ async function bind(
   namespace = "",
 ) {
   const base = namespace ? `${RBAC}/namespaces/${namespace}` : RBAC;
-  await create(ts, `${base}/${namespace ? "rolebindings" : "clusterrolebindings"}`, {
+  await createAsAdmin(ts, `${base}/${namespace ? "rolebindings" : "clusterrolebindings"}`, {
     metadata: { name: `${user}-${roleRef.name}` },
     roleRef: { apiGroup: RBAC_GROUP, ...roleRef },
     subjects: [{ kind: "User", apiGroup: RBAC_GROUP, name: user }],
@@ -107,7 +102,7 @@ function crd(group: string, plural: string, kind: string, scope: "Namespaced" | 
 
 /** Creates a CRD and waits until its resource is served at `path`. */
 async function serveCrd(ts: TestServer, body: Json, path: string): Promise<void> {
-  await create(ts, CRDS, body);
+  await createAsAdmin(ts, CRDS, body);
   for (let i = 0; i < 200; i++) {
     if ((await ts.json("GET", path)).status === 200) return;
     await new Promise((r) => setTimeout(r, 25));
@@ -175,7 +170,7 @@ Deno.test("request parsing: a cluster-scoped custom resource under a namespace i
     crd("ops.example.com", "gadgets", "Gadget", "Cluster"),
     "/apis/ops.example.com/v1/gadgets",
   );
-  await create(ts, "/apis/ops.example.com/v1/gadgets", {
+  await createAsAdmin(ts, "/apis/ops.example.com/v1/gadgets", {
     apiVersion: "ops.example.com/v1",
     kind: "Gadget",
     metadata: { name: "g1" },
@@ -190,7 +185,7 @@ Deno.test("request parsing: a cluster-scoped custom resource under a namespace i
 
 Deno.test("request parsing: a namespaced object is named only in its namespace", async () => {
   await using ts = await usersServer(["ns1"]);
-  await create(ts, "/api/v1/namespaces/ns1/configmaps", { metadata: { name: "c" } });
+  await createAsAdmin(ts, "/api/v1/namespaces/ns1/configmaps", { metadata: { name: "c" } });
   assertStatus(await ts.json("GET", "/api/v1/configmaps/c"), 404, "NotFound");
   assertStatus(await ts.json("DELETE", "/api/v1/configmaps/c"), 404, "NotFound");
   assertStatus(
@@ -237,7 +232,7 @@ async function rawRequest(
 Deno.test("request parsing: a method that names no verb is 405, before authentication", async () => {
   await using ts = await usersServer(["vault"]);
   for (const name of ["allowed-secret", "other-secret"]) {
-    await create(ts, "/api/v1/namespaces/vault/secrets", {
+    await createAsAdmin(ts, "/api/v1/namespaces/vault/secrets", {
       metadata: { name },
       stringData: { password: `${name}-value` },
     });
@@ -288,7 +283,7 @@ Deno.test("request parsing: a method that names no verb is 405, before authentic
 Deno.test("request parsing: a named path is never a collection, or a create of another name", async () => {
   await using ts = await usersServer(["vault"]);
   for (const name of ["watched", "other"]) {
-    await create(ts, "/api/v1/namespaces/vault/configmaps", { metadata: { name } });
+    await createAsAdmin(ts, "/api/v1/namespaces/vault/configmaps", { metadata: { name } });
   }
   await grant(ts, "bob", "narrow", [
     { apiGroups: [""], resources: ["configmaps"], resourceNames: ["watched"], verbs: ["watch"] },
@@ -474,7 +469,7 @@ Deno.test("request parsing: a list is authorized on the name its selector select
   await using ts = await usersServer(["team"]);
   const roles = `${RBAC}/namespaces/team/roles`;
   for (const name of ["team-role", "team-role "]) {
-    await create(ts, roles, { metadata: { name }, rules: [] });
+    await createAsAdmin(ts, roles, { metadata: { name }, rules: [] });
   }
   await grant(ts, "bob", "one-role", [
     {

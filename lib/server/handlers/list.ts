@@ -136,8 +136,7 @@ function jsonList(
   const head = `{"kind":${JSON.stringify(list.kind)},"apiVersion":${
     JSON.stringify(list.apiVersion)
   },"metadata":${JSON.stringify(listMeta)},"items":[`;
-  const item = (kv: KeyValue) =>
-    registry.encoded.get("json", kv, () => JSON.stringify(registry.decode(kv)));
+  const item = (kv: KeyValue) => cachedJson(registry, kv);
   if (sources.length > STREAM_ITEMS) return streamedList(head, sources, item, ",", "]}\n");
   return `${head}${sources.map(item).join(",")}]}\n`;
 }
@@ -215,6 +214,12 @@ function streamedList<T>(
 function asSequenceEntry(yaml: string): string {
   const lines = yaml.endsWith("\n") ? yaml.slice(0, -1).split("\n") : yaml.split("\n");
   return lines.map((l, i) => (i === 0 ? `- ${l}` : l === "" ? "" : `  ${l}`)).join("\n") + "\n";
+}
+
+/** The JSON text of a stored value, made once and cached with it: lists and a watch's initial
+ * events share it. */
+export function cachedJson(registry: ResourceRegistry, kv: KeyValue): string {
+  return registry.encoded.get("json", kv, () => JSON.stringify(registry.decode(kv)));
 }
 
 /** The protobuf message bytes of a stored value, made once and cached with it: list bodies

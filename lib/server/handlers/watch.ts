@@ -29,6 +29,7 @@ import type { RequestContext } from "../context.ts";
 import { parseResourceVersion, readOptionsOf, waitForRevision } from "./read_options.ts";
 import type { ResourceScope } from "./scope.ts";
 import { watchPacer } from "./watch_pacing.ts";
+import { cachedJson } from "./list.ts";
 
 /** A bookmark goes out after this much quiet, if the store has moved on. */
 const BOOKMARK_IDLE_MS = 1000;
@@ -180,7 +181,7 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
     if (protobuf || asTable || asPartial) {
       return render({ type: "ADDED", object: registry.decode(kv) });
     }
-    const json = registry.encoded.get("json", kv, () => JSON.stringify(registry.decode(kv)));
+    const json = cachedJson(registry, kv);
     return encoder.encode(`{"type":"ADDED","object":${json}}\n`);
   };
   let initialSent = 0;
