@@ -126,6 +126,7 @@ async function serve(config: ServerConfig): Promise<number> {
       clientCAFile: config.clientCAFile,
       authenticationConfigFile: config.authenticationConfig,
       anonymousAuth: config.anonymousAuth,
+      kubernetesGroupNames: config.kubernetesGroupNames,
       authorizationConfigFile: config.authorizationConfig,
       encryptionProviderConfigFile: config.encryptionProviderConfig,
       ...clusterSigningFiles(config),

@@ -55,3 +55,49 @@ export function toKubeApiVersion(apiVersion: string): string {
   if (!BUILTIN_GROUPS.has(group)) return apiVersion;
   return `${group.slice(0, -PLATFORM_SUFFIX.length)}${KUBE_SUFFIX}${apiVersion.slice(slash)}`;
 }
+
+/** `rbac.authorization.platform.io` -> `rbac.authorization.k8s.io` for the built-in groups;
+ * any other group unchanged. */
+export function kubeGroup(group: string): string {
+  if (!BUILTIN_GROUPS.has(group)) return group;
+  return `${group.slice(0, -PLATFORM_SUFFIX.length)}${KUBE_SUFFIX}`;
+}
+
+/**
+ * `obj` as a client that addressed it under Kubernetes' group name reads it: its `apiVersion`
+ * and those of its managed fields entries in the upstream spelling, and so each item of a
+ * list. Returns `obj` itself when nothing changes, else a copy (the input is not mutated:
+ * it may be a stored value).
+ */
+// deno-lint-ignore no-explicit-any
+export function kubeSpelled(obj: Record<string, any>): Record<string, any> {
+  let out = obj;
+  const copy = () => out === obj ? (out = { ...obj }) : out;
+  if (typeof obj.apiVersion === "string") {
+    const apiVersion = toKubeApiVersion(obj.apiVersion);
+    if (apiVersion !== obj.apiVersion) copy().apiVersion = apiVersion;
+  }
+  const managed = obj.metadata?.managedFields;
+  if (Array.isArray(managed)) {
+    let changed = false;
+    const entries = managed.map((entry) => {
+      if (typeof entry?.apiVersion !== "string") return entry;
+      const apiVersion = toKubeApiVersion(entry.apiVersion);
+      if (apiVersion === entry.apiVersion) return entry;
+      changed = true;
+      return { ...entry, apiVersion };
+    });
+    if (changed) copy().metadata = { ...obj.metadata, managedFields: entries };
+  }
+  if (Array.isArray(obj.items)) {
+    let changed = false;
+    const items = obj.items.map((item: unknown) => {
+      if (!item || typeof item !== "object" || Array.isArray(item)) return item;
+      const spelled = kubeSpelled(item as Record<string, unknown>);
+      if (spelled !== item) changed = true;
+      return spelled;
+    });
+    if (changed) copy().items = items;
+  }
+  return out;
+}

@@ -137,6 +137,15 @@ export const FLAGS: readonly FlagSpec[] = [
       "changes (an invalid new version is logged and the old one stays in force).",
   },
   {
+    name: "kubernetes-group-names",
+    field: "kubernetesGroupNames",
+    kind: "bool",
+    defaultText: "true",
+    help: "Discovery and OpenAPI also list each built-in group under its Kubernetes name " +
+      "(rbac.authorization.k8s.io beside rbac.authorization.platform.io), so manifests and " +
+      "clients written for Kubernetes work unchanged. Requests work under either name.",
+  },
+  {
     name: "anonymous-auth",
     field: "anonymousAuth",
     kind: "bool",

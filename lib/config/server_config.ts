@@ -76,6 +76,8 @@ export interface ServerConfig {
   anonymousAuth?: boolean;
   /** AuthorizationConfiguration file; absent: RBAC with system:masters as superusers. */
   authorizationConfig?: string;
+  /** Discovery and OpenAPI also list each built-in group under its Kubernetes name. */
+  kubernetesGroupNames: boolean;
   /** EncryptionConfiguration file; absent: values are stored in clear. */
   encryptionProviderConfig?: string;
   /** CA bundle verifying client certificates; given, client-certificate authentication is on. */
@@ -124,6 +126,7 @@ export const DEFAULTS = {
   dataDir: "./data",
   bindAddress: "127.0.0.1",
   securePort: 6443,
+  kubernetesGroupNames: true,
   storage: "file" as StorageBackend,
   historyRetention: 5 * 60_000,
   controllers: ["*"],
@@ -208,6 +211,7 @@ const fileSchema = z.strictObject({
   tokenAuthFile: z.string().optional(),
   authenticationConfig: z.string().optional(),
   anonymousAuth: z.boolean().optional(),
+  kubernetesGroupNames: z.boolean().optional(),
   authorizationConfig: z.string().optional(),
   encryptionProviderConfig: z.string().optional(),
   clientCAFile: z.string().optional(),
@@ -281,6 +285,7 @@ interface Settings {
   tokenAuthFile: string;
   authenticationConfig: string;
   anonymousAuth: boolean;
+  kubernetesGroupNames: boolean;
   authorizationConfig: string;
   encryptionProviderConfig: string;
   clientCAFile: string;
@@ -373,6 +378,7 @@ export async function loadServerConfig(
     tokenAuthFile: pick("tokenAuthFile"),
     authenticationConfig: pick("authenticationConfig"),
     anonymousAuth: pick("anonymousAuth"),
+    kubernetesGroupNames: pick("kubernetesGroupNames") ?? DEFAULTS.kubernetesGroupNames,
     authorizationConfig: pick("authorizationConfig"),
     encryptionProviderConfig: pick("encryptionProviderConfig"),
     clientCAFile: pick("clientCAFile"),
@@ -515,7 +521,8 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
       values[field] = parsePath(one, base);
       break;
     case "anonymousAuth":
-      values.anonymousAuth = parseBool(one);
+    case "kubernetesGroupNames":
+      values[field] = parseBool(one);
       break;
     case "bindAddress":
       values.bindAddress = parseHost(one);
@@ -644,7 +651,8 @@ function setFromFile(
       values[field] = parseCount(value as number);
       return;
     case "anonymousAuth":
-      values.anonymousAuth = value as boolean;
+    case "kubernetesGroupNames":
+      values[field] = value as boolean;
       return;
     case "tlsSANs":
       values.tlsSANs = dedupe(

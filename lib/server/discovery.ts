@@ -7,6 +7,9 @@
 import { apiVersionOf, type ResourceDefinition } from "../registry/definition.ts";
 import type { Catalogue } from "../registry/catalogue.ts";
 
+/** What discovery lists: the catalogue, or the catalogue as served (served_catalogue.ts). */
+export type DiscoverySource = Pick<Catalogue, "groups" | "resources">;
+
 const SUBRESOURCE_VERBS = ["get", "patch", "update"];
 
 /** Kind served by a subresource (approval/status/finalize answer with the parent kind). */
@@ -27,7 +30,7 @@ function groupEntry(name: string, versions: string[]) {
   return { name, versions: list, preferredVersion: list[0] };
 }
 
-export function apiGroupList(catalogue: Catalogue) {
+export function apiGroupList(catalogue: DiscoverySource) {
   return {
     kind: "APIGroupList",
     apiVersion: "v1",
@@ -35,13 +38,13 @@ export function apiGroupList(catalogue: Catalogue) {
   };
 }
 
-export function apiGroup(catalogue: Catalogue, name: string) {
+export function apiGroup(catalogue: DiscoverySource, name: string) {
   const g = catalogue.groups().find((x) => x.name === name);
   if (!g) return undefined;
   return { kind: "APIGroup", apiVersion: "v1", ...groupEntry(g.name, g.versions) };
 }
 
-export function apiResourceList(catalogue: Catalogue, group: string, version: string) {
+export function apiResourceList(catalogue: DiscoverySource, group: string, version: string) {
   const defs = catalogue.resources(group, version);
   if (!defs.length) return undefined;
   const resources = [];
@@ -113,7 +116,7 @@ function discoveryResource(def: ResourceDefinition) {
 
 /** The aggregated discovery document for `/api` (core) or `/apis` (named groups). */
 export function aggregatedDiscovery(
-  catalogue: Catalogue,
+  catalogue: DiscoverySource,
   which: "api" | "apis",
   apiVersion: string,
 ) {

@@ -18,6 +18,7 @@ import { createHash } from "node:crypto";
 import { apiVersionOf, listKindOf, type ResourceDefinition } from "../registry/definition.ts";
 import { REF_PREFIX, type SchemaNode, type SchemaSet } from "../registry/schema.ts";
 import type { Catalogue } from "../registry/catalogue.ts";
+import { isBuiltinGroup, kubeGroup } from "../api/group_names.ts";
 
 // ---- names ----
 
@@ -70,6 +71,7 @@ export const PATCH_MEDIA = [
 
 /** The `GVK` suffix the platform gives the groups it serves. */
 const GROUP_SUFFIX = ".platform.io";
+const KUBE_GROUP_SUFFIX = ".k8s.io";
 
 function words(s: string): string[] {
   return s.split(/[.\-]/).filter(Boolean);
@@ -88,7 +90,11 @@ function lowerFirst(s: string): string {
  * `StableExampleCom`. */
 export function groupCamel(group: string): string {
   if (!group) return "Core";
-  const base = group.endsWith(GROUP_SUFFIX) ? group.slice(0, -GROUP_SUFFIX.length) : group;
+  const base = group.endsWith(GROUP_SUFFIX)
+    ? group.slice(0, -GROUP_SUFFIX.length)
+    : isBuiltinGroup(group)
+    ? group.slice(0, -KUBE_GROUP_SUFFIX.length)
+    : group;
   return words(base).map(upperFirst).join("");
 }
 
@@ -840,12 +846,23 @@ function presentSchema(node: SchemaNode, keepGVs: Set<string>, ensure: GVK[]): S
   let list = node[GVK_KEY];
   if (!list && ensure.length === 0) return node;
   list = [...(list ?? [])];
-  if (list.length > 1) list = list.filter((g) => keepGVs.has(gvString(g.group, g.version)));
   for (const g of ensure) {
     if (!list.some((x) => x.group === g.group && x.version === g.version && x.kind === g.kind)) {
       list.push(g);
     }
   }
+  // A document of a group under Kubernetes' name shows the GVKs of the data (written in the
+  // canonical spelling) in that name.
+  for (const g of [...list]) {
+    const kube = { ...g, group: kubeGroup(g.group) };
+    if (kube.group === g.group || !keepGVs.has(gvString(kube.group, kube.version))) continue;
+    if (!list.some((x) => x.group === kube.group && x.version === g.version && x.kind === g.kind)) {
+      list.push(kube);
+    }
+  }
+  // After the served GVKs are in: a kind served under Kubernetes' group name lists only
+  // that spelling in its group-version's document.
+  if (list.length > 1) list = list.filter((g) => keepGVs.has(gvString(g.group, g.version)));
   return { ...node, [GVK_KEY]: list };
 }
 
@@ -1169,12 +1186,12 @@ export class OpenAPIService {
  * catalogue changed. `schemas` gives the schema set that covers the current definitions.
  */
 export class CatalogueOpenAPI {
-  readonly #catalogue: Catalogue;
+  readonly #catalogue: Pick<Catalogue, "revision" | "definitions">;
   readonly #schemas: () => SchemaSet;
   #service?: OpenAPIService;
   #revision = -1;
 
-  constructor(catalogue: Catalogue, schemas: () => SchemaSet) {
+  constructor(catalogue: Pick<Catalogue, "revision" | "definitions">, schemas: () => SchemaSet) {
     this.#catalogue = catalogue;
     this.#schemas = schemas;
   }

@@ -3,7 +3,7 @@
  * `Status` in the negotiated encoding.
  */
 
-import { toKubeApiVersion } from "../api/group_names.ts";
+import { kubeSpelled } from "../api/group_names.ts";
 import { isJsonObject } from "../api/json.ts";
 import { toStatusError } from "../api/errors.ts";
 import { encodeBody } from "../codec/encode.ts";
@@ -65,9 +65,7 @@ export function objectResponse(
   body: unknown,
   negotiated: Negotiated,
 ): Response {
-  if (ctx.kubeSpelling && isJsonObject(body) && typeof body.apiVersion === "string") {
-    body = { ...body, apiVersion: toKubeApiVersion(body.apiVersion) };
-  }
+  if (ctx.kubeSpelling && isJsonObject(body)) body = kubeSpelled(body);
   const text = encodeBody(body, negotiated.encoding, isPretty(ctx));
   return encodedResponse(ctx, code, text, negotiated);
 }

@@ -4,7 +4,6 @@
  */
 
 import { negotiateOutput } from "../codec/negotiate.ts";
-import type { Catalogue } from "../registry/catalogue.ts";
 import type { RequestContext } from "./context.ts";
 import {
   aggregatedDiscovery,
@@ -12,6 +11,7 @@ import {
   apiGroupList,
   apiResourceList,
   apiVersions,
+  type DiscoverySource,
 } from "./discovery.ts";
 import { type HealthCheck, healthResponse } from "./health.ts";
 import { pathNotFound } from "./handlers/resource.ts";
@@ -26,7 +26,8 @@ export interface OpenAPIProvider {
 }
 
 export interface RouterDeps {
-  catalogue: Catalogue;
+  /** What discovery lists (see served_catalogue.ts). */
+  catalogue: DiscoverySource;
   openapi: OpenAPIProvider;
   health: Record<"livez" | "readyz" | "healthz", HealthCheck[]>;
   serverAddress: () => string;

@@ -51,6 +51,7 @@ import {
 } from "../registry/namespace_lifecycle.ts";
 import { SchemaSet } from "../registry/schema.ts";
 import { CatalogueOpenAPI } from "./openapi.ts";
+import { ServedCatalogue } from "./served_catalogue.ts";
 import { CrdController } from "../apiextensions/controller.ts";
 import { customResourceDefinitions } from "../registry/builtin/apiextensions.ts";
 import { buildHandlerChain } from "./chain.ts";
@@ -89,6 +90,9 @@ export interface StartOptions {
   authenticationConfigFile?: string;
   /** The legacy `--anonymous-auth` switch, when given. @default false */
   anonymousAuth?: boolean;
+  /** Discovery and OpenAPI also list each built-in group under its Kubernetes name.
+   * @default true */
+  kubernetesGroupNames?: boolean;
   /** An AuthorizationConfiguration file (`--authorization-config`).
    * @default system:masters as superusers, then RBAC */
   authorizationConfigFile?: string;
@@ -320,7 +324,12 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
   let shuttingDown = false;
   const shutdownSignal = new AbortController();
   let port = 0;
-  const openapi = new CatalogueOpenAPI(catalogue, () => crdController.schemas());
+  // What discovery and OpenAPI list: the catalogue, and its built-in groups under
+  // Kubernetes' names too.
+  const served = new ServedCatalogue(catalogue, {
+    kubernetesGroupNames: opts.kubernetesGroupNames,
+  });
+  const openapi = new CatalogueOpenAPI(served, () => crdController.schemas());
   const serviceAccounts = registries.get(catalogue.lookup("", "v1", "serviceaccounts")!)!;
   const serviceAccountTokens = await ServiceAccountTokens.open(dataDir);
   const lookupServiceAccount = async (namespace: string, name: string) => {
@@ -360,7 +369,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     responseCompression: featureGates.get("APIResponseCompression")!,
     logger,
     handler: router({
-      catalogue,
+      catalogue: served,
       openapi,
       health: {
         livez: [{ name: "ping", check: () => true }, { name: "log", check: () => true }],

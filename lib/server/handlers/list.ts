@@ -28,7 +28,8 @@ import type { KeyValue } from "../../storage/store.ts";
 import { parseResourceVersion, readOptionsOf, waitForRevision } from "./read_options.ts";
 import type { ResourceScope } from "./scope.ts";
 import { emitYaml } from "../../codec/yaml_emit.ts";
-import { toKubeApiVersion } from "../../api/group_names.ts";
+import { kubeSpelled, toKubeApiVersion } from "../../api/group_names.ts";
+import type { KubeObject } from "../../registry/definition.ts";
 
 /** Lists of more items than this are sent as the client reads them (see streamedList). */
 const STREAM_ITEMS = 500;
@@ -108,12 +109,15 @@ export async function listHandler(ctx: RequestContext, scope: ResourceScope): Pr
     return objectResponse(ctx, 200, toTable(def, items(), tableOpts), negotiated);
   }
   if (fromCache) {
-    const listKind = { apiVersion: registry.apiVersion, kind: `${def.kind}List` };
+    // Items in the spelling of the group the client asked under, as objectResponse answers.
+    const kube = ctx.kubeSpelling === true;
+    const apiVersion = kube ? toKubeApiVersion(registry.apiVersion) : registry.apiVersion;
+    const listKind = { apiVersion, kind: `${def.kind}List` };
     const body = negotiated.encoding === "protobuf"
-      ? protobufList(registry, listKind, listMeta, result.sources)
+      ? protobufList(registry, listKind, listMeta, result.sources, kube)
       : negotiated.encoding === "yaml"
-      ? yamlList(registry, listKind, listMeta, result.sources)
-      : jsonList(registry, listKind, listMeta, result.sources);
+      ? yamlList(registry, listKind, listMeta, result.sources, kube)
+      : jsonList(registry, listKind, listMeta, result.sources, kube);
     return encodedResponse(ctx, 200, body, negotiated);
   }
   const list = {
@@ -132,11 +136,12 @@ function jsonList(
   list: GroupVersionKind,
   listMeta: Record<string, unknown>,
   sources: KeyValue[],
+  kube: boolean,
 ): string | ReadableStream<Uint8Array> {
   const head = `{"kind":${JSON.stringify(list.kind)},"apiVersion":${
     JSON.stringify(list.apiVersion)
   },"metadata":${JSON.stringify(listMeta)},"items":[`;
-  const item = (kv: KeyValue) => cachedJson(registry, kv);
+  const item = (kv: KeyValue) => cachedJson(registry, kv, kube);
   if (sources.length > STREAM_ITEMS) return streamedList(head, sources, item, ",", "]}\n");
   return `${head}${sources.map(item).join(",")}]}\n`;
 }
@@ -148,11 +153,16 @@ function yamlList(
   list: GroupVersionKind,
   listMeta: Record<string, unknown>,
   sources: KeyValue[],
+  kube: boolean,
 ): string | ReadableStream<Uint8Array> {
   const head = emitYaml({ kind: list.kind, apiVersion: list.apiVersion, metadata: listMeta });
   if (!sources.length) return `${head}items: []\n`;
   const item = (kv: KeyValue) =>
-    registry.encoded.get("yaml", kv, () => asSequenceEntry(emitYaml(registry.decode(kv))));
+    registry.encoded.get(
+      kube ? "yaml-k8s" : "yaml",
+      kv,
+      () => asSequenceEntry(emitYaml(decodeSpelled(registry, kv, kube))),
+    );
   if (sources.length > STREAM_ITEMS) return streamedList(`${head}items:\n`, sources, item, "", "");
   return `${head}items:\n${sources.map(item).join("")}`;
 }
@@ -218,18 +228,33 @@ function asSequenceEntry(yaml: string): string {
 
 /** The JSON text of a stored value, made once and cached with it: lists and a watch's initial
  * events share it. */
-export function cachedJson(registry: ResourceRegistry, kv: KeyValue): string {
-  return registry.encoded.get("json", kv, () => JSON.stringify(registry.decode(kv)));
+export function cachedJson(registry: ResourceRegistry, kv: KeyValue, kube = false): string {
+  return registry.encoded.get(
+    kube ? "json-k8s" : "json",
+    kv,
+    () => JSON.stringify(decodeSpelled(registry, kv, kube)),
+  );
+}
+
+/** A stored value decoded, in Kubernetes' spelling of its group when `kube` (see
+ * {@link kubeSpelled}). */
+function decodeSpelled(registry: ResourceRegistry, kv: KeyValue, kube: boolean): KubeObject {
+  const obj = registry.decode(kv);
+  return kube ? kubeSpelled(obj) : obj;
 }
 
 /** The protobuf message bytes of a stored value, made once and cached with it: list bodies
  * and single-object gets share them. */
-export function cachedMessage(registry: ResourceRegistry, kv: KeyValue): Uint8Array {
-  return registry.encoded.get("protobuf", kv, () =>
-    encodeMessage(registry.decode(kv), {
-      apiVersion: registry.apiVersion,
-      kind: registry.def.kind,
-    }));
+export function cachedMessage(registry: ResourceRegistry, kv: KeyValue, kube = false): Uint8Array {
+  return registry.encoded.get(
+    kube ? "protobuf-k8s" : "protobuf",
+    kv,
+    () =>
+      encodeMessage(decodeSpelled(registry, kv, kube), {
+        apiVersion: registry.apiVersion,
+        kind: registry.def.kind,
+      }),
+  );
 }
 
 /** A protobuf list body from each item's cached message bytes; a large one as it is read. */
@@ -238,8 +263,9 @@ function protobufList(
   list: GroupVersionKind,
   listMeta: Record<string, unknown>,
   sources: KeyValue[],
+  kube: boolean,
 ): Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array> {
-  const items = sources.map((kv) => cachedMessage(registry, kv));
+  const items = sources.map((kv) => cachedMessage(registry, kv, kube));
   if (sources.length <= STREAM_ITEMS) {
     return encodeListBody(list, listMeta, items) as Uint8Array<ArrayBuffer>;
   }

@@ -30,6 +30,7 @@ import { parseResourceVersion, readOptionsOf, waitForRevision } from "./read_opt
 import type { ResourceScope } from "./scope.ts";
 import { watchPacer } from "./watch_pacing.ts";
 import { cachedJson } from "./list.ts";
+import { kubeSpelled } from "../../api/group_names.ts";
 
 /** A bookmark goes out after this much quiet, if the store has moved on. */
 const BOOKMARK_IDLE_MS = 1000;
@@ -49,13 +50,15 @@ const encoder = new TextEncoder();
 /** Encoded JSON event lines, per shared event object and type: one encoding for all watchers. */
 const encodedEvents = new WeakMap<object, Map<string, Uint8Array>>();
 
-function encodeJson(ev: StreamEvent): Uint8Array {
+function encodeJson(ev: StreamEvent, kube: boolean): Uint8Array {
   let byType = encodedEvents.get(ev.object as object);
   if (!byType) encodedEvents.set(ev.object as object, byType = new Map());
-  let bytes = byType.get(ev.type);
+  const key = kube ? `k8s ${ev.type}` : ev.type;
+  let bytes = byType.get(key);
   if (!bytes) {
-    bytes = encoder.encode(JSON.stringify({ type: ev.type, object: ev.object }) + "\n");
-    byType.set(ev.type, bytes);
+    const object = kube ? kubeSpelled(ev.object as KubeObject) : ev.object;
+    bytes = encoder.encode(JSON.stringify({ type: ev.type, object }) + "\n");
+    byType.set(key, bytes);
   }
   return bytes;
 }
@@ -63,13 +66,17 @@ function encodeJson(ev: StreamEvent): Uint8Array {
 /** Protobuf watch frames, cached like the JSON lines. */
 const protobufEvents = new WeakMap<object, Map<string, Uint8Array>>();
 
-function encodeProtobuf(ev: StreamEvent): Uint8Array {
+function encodeProtobuf(ev: StreamEvent, kube: boolean): Uint8Array {
   let byType = protobufEvents.get(ev.object as object);
   if (!byType) protobufEvents.set(ev.object as object, byType = new Map());
-  let bytes = byType.get(ev.type);
+  const key = kube ? `k8s ${ev.type}` : ev.type;
+  let bytes = byType.get(key);
   if (!bytes) {
-    bytes = encodeWatchEvent(ev.type, ev.object as object);
-    byType.set(ev.type, bytes);
+    bytes = encodeWatchEvent(
+      ev.type,
+      (kube ? kubeSpelled(ev.object as KubeObject) : ev.object) as object,
+    );
+    byType.set(key, bytes);
   }
   return bytes;
 }
@@ -159,15 +166,17 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
   const asTable = negotiated.as?.kind === "Table";
   const asPartial = negotiated.as?.kind === "PartialObjectMetadata";
   const protobuf = negotiated.encoding === "protobuf";
+  // Objects in the spelling of the group the client watches under.
+  const kube = ctx.kubeSpelling === true;
   const render = (ev: StreamEvent): Uint8Array => {
-    if (protobuf) return encodeProtobuf(ev);
-    if (ev.type === "ERROR" || ev.type === "BOOKMARK") return encodeJson(ev);
+    if (protobuf) return encodeProtobuf(ev, kube);
+    if (ev.type === "ERROR" || ev.type === "BOOKMARK") return encodeJson(ev, kube);
     const object = ev.object as KubeObject;
     if (asPartial) {
       const partial = toPartial(object, `${negotiated.as!.group}/${negotiated.as!.version}`);
       return encoder.encode(JSON.stringify({ type: ev.type, object: partial }) + "\n");
     }
-    if (!asTable) return encodeJson(ev);
+    if (!asTable) return encodeJson(ev, kube);
     const table = toTable(def, [object], {
       apiVersion: `${negotiated.as!.group}/${negotiated.as!.version}`,
       listMeta: { resourceVersion: object.metadata?.resourceVersion },
@@ -181,7 +190,7 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
     if (protobuf || asTable || asPartial) {
       return render({ type: "ADDED", object: registry.decode(kv) });
     }
-    const json = cachedJson(registry, kv);
+    const json = cachedJson(registry, kv, kube);
     return encoder.encode(`{"type":"ADDED","object":${json}}\n`);
   };
   let initialSent = 0;

@@ -1,0 +1,72 @@
+/**
+ * The catalogue as discovery and OpenAPI show it. With Kubernetes group names on (the
+ * default, `--kubernetes-group-names`), every built-in group is listed twice: first under its
+ * canonical name (`rbac.authorization.platform.io`), then under Kubernetes' name
+ * (`rbac.authorization.k8s.io`), with the same resources. Requests under either name reach
+ * the same objects (request_info.ts makes the group canonical); this only decides what
+ * clients are told exists, so that manifests, kubectl and dynamic clients written for
+ * Kubernetes find the kinds they name.
+ *
+ * The order is what makes kubectl's choice deterministic: for a name both spellings serve
+ * (`kubectl get roles`, the short name `csr`), kubectl takes the group discovery lists first,
+ * the canonical one. A manifest's `apiVersion` picks its own spelling.
+ */
+
+import { isBuiltinGroup, kubeGroup } from "../api/group_names.ts";
+import type { Catalogue } from "../registry/catalogue.ts";
+import type { ResourceDefinition } from "../registry/definition.ts";
+
+export class ServedCatalogue {
+  readonly #catalogue: Catalogue;
+  readonly #kubeNames: boolean;
+  #revision = -1;
+  #definitions: readonly ResourceDefinition[] = [];
+
+  constructor(catalogue: Catalogue, opts: { kubernetesGroupNames?: boolean } = {}) {
+    this.#catalogue = catalogue;
+    this.#kubeNames = opts.kubernetesGroupNames ?? true;
+  }
+
+  /** Changes when the catalogue changes (see {@link Catalogue.revision}). */
+  get revision(): number {
+    return this.#catalogue.revision;
+  }
+
+  /** The served definitions, then (with Kubernetes names on) the built-in ones again under
+   * Kubernetes' group names. */
+  get definitions(): readonly ResourceDefinition[] {
+    if (this.#revision !== this.#catalogue.revision) {
+      this.#revision = this.#catalogue.revision;
+      const defs = this.#catalogue.definitions;
+      this.#definitions = this.#kubeNames
+        ? [...defs, ...defs.filter((d) => isBuiltinGroup(d.group)).map(kubeNamed)]
+        : defs;
+    }
+    return this.#definitions;
+  }
+
+  /** Named groups (not the core group) in discovery order, each with its versions. */
+  groups(): { name: string; versions: string[] }[] {
+    const out = new Map<string, string[]>();
+    for (const def of this.definitions) {
+      if (!def.group) continue;
+      const versions = out.get(def.group) ?? [];
+      if (!versions.includes(def.version)) versions.push(def.version);
+      out.set(def.group, versions);
+    }
+    return [...out].map(([name, versions]) => ({ name, versions }));
+  }
+
+  /** Definitions of one group-version, in either spelling. */
+  resources(group: string, version: string): ResourceDefinition[] {
+    return this.definitions.filter((d) => d.group === group && d.version === version);
+  }
+}
+
+/** `def` under Kubernetes' name of its group. Categories stay with the canonical entry, so
+ * `kubectl get <category>` lists each object once. */
+function kubeNamed(def: ResourceDefinition): ResourceDefinition {
+  const named: ResourceDefinition = { ...def, group: kubeGroup(def.group) };
+  delete named.categories;
+  return named;
+}
