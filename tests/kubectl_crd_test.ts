@@ -91,7 +91,8 @@ spec:
   await t.step("delete the CRD: its widgets and endpoints go", async () => {
     assert.match(
       await ok(["delete", "crd", "widgets.ssa.example.com"]),
-      /customresourcedefinition.apiextensions.platform.io "widgets.ssa.example.com" deleted/,
+      // kubectl takes the first spelling discovery lists: Kubernetes'.
+      /customresourcedefinition.apiextensions.k8s.io "widgets.ssa.example.com" deleted/,
     );
     using client = Deno.createHttpClient({ caCerts: [env.server.caCertPem] });
     const res = await fetch(`${env.server.url}/apis/ssa.example.com/v1/widgets`, {

@@ -1,8 +1,9 @@
 /**
  * Certificate requests with the real kubectl: `kubectl create -f` a request, approve it with
- * `kubectl patch --subresource=approval`, the built-in signer issues, `kubectl get csr -w`
- * shows each transition, and another is denied. (`kubectl certificate approve` refuses objects
- * outside its own `certificates.k8s.io` group before sending anything; see the README.)
+ * `kubectl certificate approve` (kubectl resolves `csr` to `certificates.k8s.io`, listed first
+ * in discovery, the only group that command handles), the built-in signer issues, `kubectl get
+ * csr -w` shows each transition, another is denied with `kubectl certificate deny`, and a third
+ * is approved with `kubectl patch --subresource=approval`.
  */
 
 import "reflect-metadata";
@@ -56,17 +57,9 @@ Deno.test({
   await waitLine(
     /^alice\s+\S+\s+platform.io\/apiserver-client\s+platform-admin\s+24h\s+Pending$/,
   );
-  assert.match(
-    await ok([
-      "patch",
-      "csr",
-      "alice",
-      "--subresource=approval",
-      "--type=merge",
-      "-p",
-      decision("Approved"),
-    ]),
-    /certificatesigningrequest.certificates.platform.io\/alice patched/,
+  assert.equal(
+    await ok(["certificate", "approve", "alice"]),
+    "certificatesigningrequest.certificates.k8s.io/alice approved\n",
   );
   await waitLine(/^alice\s.*\s+Approved,Issued$/);
   const pem = atob(await ok(["get", "csr", "alice", "-o", "jsonpath={.status.certificate}"]));
@@ -74,17 +67,25 @@ Deno.test({
   assert.equal(cert.subject, "CN=alice, O=devs");
 
   await ok(["create", "-f", "-"], await requestYaml("bob", "CN=bob"));
+  assert.equal(
+    await ok(["certificate", "deny", "bob"]),
+    "certificatesigningrequest.certificates.k8s.io/bob denied\n",
+  );
+  await waitLine(/^bob\s.*\s+Denied$/);
+
+  // The approval subresource by hand, under the name the manifest uses.
+  await ok(["create", "-f", "-"], await requestYaml("carol", "CN=carol"));
   assert.match(
     await ok([
       "patch",
-      "csr",
-      "bob",
+      "certificatesigningrequests.certificates.platform.io",
+      "carol",
       "--subresource=approval",
       "--type=merge",
       "-p",
-      decision("Denied"),
+      decision("Approved"),
     ]),
-    /bob patched/,
+    /certificatesigningrequest.certificates.platform.io\/carol patched/,
   );
-  await waitLine(/^bob\s.*\s+Denied$/);
+  await waitLine(/^carol\s.*\s+Approved,Issued$/);
 });

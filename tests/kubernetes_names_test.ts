@@ -22,11 +22,11 @@ Deno.test("kubernetes names: discovery lists each built-in group in both spellin
   const groups = (await ts.json("GET", "/apis")).body.groups.map((g: any) => g.name);
   for (const g of SERVED_GROUPS) {
     assert.ok(groups.includes(g), `${g} listed`);
-    // The canonical spelling comes first: kubectl resolves `get roles` to it.
-    assert.ok(groups.indexOf(kubeGroup(g)) > groups.indexOf(g), `${kubeGroup(g)} after ${g}`);
+    // Kubernetes' spelling comes first: kubectl resolves `get roles` and `csr` to it.
+    assert.ok(groups.indexOf(kubeGroup(g)) < groups.indexOf(g), `${kubeGroup(g)} before ${g}`);
   }
-  const lastPlatform = Math.max(...SERVED_GROUPS.map((g) => groups.indexOf(g)));
-  assert.ok(SERVED_GROUPS.every((g) => groups.indexOf(kubeGroup(g)) > lastPlatform));
+  const firstPlatform = Math.min(...SERVED_GROUPS.map((g) => groups.indexOf(g)));
+  assert.ok(SERVED_GROUPS.every((g) => groups.indexOf(kubeGroup(g)) < firstPlatform));
 
   const group = await ts.json("GET", "/apis/certificates.k8s.io");
   assert.equal(group.status, 200);
@@ -182,16 +182,16 @@ Deno.test({
       assert.match(out, /FIELD: rules/);
     });
 
-    await t.step("kubectl's choice of spelling is the canonical one, unless named", async () => {
+    await t.step("kubectl's choice of spelling is Kubernetes', unless named", async () => {
       const plain = await ok(["get", "roles", "-o", "jsonpath={.items[*].apiVersion}"]);
-      assert.equal(plain, "rbac.authorization.platform.io/v1");
+      assert.equal(plain, "rbac.authorization.k8s.io/v1");
       const named = await ok([
         "get",
-        "roles.rbac.authorization.k8s.io",
+        "roles.rbac.authorization.platform.io",
         "-o",
         "jsonpath={.items[*].apiVersion}",
       ]);
-      assert.equal(named, "rbac.authorization.k8s.io/v1");
+      assert.equal(named, "rbac.authorization.platform.io/v1");
       const resources = await ok([
         "api-resources",
         "--api-group=coordination.k8s.io",

@@ -1,15 +1,18 @@
 /**
  * The catalogue as discovery and OpenAPI show it. With Kubernetes group names on (the
- * default, `--kubernetes-group-names`), every built-in group is listed twice: first under its
- * canonical name (`rbac.authorization.platform.io`), then under Kubernetes' name
- * (`rbac.authorization.k8s.io`), with the same resources. Requests under either name reach
- * the same objects (request_info.ts makes the group canonical); this only decides what
+ * default, `--kubernetes-group-names`), every built-in group is listed twice: under
+ * Kubernetes' name (`rbac.authorization.k8s.io`) and under its canonical one
+ * (`rbac.authorization.platform.io`), with the same resources. Requests under either name
+ * reach the same objects (request_info.ts makes the group canonical); this only decides what
  * clients are told exists, so that manifests, kubectl and dynamic clients written for
  * Kubernetes find the kinds they name.
  *
- * The order is what makes kubectl's choice deterministic: for a name both spellings serve
- * (`kubectl get roles`, the short name `csr`), kubectl takes the group discovery lists first,
- * the canonical one. A manifest's `apiVersion` picks its own spelling.
+ * The order makes kubectl's choice deterministic: for a name both spellings serve (`kubectl
+ * get roles`, the short name `csr`), kubectl takes the group discovery lists first, and the
+ * Kubernetes names come first. That is the spelling kubectl's own typed commands
+ * (`certificate approve`) accept and what its users expect in `-o yaml`. A manifest's
+ * `apiVersion`, or a resource named with its group (`roles.rbac.authorization.platform.io`),
+ * picks its own spelling.
  */
 
 import { isBuiltinGroup, kubeGroup } from "../api/group_names.ts";
@@ -38,9 +41,7 @@ export class ServedCatalogue {
     if (this.#revision !== this.#catalogue.revision) {
       this.#revision = this.#catalogue.revision;
       const defs = this.#catalogue.definitions;
-      this.#definitions = this.#kubeNames
-        ? [...defs, ...defs.filter((d) => isBuiltinGroup(d.group)).map(kubeNamed)]
-        : defs;
+      this.#definitions = this.#kubeNames ? withKubeNames(defs) : defs;
     }
     return this.#definitions;
   }
@@ -69,4 +70,12 @@ function kubeNamed(def: ResourceDefinition): ResourceDefinition {
   const named: ResourceDefinition = { ...def, group: kubeGroup(def.group) };
   delete named.categories;
   return named;
+}
+
+/** The core group's definitions, the built-in groups under Kubernetes' names, then every
+ * definition under its own name. */
+function withKubeNames(defs: readonly ResourceDefinition[]): ResourceDefinition[] {
+  const core = defs.filter((d) => d.group === "");
+  const kube = defs.filter((d) => isBuiltinGroup(d.group)).map(kubeNamed);
+  return [...core, ...kube, ...defs.filter((d) => d.group !== "")];
 }
