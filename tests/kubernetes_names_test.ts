@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { createAsAdmin, testServer } from "./harness.ts";
 import { kubectlEnv, kubectlInstalled } from "./kubectl.ts";
 import { BUILTIN_GROUPS, kubeGroup } from "../lib/api/group_names.ts";
+import { decodeObject } from "../lib/codec/protobuf/mod.ts";
 
 const bundle = await Deno.readTextFile(
   new URL("../testdata/kube-manifests/bundle.yaml", import.meta.url),
@@ -112,6 +113,16 @@ Deno.test("kubernetes names: answers come in the spelling asked for, lists and w
     "rbac.authorization.k8s.io/v1",
     "rbac.authorization.k8s.io/v1",
   ]);
+  // Kubernetes' typed clients read protobuf: the list envelope and its items alike.
+  const proto = await ts.request("GET", kube, {
+    headers: { Accept: "application/vnd.kubernetes.protobuf" },
+  });
+  const bytes = new Uint8Array(await proto.arrayBuffer());
+  assert.equal((decodeObject(bytes) as any).items[0].metadata.name, "r");
+  // The decoder reads either spelling as the canonical one: look at the bytes themselves.
+  const text = new TextDecoder().decode(bytes);
+  assert.equal(text.split("rbac.authorization.k8s.io/v1").length - 1, 2); // list and entry
+  assert.doesNotMatch(text, /platform\.io/);
   // The canonical spelling is unchanged, also after the other was cached.
   const again = (await ts.json("GET", platform)).body;
   assert.deepEqual(spelled(again.items[0]), [
