@@ -63,6 +63,7 @@ Deno.test("every flag but --config has a config-file field and help text", () =>
     "token-auth-file",
     "client-ca-file",
     "authentication-config",
+    "kubernetes-group-names",
     "anonymous-auth",
     "authorization-config",
     "cluster-signing-cert-file",

@@ -55,6 +55,7 @@ Deno.test("defaults apply without flags or file", async () => {
     dataDir: join(dir.path, "data"),
     bindAddress: "127.0.0.1",
     securePort: 6443,
+    kubernetesGroupNames: true,
     tlsSANs: [],
     runtimeConfig: new Map(),
     featureGates: new Map([

@@ -28,7 +28,9 @@ Deno.test("held streams share one timer per slot", async () => {
   const pacer = new WatchPacer();
   const start = performance.now();
   const waits = Array.from({ length: 100 }, () => pacer.wait(10));
-  assert(new Set(waits).size <= 2, `${new Set(waits).size} timers for 100 waits`);
+  // One timer per 2 ms slot the loop spanned (a loaded machine may stretch it), not per wait.
+  const slots = Math.ceil((performance.now() - start) / 2) + 1;
+  assert(new Set(waits).size <= slots, `${new Set(waits).size} timers for 100 waits`);
   await Promise.all(waits);
   assert(performance.now() - start >= 9.5, "resolved before the time asked for");
 });
