@@ -123,6 +123,15 @@ Deno.test("kubernetes names: answers come in the spelling asked for, lists and w
   const text = new TextDecoder().decode(bytes);
   assert.equal(text.split("rbac.authorization.k8s.io/v1").length - 1, 2); // list and entry
   assert.doesNotMatch(text, /platform\.io/);
+  // Errors name the group as the client did.
+  const missing = await ts.json("GET", `${kube}/nope`);
+  assert.equal(missing.status, 404);
+  assert.equal(missing.body.message, 'roles.rbac.authorization.k8s.io "nope" not found');
+  assert.equal(missing.body.details.group, "rbac.authorization.k8s.io");
+  assert.equal(
+    (await ts.json("GET", `${platform}/nope`)).body.message,
+    'roles.rbac.authorization.platform.io "nope" not found',
+  );
   // The canonical spelling is unchanged, also after the other was cached.
   const again = (await ts.json("GET", platform)).body;
   assert.deepEqual(spelled(again.items[0]), [

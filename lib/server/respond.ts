@@ -3,9 +3,9 @@
  * `Status` in the negotiated encoding.
  */
 
-import { kubeSpelled } from "../api/group_names.ts";
+import { kubeGroup, kubeSpelled } from "../api/group_names.ts";
 import { isJsonObject } from "../api/json.ts";
-import { toStatusError } from "../api/errors.ts";
+import { type Status, toStatusError } from "../api/errors.ts";
 import { encodeBody } from "../codec/encode.ts";
 import { type Negotiated, negotiateOutput } from "../codec/negotiate.ts";
 import type { RequestContext } from "./context.ts";
@@ -124,14 +124,35 @@ export function errorResponse(ctx: RequestContext | undefined, err: unknown): Re
     }
   }
   let body: string | Uint8Array<ArrayBuffer>;
+  const status = ctx?.kubeSpelling ? inKubeSpelling(se.toStatus(), ctx.info.group) : se.toStatus();
   try {
-    body = encodeBody(se.toStatus(), negotiated.encoding, ctx ? isPretty(ctx) : false);
+    body = encodeBody(status, negotiated.encoding, ctx ? isPretty(ctx) : false);
   } catch {
     // Whatever the client asked for, an error it can read.
     negotiated = { encoding: "json", contentType: "application/json" };
-    body = encodeBody(se.toStatus(), "json");
+    body = encodeBody(status, "json");
   }
   const headers = new Headers({ "Content-Type": negotiated.contentType, ...se.headers });
   if (ctx) warningHeaders(headers, ctx.warnings);
   return new Response(responseBody(body), { status: se.code, headers });
+}
+
+/** A Status about `group` as a client that used Kubernetes' name of it reads it:
+ * `roles.rbac.authorization.k8s.io "x" not found`, as kube says. */
+function inKubeSpelling(status: Status, group: string): Status {
+  const kube = kubeGroup(group);
+  if (kube === group) return status;
+  const respell = (text: string) => text.split(group).join(kube);
+  const out: Status = { ...status };
+  if (status.message !== undefined) out.message = respell(status.message);
+  if (status.details) {
+    out.details = { ...status.details };
+    if (out.details.group === group) out.details.group = kube;
+    if (out.details.causes) {
+      out.details.causes = out.details.causes.map((c) =>
+        c.message === undefined ? c : { ...c, message: respell(c.message) }
+      );
+    }
+  }
+  return out;
 }
