@@ -57,19 +57,30 @@ export interface KubectlEnv extends KubectlRunner, AsyncDisposable {
   server: ServerHandle;
 }
 
+/** Which kubectl {@link kubectlFor} runs, and with what extra environment. */
+export interface KubectlOptions {
+  /** The binary (default {@link KUBECTL}), e.g. one version of a matrix. */
+  binary?: string;
+  /** Extra environment variables, e.g. `KUBE_EDITOR`. */
+  env?: Record<string, string>;
+}
+
 /**
  * kubectl with `server`'s admin kubeconfig and a private HOME, removed on dispose; the server
  * stays up. For a server started some other way (e.g. `testServer`). Other users sign in with
  * `--token`, which overrides the kubeconfig's.
  */
-export async function kubectlFor(server: ServerHandle): Promise<KubectlRunner & AsyncDisposable> {
+export async function kubectlFor(
+  server: ServerHandle,
+  opts: KubectlOptions = {},
+): Promise<KubectlRunner & AsyncDisposable> {
   if (!server.kubeconfigPath) throw new Error("the server wrote no admin kubeconfig");
   const kubeconfig = server.kubeconfigPath;
   const home = await Deno.makeTempDir({ prefix: "platform-e2e-home-" });
   const command = (args: string[], stdin: "null" | "piped") =>
-    new Deno.Command(KUBECTL, {
+    new Deno.Command(opts.binary ?? KUBECTL, {
       args: ["--kubeconfig", kubeconfig, ...args],
-      env: { HOME: home, KUBECONFIG: kubeconfig },
+      env: { HOME: home, KUBECONFIG: kubeconfig, ...opts.env },
       stdin,
       stdout: "piped",
       stderr: "piped",

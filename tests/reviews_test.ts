@@ -137,6 +137,37 @@ Deno.test("SelfSubjectReview tells who the requester is", async () => {
   assertEquals(res.body.status.userInfo.groups, ["system:masters", "system:authenticated"]);
 });
 
+Deno.test("SelfSubjectReview is also served in v1beta1 (kubectl 1.27's auth whoami), v1 preferred", async () => {
+  await using ts = await testServer();
+  for (const group of ["authentication.k8s.io", "authentication.platform.io"]) {
+    const res = await ts.json("POST", `/apis/${group}/v1beta1/selfsubjectreviews`, {
+      body: { apiVersion: `${group}/v1beta1`, kind: "SelfSubjectReview" },
+    });
+    assertEquals(res.status, 201, JSON.stringify(res.body));
+    assertEquals(res.body.apiVersion, `${group}/v1beta1`);
+    assertEquals(res.body.kind, "SelfSubjectReview");
+    assertEquals(res.body.status.userInfo.username, "platform-admin");
+  }
+  const group = await ts.json("GET", "/apis/authentication.platform.io");
+  assertEquals(group.body.versions.map((v: any) => v.version), ["v1", "v1beta1"]);
+  assertEquals(group.body.preferredVersion.version, "v1");
+  const resources = await ts.json("GET", "/apis/authentication.platform.io/v1beta1");
+  assertEquals(resources.body.resources.map((r: any) => [r.name, r.kind, r.verbs]), [
+    ["selfsubjectreviews", "SelfSubjectReview", ["create"]],
+  ]);
+  // Protobuf too (the v1 message: same fields and numbers).
+  const pb = await ts.request("POST", "/apis/authentication.k8s.io/v1beta1/selfsubjectreviews", {
+    body: { apiVersion: "authentication.k8s.io/v1beta1", kind: "SelfSubjectReview" },
+    headers: { Accept: "application/vnd.kubernetes.protobuf" },
+  });
+  assertEquals(pb.status, 201);
+  assertEquals(pb.headers.get("Content-Type"), "application/vnd.kubernetes.protobuf");
+  const bytes = await pb.bytes();
+  const text = new TextDecoder().decode(bytes);
+  assert(text.startsWith("k8s\0"), "a protobuf envelope");
+  assert(text.includes("authentication.k8s.io/v1beta1") && text.includes("platform-admin"));
+});
+
 Deno.test("Kubernetes' group names address computed resources, and are answered in kind", async () => {
   await using ts = await testServer();
   const res = await ts.json("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", {

@@ -78,6 +78,9 @@ const SERVED: Record<string, { pkg: string; kinds: string[]; lists?: false }> = 
     kinds: ["TokenReview", "TokenRequest", "SelfSubjectReview"],
     lists: false,
   },
+  // kubectl 1.27's `auth whoami` asks for v1beta1. Its SelfSubjectReview has v1's fields and
+  // numbers (metadata 1, status 2; status.userInfo 1, a v1 UserInfo), so v1's messages encode it.
+  "authentication.platform.io/v1beta1": { pkg: AUTHN, kinds: ["SelfSubjectReview"], lists: false },
   "authorization.platform.io/v1": {
     pkg: AUTHZ,
     kinds: [

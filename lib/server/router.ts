@@ -17,7 +17,8 @@ import { type HealthCheck, healthResponse } from "./health.ts";
 import { pathNotFound } from "./handlers/resource.ts";
 import { objectResponse, responseBody } from "./respond.ts";
 import { versionInfo } from "./version.ts";
-import { methodNotAllowed, notAcceptable } from "../api/errors.ts";
+import { methodNotAllowed } from "../api/errors.ts";
+import { openAPIv2Handler } from "./openapi_v2_handler.ts";
 
 export interface OpenAPIProvider {
   index(): unknown;
@@ -35,6 +36,7 @@ export interface RouterDeps {
 }
 
 export function router(deps: RouterDeps) {
+  const openapiV2 = openAPIv2Handler(() => deps.openapi.v2());
   // Resource requests, nearly all of them, go on without a promise of the router's own.
   return (ctx: RequestContext): Promise<Response> => {
     if (ctx.info.isResourceRequest) return deps.resources(ctx);
@@ -92,18 +94,7 @@ export function router(deps: RouterDeps) {
         });
       }
     }
-    if (path === "/openapi/v2") {
-      // kubectl asks for the protobuf form only as a fallback; we serve the JSON form.
-      const wantsJson = (accept ?? "").split(",").some((a) =>
-        /^\s*(application\/json|\*\/\*|application\/\*)/.test(a)
-      ) || !accept;
-      if (!wantsJson) {
-        throw notAcceptable(["application/json"]);
-      }
-      return new Response(responseBody(deps.openapi.v2()), {
-        headers: { "Content-Type": "application/json" },
-      });
-    }
+    if (path === "/openapi/v2") return openapiV2(ctx);
     throw pathNotFound();
   }
 }

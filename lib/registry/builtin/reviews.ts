@@ -236,6 +236,16 @@ export const selfSubjectReviews = computed(
   },
 );
 
+/**
+ * `authentication.platform.io/v1beta1` SelfSubjectReview, which kubectl 1.27's `auth whoami`
+ * asks for (then v1alpha1; 1.28 and later ask for v1 first). The v1beta1 type has exactly v1's
+ * fields (metadata, status.userInfo), so it shares v1's schema and answer.
+ */
+export const selfSubjectReviewsV1beta1: ResourceDefinition = {
+  ...selfSubjectReviews,
+  version: "v1beta1",
+};
+
 export const tokenReviews = computed(AUTHENTICATION, "TokenReview", "tokenreviews", {
   async review(o, ctx) {
     const token = o.spec?.token;
@@ -313,6 +323,7 @@ export const reviewDefinitions = [
   selfSubjectRulesReviews,
   selfSubjectReviews,
   tokenReviews,
+  selfSubjectReviewsV1beta1,
 ];
 
 function isStringList(v: unknown): v is string[] {
