@@ -1,8 +1,9 @@
 /**
  * The same everyday kubectl session with every kubectl on the machine (the Cloud SDK ships
  * `kubectl.1.27` … `kubectl.1.33` beside its dispatcher), one after another against one server,
- * each version in its own namespace: create, apply (client- and server-side), explain, diff,
- * edit, patch three ways, auth whoami and delete, checking what a user would see.
+ * each version in its own namespace: apply a CRD and a Role spelled for Kubernetes, create,
+ * apply (client- and server-side), explain, diff, edit, patch three ways, auth whoami and
+ * delete, checking what a user would see.
  *
  * kubectl 1.27 and 1.28 fetch `/openapi/v2` as protobuf for create/apply/explain/diff/edit,
  * and 1.27 asks for SelfSubjectReview in v1beta1; later versions use `/openapi/v3` and v1.
@@ -53,6 +54,38 @@ ${lines}
 `;
 }
 
+/** A CRD and a Role as manifests written for Kubernetes spell them. */
+function kubeSpelledBundle(ns: string, minor: number): string {
+  return `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.m${minor}.example.com
+spec:
+  group: m${minor}.example.com
+  scope: Namespaced
+  names: {plural: gadgets, singular: gadget, kind: Gadget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, properties: {size: {type: integer}}}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: gadget-reader
+  namespace: ${ns}
+rules:
+- apiGroups: [m${minor}.example.com]
+  resources: [gadgets]
+  verbs: [get, list, watch]
+`;
+}
+
 /** The session, as one user would type it, with kubectl 1.`minor`. */
 async function session(k: KubectlRunner, dir: string, minor: number): Promise<void> {
   const ns = `matrix-1-${minor}`;
@@ -65,6 +98,18 @@ async function session(k: KubectlRunner, dir: string, minor: number): Promise<vo
   const v = `kubectl 1.${minor}`;
 
   assertMatch(await k.ok(["create", "namespace", ns]), /namespace\/matrix-1-\d+ created/);
+
+  // Manifests written for Kubernetes apply unchanged, with client-side validation.
+  const kubeFile = `${dir}/${ns}-kube.yaml`;
+  await Deno.writeTextFile(kubeFile, kubeSpelledBundle(ns, minor));
+  const applied = await k.ok(["apply", "-f", kubeFile]);
+  assertMatch(
+    applied,
+    /^customresourcedefinition.apiextensions.k8s.io\/gadgets.m\d+.example.com created$/m,
+    v,
+  );
+  assertMatch(applied, /^role.rbac.authorization.k8s.io\/gadget-reader created$/m, v);
+  assertEquals((await k.ok(["apply", "-f", kubeFile])).match(/ unchanged$/gm)?.length, 2, v);
   assertMatch(await k.ok(["create", "-f", file]), /^configmap\/settings created$/m, v);
 
   // The first apply after create adds the last-applied annotation; the second finds nothing.
@@ -93,7 +138,8 @@ async function session(k: KubectlRunner, dir: string, minor: number): Promise<vo
   assertMatch(explainCsr, /KIND:\s+CertificateSigningRequest/, v);
   assertMatch(explainCsr, /FIELD:\s+spec/, v);
   assertMatch(explainCsr, /\bsignerName\b/, v);
-  assertMatch(explainCsr, /GROUP:\s+certificates\.platform\.io/, v);
+  // `csr` resolves to the spelling discovery lists first: Kubernetes'.
+  assertMatch(explainCsr, /GROUP:\s+certificates\.k8s\.io/, v);
   assertMatch(explainCsr, /^\s+request\s+<string>\s+-required-$/m, v);
 
   // diff exits 1 when the live object differs, and shows the change.
@@ -127,6 +173,7 @@ async function session(k: KubectlRunner, dir: string, minor: number): Promise<vo
   assertMatch(whoami, /system:masters/, v);
 
   assertMatch(await k.ok(["delete", "-f", file]), /^configmap "settings" deleted/m, v);
+  assertEquals((await k.ok(["delete", "-f", kubeFile])).match(/ deleted/g)?.length, 2, v);
   const gone = await k.kubectl(["get", "configmap", "settings", "-n", ns]);
   assertEquals(gone.code, 1, v);
   assertMatch(gone.stderr, /NotFound|not found/, v);
