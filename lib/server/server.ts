@@ -42,6 +42,7 @@ import { isControllerEnabled } from "../config/server_config.ts";
 import { SERVICE_ACCOUNT_ISSUER, ServiceAccountTokens } from "../auth/service_account_tokens.ts";
 import { tokenReviewer } from "../auth/token_review.ts";
 import { builtinDefinitions } from "../registry/builtin/mod.ts";
+import { rbacAuthorizes, rbacServed, servedDefinitions } from "./served_apis.ts";
 import type { ResourceDefinition } from "../registry/definition.ts";
 import { ResourceRegistry } from "../registry/generic.ts";
 import {
@@ -127,6 +128,9 @@ export interface StartOptions {
   /** Write `<dataDir>/admin.kubeconfig` once listening. @default true */
   writeKubeconfig?: boolean;
   featureGates?: Map<string, boolean>;
+  /** `--runtime-config`, keys normalized (runtime_config.ts): the built-in versions and
+   * resources served. @default stable versions on, others off */
+  runtimeConfig?: ReadonlyMap<string, boolean>;
   /** Controller selection in kube syntax (`--controllers`). @default ["*"] */
   controllers?: string[];
   /** `--cluster-signing-cert-file` / `--cluster-signing-key-file`. @default the cluster CA */
@@ -168,6 +172,15 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
   const authorizationConfig = opts.authorizationConfigFile
     ? await loadAuthorizationConfig(opts.authorizationConfigFile)
     : undefined;
+  // The RBAC definitions check escalation against the rules the RBAC authorizer indexes.
+  const rbacPolicy = new PolicyIndex();
+  // Discovery, OpenAPI and routing follow the catalogue: what is filtered out here is not
+  // served at all (served_apis.ts says what cannot be, and what turns off with it).
+  const definitions = servedDefinitions(
+    builtinDefinitions({ rbacPolicy }),
+    opts.runtimeConfig ?? new Map(),
+    { rbacAuthorizes: rbacAuthorizes(authorizationConfig) },
+  );
   const encryption = opts.encryptionProviderConfigFile
     ? new EncryptionTransformer(await loadEncryptionConfig(opts.encryptionProviderConfigFile))
     : undefined;
@@ -242,9 +255,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
 
   // Continue tokens outlive a restart with the data they page through.
   const continueKey = opts.storage === "memory" ? undefined : await ensureContinueKey(dataDir);
-  // The RBAC definitions check escalation against the rules the RBAC authorizer indexes.
-  const rbacPolicy = new PolicyIndex();
-  const catalogue = new Catalogue(builtinDefinitions({ rbacPolicy }));
+  const catalogue = new Catalogue(definitions);
   const schemas = SchemaSet.builtin();
   const gate = namespaceGate(store);
   const registries = new Map<ResourceDefinition, ResourceRegistry>();
@@ -272,38 +283,38 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
   await nsController.start();
   // Custom resources are served (and their CRDs' stored state loaded) before the first
   // request; the controller keeps the catalogue and the registries map in step with CRDs.
-  const crdController = new CrdController({
-    crds: registries.get(customResourceDefinitions)!,
-    catalogue,
-    registries,
-    newRegistry,
-    logger,
-  });
-  await crdController.start();
+  const crds = registries.get(customResourceDefinitions);
+  const crdController = crds &&
+    new CrdController({ crds, catalogue, registries, newRegistry, logger });
+  await crdController?.start();
   const controllers = opts.controllers ?? ["*"];
   const rbacRegistry = (plural: string) =>
     registries.get(catalogue.lookup(RBAC_GROUP, "v1", plural)!)!;
-  const rbac = await startRbac({
-    sources: {
-      roles: rbacRegistry("roles"),
-      roleBindings: rbacRegistry("rolebindings"),
-      clusterRoles: rbacRegistry("clusterroles"),
-      clusterRoleBindings: rbacRegistry("clusterrolebindings"),
-    },
-    index: rbacPolicy,
-    aggregation: isControllerEnabled(controllers, "clusterrole-aggregation"),
-    logger,
-  });
+  // Not served (runtime config), RBAC does not run; then no authorizer names it.
+  const rbac = rbacServed(definitions)
+    ? await startRbac({
+      sources: {
+        roles: rbacRegistry("roles"),
+        roleBindings: rbacRegistry("rolebindings"),
+        clusterRoles: rbacRegistry("clusterroles"),
+        clusterRoleBindings: rbacRegistry("clusterrolebindings"),
+      },
+      index: rbacPolicy,
+      aggregation: isControllerEnabled(controllers, "clusterrole-aggregation"),
+      logger,
+    })
+    : undefined;
   // Without an authorization configuration: system:masters may do anything, then RBAC decides.
   const authorizer: ChainAuthorizer = authorizationConfig
-    ? buildAuthorizer(authorizationConfig, { rbac: () => rbac.authorizer, logger })
+    ? buildAuthorizer(authorizationConfig, { rbac: () => rbac!.authorizer, logger })
     : {
-      ...unionAuthorizer([privilegedGroupsAuthorizer([ADMIN_GROUP]), rbac.authorizer]),
+      ...unionAuthorizer([privilegedGroupsAuthorizer([ADMIN_GROUP]), rbac!.authorizer]),
       close() {},
     };
   const signing = isControllerEnabled(controllers, "csrsigning");
-  const csrController = new CsrController({
-    csrs: registries.get(certificateSigningRequests)!,
+  const csrs = registries.get(certificateSigningRequests);
+  const csrController = csrs && new CsrController({
+    csrs,
     signer: signing
       ? await loadSignerConfig({
         clusterCA: { certPem: pki.caCertPem, keyPem: pki.caKeyPem },
@@ -315,16 +326,18 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     approver: isControllerEnabled(controllers, "csrapproving") ? { authorizer } : undefined,
     logger,
   });
-  await csrController.start();
+  await csrController?.start();
 
   let shuttingDown = false;
   const shutdownSignal = new AbortController();
   let port = 0;
-  const openapi = new CatalogueOpenAPI(catalogue, () => crdController.schemas());
-  const serviceAccounts = registries.get(catalogue.lookup("", "v1", "serviceaccounts")!)!;
+  const openapi = new CatalogueOpenAPI(catalogue, () => crdController?.schemas() ?? schemas);
+  // Service accounts not served: none exists, so no service account token authenticates.
+  const serviceAccountDef = catalogue.lookup("", "v1", "serviceaccounts");
+  const serviceAccounts = serviceAccountDef && registries.get(serviceAccountDef);
   const serviceAccountTokens = await ServiceAccountTokens.open(dataDir);
   const lookupServiceAccount = async (namespace: string, name: string) => {
-    const sa = await serviceAccounts.get(namespace, name).catch(() => undefined);
+    const sa = await serviceAccounts?.get(namespace, name).catch(() => undefined);
     return sa?.metadata?.uid;
   };
   const authenticator = unionAuthenticator([
@@ -414,11 +427,11 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     if (front) port = await front.listen(hostname, opts.securePort ?? 0, server, limits);
   } catch (err) {
     deadlines.stop();
-    await csrController.stop();
+    await csrController?.stop();
     authnConfig?.stop();
     authorizer.close();
-    await rbac.stop();
-    await crdController.stop();
+    await rbac?.stop();
+    await crdController?.stop();
     await nsController.stop();
     await store.close();
     throw err;
@@ -478,11 +491,11 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
       server.closeAll();
       deadlines.stop();
       front?.terminate();
-      await csrController.stop();
+      await csrController?.stop();
       authnConfig?.stop();
       authorizer.close();
-      await rbac.stop();
-      await crdController.stop();
+      await rbac?.stop();
+      await crdController?.stop();
       await nsController.stop();
       await store.close();
       if (temporary) await Deno.remove(dataDir, { recursive: true }).catch(() => {});
