@@ -10,7 +10,7 @@
 
 import { ConfigError } from "./lib/config/flags.ts";
 import { clusterSigningFiles, loadServerConfig, type ServerConfig } from "./lib/config/mod.ts";
-import { checkPortFree, describeListenError } from "./lib/config/mod.ts";
+import { checkPortFree } from "./lib/config/mod.ts";
 import { startServer } from "./lib/server/server.ts";
 import { createLogger } from "./lib/server/log.ts";
 import { PLATFORM_VERSION, versionInfo } from "./lib/server/version.ts";
@@ -141,11 +141,10 @@ async function serve(config: ServerConfig): Promise<number> {
       console.error(`platform: ${err.message}`);
       return 2;
     }
-    if (
-      err instanceof Deno.errors.AddrInUse || err instanceof Deno.errors.AddrNotAvailable ||
-      err instanceof Deno.errors.PermissionDenied
-    ) {
-      console.error(`platform: ${describeListenError(err, config.bindAddress, config.securePort)}`);
+    // A file or directory the server could not use (the data directory's contents, say): the
+    // operator's to fix, said in one line. Anything else is a bug, and keeps its stack.
+    if (isOsError(err)) {
+      console.error(`platform: cannot start: ${(err as Error).message}`);
       return 2;
     }
     throw err;
@@ -178,6 +177,11 @@ async function serve(config: ServerConfig): Promise<number> {
   await server.finished;
   await server.close();
   return 0;
+}
+
+/** An error of the operating system (Deno.errors.*: NotFound, PermissionDenied, …). */
+function isOsError(err: unknown): boolean {
+  return Object.values(Deno.errors).some((E) => err instanceof E);
 }
 
 if (import.meta.main) {

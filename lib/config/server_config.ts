@@ -903,7 +903,11 @@ export function describeListenError(err: unknown, host: string, port: number): s
   if (err instanceof Deno.errors.AddrNotAvailable) {
     return `--bind-address: ${quote(host)} is not an address of this machine`;
   }
-  return `--bind-address: cannot listen on ${at}: ${osReason(err)}`;
+  const reason = osReason(err);
+  // A host name that does not resolve (getaddrinfo's words, as Deno passes them on).
+  const lookup = /failed to lookup address information: (.*)/.exec(reason);
+  if (lookup) return `--bind-address: cannot resolve ${quote(host)}: ${lookup[1]}`;
+  return `--bind-address: cannot listen on ${at}: ${reason}`;
 }
 
 /**

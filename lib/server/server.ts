@@ -7,7 +7,8 @@
 import type { Store } from "../storage/store.ts";
 import { MemoryStore } from "../storage/memory.ts";
 import { FileStore, StoreLockedError } from "../storage/file.ts";
-import { DIR_MODE, tightenModes } from "../storage/permissions.ts";
+import { tightenModes } from "../storage/permissions.ts";
+import { prepareDataDir } from "./data_dir.ts";
 import { EncryptionTransformer, loadEncryptionConfig } from "../encryption/mod.ts";
 import {
   ensureAdminToken,
@@ -38,7 +39,7 @@ import { ConfigError } from "../config/flags.ts";
 import { PolicyIndex, RBAC_GROUP, startRbac } from "../auth/rbac/mod.ts";
 import { CsrController, loadSignerConfig } from "../certificates/controller.ts";
 import { certificateSigningRequests } from "../registry/builtin/certificates.ts";
-import { isControllerEnabled } from "../config/server_config.ts";
+import { describeListenError, isControllerEnabled } from "../config/server_config.ts";
 import { SERVICE_ACCOUNT_ISSUER, ServiceAccountTokens } from "../auth/service_account_tokens.ts";
 import { tokenReviewer } from "../auth/token_review.ts";
 import { builtinDefinitions } from "../registry/builtin/mod.ts";
@@ -206,7 +207,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
 
   const temporary = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? await Deno.makeTempDir({ prefix: "platform-" });
-  await Deno.mkdir(dataDir, { recursive: true, mode: DIR_MODE });
+  await prepareDataDir(dataDir);
   tightenModes(dataDir, logger, { entries: ["pki", "store", "admin.kubeconfig"] });
   const hostname = opts.bindAddress ?? "127.0.0.1";
   const maxBodyBytes = opts.maxRequestBodyBytes ?? 3 * 1024 * 1024;
@@ -434,7 +435,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     await crdController?.stop();
     await nsController.stop();
     await store.close();
-    throw err;
+    throw listenError(err, hostname, opts.securePort ?? 0);
   }
   if (!front) port = server.addr.port;
   const stopRenewing = renewServingCertificate({
@@ -555,4 +556,11 @@ function checkAccessConfigGates(opts: StartOptions, gates: Map<string, boolean>)
       throw new ConfigError(`${flag}: needs the ${gate} feature gate, which is off`);
     }
   }
+}
+
+/** A failed listen is the operator's to fix: one line naming the flag (main exits 2). */
+function listenError(err: unknown, host: string, port: number): unknown {
+  const listening = err instanceof Deno.errors.AddrInUse ||
+    err instanceof Deno.errors.AddrNotAvailable || err instanceof Deno.errors.PermissionDenied;
+  return listening ? new ConfigError(describeListenError(err, host, port), { cause: err }) : err;
 }
