@@ -3,7 +3,7 @@
  * configuration, readiness messages and a clean stop on SIGTERM.
  */
 
-import { type PlatformRun, runPlatform } from "./harness.ts";
+import { assertConfigError, runPlatform } from "./harness.ts";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { FLAGS } from "../lib/config/flags.ts";
 import { startServer } from "../mod.ts";
@@ -11,15 +11,6 @@ import { silentLogger } from "../lib/server/log.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const TESTDATA = new URL("../testdata/config/", import.meta.url).pathname;
-
-/** A configuration error: exit 2 and exactly one line on stderr, matching `re`. */
-function assertConfigError(run: PlatformRun, re: RegExp): void {
-  assertEquals(run.code, 2, `exit code; stderr: ${run.stderr}`);
-  const lines = run.stderr.trimEnd().split("\n");
-  assertEquals(lines.length, 1, `one line, got: ${run.stderr}`);
-  assertMatch(lines[0], /^platform: /);
-  assertMatch(lines[0], re);
-}
 
 Deno.test("--help lists every flag with its default and exits 0", async () => {
   const run = await runPlatform("--help");
