@@ -65,7 +65,6 @@ Deno.test("defaults apply without flags or file", async () => {
       ["StructuredAuthenticationConfiguration", true],
       ["StructuredAuthorizationConfiguration", true],
       ["AnonymousAuthConfigurableEndpoints", true],
-      ["ConsistentListFromCache", true],
     ]),
     storage: "file",
     historyRetention: 300_000,
@@ -143,7 +142,7 @@ Deno.test("the example file sets every field; paths resolve against its director
   assert.deepEqual(cfg.runtimeConfig, new Map([["api/beta", true], ["apps/v1beta1", false]]));
   assert.equal(cfg.featureGates.get("WatchList"), true);
   assert.equal(cfg.featureGates.get("APIResponseCompression"), false);
-  assert.equal(cfg.featureGates.get("ConsistentListFromCache"), true);
+  assert.equal(cfg.featureGates.get("AnonymousAuthConfigurableEndpoints"), true);
   assert.equal(cfg.storage, "memory");
   assert.equal(cfg.historyRetention, 600_000);
   assert.deepEqual(cfg.controllers, ["*", "-csrsigning"]);
@@ -213,7 +212,7 @@ Deno.test("every flag parses its value", async () => {
     "--runtime-config=certificates.platform.io/v1beta1",
     "--feature-gates=AllAlpha=true",
     "--feature-gates",
-    "ConsistentListFromCache=false",
+    "AnonymousAuthConfigurableEndpoints=false",
     "--storage=memory",
     "--history-retention=1h30m",
     "--controllers=*,-csrsigning",
@@ -238,7 +237,7 @@ Deno.test("every flag parses its value", async () => {
     ]),
   );
   assert.equal(cfg.featureGates.get("WatchList"), true);
-  assert.equal(cfg.featureGates.get("ConsistentListFromCache"), false);
+  assert.equal(cfg.featureGates.get("AnonymousAuthConfigurableEndpoints"), false);
   assert.equal(cfg.historyRetention, 5_400_000);
   assert.deepEqual(cfg.controllers, ["*", "-csrsigning", "csrcleaner"]);
   assert.equal(cfg.shutdownTimeout, 0);
