@@ -8,7 +8,7 @@
 
 import { join } from "node:path";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { runPlatform, type TestServer, testServer } from "./harness.ts";
+import { createAsAdmin, runPlatform, type TestServer, testServer } from "./harness.ts";
 import { parseRuntimeConfig } from "../lib/config/runtime_config.ts";
 import { ConfigError } from "../lib/config/flags.ts";
 import { startServer } from "../mod.ts";
@@ -84,6 +84,37 @@ Deno.test("a resource can be enabled in a disabled group/version", async () => {
     },
   });
   assertEquals(sar.status, 404);
+});
+
+Deno.test("without v1/serviceaccounts no service account token is issued or accepted", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "platform-rc-test-" });
+  try {
+    let token: string;
+    {
+      await using ts = await testServer({ dataDir: dir, storage: "file" });
+      await createAsAdmin(ts, "/api/v1/namespaces/default/serviceaccounts", {
+        metadata: { name: "robot" },
+      });
+      token = (await createAsAdmin(
+        ts,
+        "/api/v1/namespaces/default/serviceaccounts/robot/token",
+        { kind: "TokenRequest", spec: {} },
+      )).status.token;
+      // Signed in: forbidden (no role), not unauthenticated.
+      assertEquals((await ts.json("GET", "/api/v1/namespaces", { token })).status, 403);
+    }
+    await using ts = await testServer({
+      dataDir: dir,
+      storage: "file",
+      runtimeConfig: parseRuntimeConfig("v1/serviceaccounts=false"),
+    });
+    assertEquals((await ts.json("GET", "/api/v1/namespaces", { token })).status, 401);
+    const path = "/api/v1/namespaces/default/serviceaccounts/robot/token";
+    const res = await ts.json("POST", path, { body: { kind: "TokenRequest", spec: {} } });
+    assertEquals(res.status, 404);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 /** An authorization configuration without RBAC, so that RBAC's group may be disabled. */
