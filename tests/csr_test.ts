@@ -438,3 +438,17 @@ Deno.test("csr: --cluster-signing-<signer>-cert-file/-key-file sign only that si
   const node = issuedCertificate(await waitFor(ts, "node", (o) => Boolean(o.status?.certificate)));
   assertEquals(node.issuer, new x509.X509Certificate(ts.server.caCertPem).subject);
 });
+
+Deno.test("csr: with --controllers=*,-csrapproving node agent requests are not approved", async () => {
+  await using ts = await testServer({ controllers: ["*", "-csrapproving"] });
+  const res = await ts.json("POST", CSRS, {
+    body: csr("node1", {
+      request: await csrRequest("CN=system:node:n1,O=system:nodes"),
+      signerName: NODE_CLIENT,
+      usages: ["digital signature", "client auth"],
+    }),
+  });
+  assertEquals(res.status, 201);
+  await new Promise((r) => setTimeout(r, 500));
+  assertEquals(conditionTypes((await ts.json("GET", `${CSRS}/node1`)).body), []);
+});

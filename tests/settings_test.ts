@@ -243,3 +243,26 @@ Deno.test("--log-level=warn: a normal start and stop write no info lines", async
     } catch { /* exited */ }
   }
 });
+
+Deno.test("--controllers: -clusterrole-aggregation leaves aggregated ClusterRoles alone", async () => {
+  const ROLES = "/apis/rbac.authorization.platform.io/v1/clusterroles";
+  for (const controllers of [["*"], ["*", "-clusterrole-aggregation"]]) {
+    await using ts = await testServer({ controllers });
+    await createAsAdmin(ts, ROLES, {
+      metadata: { name: "part", labels: { "example.test/aggregate": "true" } },
+      rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get"] }],
+    });
+    await createAsAdmin(ts, ROLES, {
+      metadata: { name: "whole" },
+      aggregationRule: {
+        clusterRoleSelectors: [{ matchLabels: { "example.test/aggregate": "true" } }],
+      },
+    });
+    let rules: unknown[] = [];
+    for (let i = 0; i < 20 && rules.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      rules = (await ts.json("GET", `${ROLES}/whole`)).body.rules ?? [];
+    }
+    assertEquals(rules.length, controllers.length === 1 ? 1 : 0, controllers.join());
+  }
+});

@@ -224,8 +224,8 @@ export const FLAGS: readonly FlagSpec[] = [
     kind: "list",
     repeatable: true,
     defaultText: "*",
-    help: "Controllers to run: '*' runs the default-on ones, 'name' enables one, '-name' " +
-      "disables one, e.g. '*,-csrsigning'.",
+    help: "Controllers to run: '*' runs every one, 'name' enables one, '-name' disables " +
+      "one, e.g. '*,-csrsigning'. Names: clusterrole-aggregation, csrapproving, csrsigning.",
   },
   {
     name: "shutdown-timeout",

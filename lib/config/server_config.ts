@@ -842,12 +842,17 @@ async function checkDirectoryOrAbsent(path: string, where: string, shown: string
 // ---------------------------------------------------------------------------------------
 // Controllers
 
-const CONTROLLER_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
+/** The controllers `--controllers` selects among (all on by default); a new one goes here. */
+export const CONTROLLERS = ["clusterrole-aggregation", "csrapproving", "csrsigning"] as const;
 
 function parseControllerEntry(entry: string): string {
-  if (entry === "*" || CONTROLLER_NAME.test(entry.replace(/^-/, ""))) return entry;
+  if (entry === "*") return entry;
+  const name = entry.replace(/^-/, "");
+  if ((CONTROLLERS as readonly string[]).includes(name)) return entry;
+  // A misspelt name would otherwise select nothing, silently.
   throw new Error(
-    `${quote(entry)} is not a controller selector ("*", "name" or "-name")`,
+    `${quote(entry)} is not a controller selector ("*", "name" or "-name"); the ` +
+      `controllers are ${CONTROLLERS.join(", ")}`,
   );
 }
 

@@ -216,7 +216,7 @@ Deno.test("every flag parses its value", async () => {
     "--storage=memory",
     "--history-retention=1h30m",
     "--controllers=*,-csrsigning",
-    "--controllers=csrcleaner",
+    "--controllers=csrapproving",
     "--shutdown-timeout=0",
     "--request-timeout=500ms",
     "--max-request-body-bytes=1024",
@@ -239,7 +239,7 @@ Deno.test("every flag parses its value", async () => {
   assert.equal(cfg.featureGates.get("WatchList"), true);
   assert.equal(cfg.featureGates.get("AnonymousAuthConfigurableEndpoints"), false);
   assert.equal(cfg.historyRetention, 5_400_000);
-  assert.deepEqual(cfg.controllers, ["*", "-csrsigning", "csrcleaner"]);
+  assert.deepEqual(cfg.controllers, ["*", "-csrsigning", "csrapproving"]);
   assert.equal(cfg.shutdownTimeout, 0);
   assert.equal(cfg.requestTimeout, 500);
   assert.equal(cfg.maxRequestBodyBytes, 1024);
@@ -284,7 +284,13 @@ Deno.test("flag errors name the flag and the value", async () => {
     ],
     [
       ["--controllers=*,CSR_signing"],
-      '--controllers: "CSR_signing" is not a controller selector ("*", "name" or "-name")',
+      '--controllers: "CSR_signing" is not a controller selector ("*", "name" or "-name"); ' +
+      "the controllers are clusterrole-aggregation, csrapproving, csrsigning",
+    ],
+    [
+      ["--controllers=-csrcleaner"],
+      '--controllers: "-csrcleaner" is not a controller selector ("*", "name" or "-name"); ' +
+      "the controllers are clusterrole-aggregation, csrapproving, csrsigning",
     ],
     [
       ["--feature-gates=WatchList=yes"],
