@@ -136,3 +136,38 @@ Deno.test("serve says where it listens, answers /readyz, and exits 0 on SIGTERM"
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("the README's flag table has every flag, its field and its --help default", async () => {
+  const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
+  const rows = new Map<string, string[]>();
+  for (const line of readme.split("\n")) {
+    if (!line.startsWith("| `--")) continue;
+    const cells = line.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim().replace(/^`|`$/g, ""));
+    rows.set(cells[0], cells);
+  }
+  const seen = new Set<string>();
+  for (const flag of FLAGS) {
+    // The per-signer flags share one row per kind: --cluster-signing-<signer>-cert-file.
+    const name = `--${flag.name}`.replace(
+      /^--cluster-signing-(apiserver-client-nodeagent|apiserver-client|nodeagent-serving)-/,
+      "--cluster-signing-<signer>-",
+    );
+    const row = rows.get(name);
+    assert(row, `no README row for --${flag.name}`);
+    seen.add(name);
+    assertEquals(row[2], flag.defaultText ?? "", `default of --${flag.name}`);
+    if (name === `--${flag.name}`) assertEquals(row[1], flag.field ?? "", `field of ${name}`);
+  }
+  assertEquals([...rows.keys()].filter((r) => !seen.has(r)), [], "rows naming no flag");
+});
+
+Deno.test("config/platform.yaml, the commented example, is a valid configuration", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = new URL("../config/platform.yaml", import.meta.url).pathname;
+    const run = await runPlatform("check-config", "--config", file, "--data-dir", dir);
+    assertEquals(run.code, 0, run.stderr);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
