@@ -7,6 +7,7 @@
 
 import { join } from "node:path";
 import { assertConfigError, runPlatform } from "./harness.ts";
+import { assertEquals } from "./assert.ts";
 
 /** Runs `platform serve` for each case (a few at a time) and checks its one-line error. */
 async function expectErrors(cases: [string[], RegExp][]): Promise<void> {
@@ -109,18 +110,26 @@ Deno.test("a missing or unreadable file named by any flag: exit 2, one line nami
   }
 });
 
-Deno.test("malformed YAML, in the config file or a file it names: exit 2, one line with the place", async () => {
+Deno.test("malformed files (YAML with line and column, the token CSV): exit 2, one line with the place, nothing created", async () => {
   const dir = await Deno.makeTempDir({ prefix: "platform-startup-test-" });
   try {
     const data = join(dir, "data");
     const bad = join(dir, "bad.yaml");
     await Deno.writeTextFile(bad, "apiVersion: platform.io/v1alpha1\nkind: [ServerConfiguration\n");
+    const csv = join(dir, "tokens.csv");
+    await Deno.writeTextFile(csv, "only-a-token\n");
     await expectErrors([
       [["--data-dir", data, "--config", bad], /^platform: .*bad\.yaml:\d+:\d+: invalid YAML/],
       [["--data-dir", data, "--authorization-config", bad], /bad\.yaml.*YAML/],
       [["--data-dir", data, "--authentication-config", bad], /bad\.yaml.*YAML/],
       [["--data-dir", data, "--encryption-provider-config", bad], /bad\.yaml.*YAML/],
+      [
+        ["--data-dir", data, "--token-auth-file", csv],
+        /tokens\.csv:1: expected at least 3 columns/,
+      ],
     ]);
+    // A bad file leaves no trace.
+    assertEquals(await Deno.stat(data).then(() => true, () => false), false);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -184,9 +184,11 @@ export const FLAGS: readonly FlagSpec[] = [
     field: "runtimeConfig",
     kind: "map",
     repeatable: true,
-    help: "Enable or disable API versions and resources: key[=true|false],… with keys " +
-      "api/all, api/ga, api/beta, api/alpha, v1 (core), group/version, " +
-      "group/version/resource.",
+    help: "Enable or disable built-in API versions and resources: key[=true|false],… with " +
+      "keys api/all, api/ga, api/beta, api/alpha, v1 (core), group/version, " +
+      "group/version/resource (a built-in group in either spelling, coordination.k8s.io = " +
+      "coordination.platform.io). What is off leaves discovery, OpenAPI and routing; " +
+      "v1/namespaces, and RBAC's resources while RBAC authorizes, cannot be turned off.",
   },
   {
     name: "feature-gates",

@@ -182,6 +182,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     opts.runtimeConfig ?? new Map(),
     { rbacAuthorizes: rbacAuthorizes(authorizationConfig) },
   );
+  const staticTokens = opts.tokenAuthFile ? await loadTokenFile(opts.tokenAuthFile) : undefined;
   const encryption = opts.encryptionProviderConfigFile
     ? new EncryptionTransformer(await loadEncryptionConfig(opts.encryptionProviderConfigFile))
     : undefined;
@@ -233,9 +234,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
   });
   const adminToken = await ensureAdminToken(dataDir);
   const tokens = new Map<string, UserInfo>();
-  if (opts.tokenAuthFile) {
-    for (const [token, user] of await loadTokenFile(opts.tokenAuthFile)) tokens.set(token, user);
-  }
+  for (const [token, user] of staticTokens ?? []) tokens.set(token, user);
   tokens.set(adminToken, { username: ADMIN_USER, uid: ADMIN_USER, groups: [ADMIN_GROUP] });
 
   const historyRetentionMs = opts.historyRetentionMs ?? 5 * 60_000;
