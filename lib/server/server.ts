@@ -129,8 +129,9 @@ export interface StartOptions {
   /** Write `<dataDir>/admin.kubeconfig` once listening. @default true */
   writeKubeconfig?: boolean;
   featureGates?: Map<string, boolean>;
-  /** `--runtime-config`, keys normalized (runtime_config.ts): the built-in versions and
-   * resources served. @default stable versions on, others off */
+  /** `--runtime-config`: the built-in versions and resources served, with keys normalized as
+   * `parseRuntimeConfig("coordination.k8s.io/v1=false")` gives them. @default stable versions
+   * on, others off */
   runtimeConfig?: ReadonlyMap<string, boolean>;
   /** Controller selection in kube syntax (`--controllers`). @default ["*"] */
   controllers?: string[];
