@@ -291,7 +291,8 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
   const controllers = opts.controllers ?? ["*"];
   const rbacRegistry = (plural: string) =>
     registries.get(catalogue.lookup(RBAC_GROUP, "v1", plural)!)!;
-  // Not served (runtime config), RBAC does not run; then no authorizer names it.
+  // RBAC runs when its resources are served; when they are not, servedDefinitions made sure
+  // that no authorizer needs it.
   const rbac = rbacServed(definitions)
     ? await startRbac({
       sources: {
