@@ -47,6 +47,7 @@ Deno.test("a disabled group/version is gone from discovery, OpenAPI and routing"
       body: { apiVersion: `${group}/v1`, kind: "Lease", metadata: { name: "l" } },
     });
     assertEquals(post.status, 404, group);
+    assertEquals((await ts.json("GET", `/apis/${group}`)).status, 404, group);
     assertEquals((await ts.json("GET", `/apis/${group}/v1`)).status, 404, group);
     assertEquals((await ts.json("GET", `/openapi/v3/apis/${group}/v1`)).status, 404, group);
   }
