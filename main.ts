@@ -10,13 +10,12 @@
 
 import { ConfigError } from "./lib/config/flags.ts";
 import { clusterSigningFiles, loadServerConfig, type ServerConfig } from "./lib/config/mod.ts";
-import { checkPortFree, describeListenError } from "./lib/config/mod.ts";
+import { checkPortFree } from "./lib/config/mod.ts";
 import { startServer } from "./lib/server/server.ts";
 import { createLogger } from "./lib/server/log.ts";
 import { PLATFORM_VERSION, versionInfo } from "./lib/server/version.ts";
-import { Catalogue } from "./lib/registry/catalogue.ts";
 import { builtinDefinitions } from "./lib/registry/builtin/mod.ts";
-import { validateRuntimeConfig } from "./lib/config/runtime_config.ts";
+import { rbacAuthorizes, servedDefinitions } from "./lib/server/served_apis.ts";
 import { loadAuthenticationConfig } from "./lib/auth/authentication_config.ts";
 import { checkAnonymousFlagConflict } from "./lib/auth/anonymous.ts";
 import { loadAuthorizationConfig } from "./lib/auth/authorization_config.ts";
@@ -60,7 +59,7 @@ async function main(args: string[]): Promise<number> {
       return 0;
     }
     config = loaded;
-    checkRuntimeConfig(config);
+    // serve checks these as it starts, before it creates anything.
     if (command === "check-config") await checkAccessConfigFiles(config);
   } catch (err) {
     if (err instanceof ConfigError) {
@@ -76,20 +75,8 @@ async function main(args: string[]): Promise<number> {
   return await serve(config);
 }
 
-function checkRuntimeConfig(config: ServerConfig): void {
-  const catalogue = new Catalogue(builtinDefinitions());
-  const errors = validateRuntimeConfig(config.runtimeConfig, {
-    groupVersions: catalogue.groupVersions().map((gv) =>
-      gv.group ? `${gv.group}/${gv.version}` : gv.version
-    ),
-    resources: catalogue.definitions.map((d) =>
-      `${d.group ? `${d.group}/` : ""}${d.version}/${d.plural}`
-    ),
-  });
-  if (errors.length) throw new ConfigError(`--runtime-config: ${errors.join("; ")}`);
-}
-
-/** The access configuration files, validated as the server would at start. */
+/** The access configuration files and the runtime config, validated as the server would at
+ * start. */
 async function checkAccessConfigFiles(config: ServerConfig): Promise<void> {
   if (config.authenticationConfig !== undefined) {
     const authn = await loadAuthenticationConfig(config.authenticationConfig, {
@@ -100,9 +87,12 @@ async function checkAccessConfigFiles(config: ServerConfig): Promise<void> {
       flagSet: config.anonymousAuth !== undefined,
     });
   }
-  if (config.authorizationConfig !== undefined) {
-    await loadAuthorizationConfig(config.authorizationConfig);
-  }
+  const authz = config.authorizationConfig === undefined
+    ? undefined
+    : await loadAuthorizationConfig(config.authorizationConfig);
+  servedDefinitions(builtinDefinitions(), config.runtimeConfig, {
+    rbacAuthorizes: rbacAuthorizes(authz),
+  });
   if (config.encryptionProviderConfig !== undefined) {
     await loadEncryptionConfig(config.encryptionProviderConfig);
   }
@@ -144,6 +134,7 @@ async function serve(config: ServerConfig): Promise<number> {
       },
       shutdownTimeoutMs: config.shutdownTimeout,
       featureGates: config.featureGates,
+      runtimeConfig: config.runtimeConfig,
       logger,
     });
   } catch (err) {
@@ -151,11 +142,10 @@ async function serve(config: ServerConfig): Promise<number> {
       console.error(`platform: ${err.message}`);
       return 2;
     }
-    if (
-      err instanceof Deno.errors.AddrInUse || err instanceof Deno.errors.AddrNotAvailable ||
-      err instanceof Deno.errors.PermissionDenied
-    ) {
-      console.error(`platform: ${describeListenError(err, config.bindAddress, config.securePort)}`);
+    // A file or directory the server could not use (the data directory's contents, say): the
+    // operator's to fix, said in one line. Anything else is a bug, and keeps its stack.
+    if (isOsError(err)) {
+      console.error(`platform: cannot start: ${(err as Error).message}`);
       return 2;
     }
     throw err;
@@ -188,6 +178,11 @@ async function serve(config: ServerConfig): Promise<number> {
   await server.finished;
   await server.close();
   return 0;
+}
+
+/** An error of the operating system (Deno.errors.*: NotFound, PermissionDenied, …). */
+function isOsError(err: unknown): boolean {
+  return Object.values(Deno.errors).some((E) => err instanceof E);
 }
 
 if (import.meta.main) {

@@ -22,6 +22,7 @@ export { startServer } from "./lib/server/server.ts";
 export type { ServerHandle, StartOptions } from "./lib/server/server.ts";
 export { loadServerConfig } from "./lib/config/mod.ts";
 export type { ServerConfig } from "./lib/config/mod.ts";
+export { parseRuntimeConfig } from "./lib/config/runtime_config.ts";
 export { StatusError } from "./lib/api/errors.ts";
 export type { Store } from "./lib/storage/store.ts";
 export type { ResourceDefinition } from "./lib/registry/definition.ts";

@@ -3,7 +3,7 @@
  * configuration, readiness messages and a clean stop on SIGTERM.
  */
 
-import { type PlatformRun, runPlatform } from "./harness.ts";
+import { assertConfigError, runPlatform } from "./harness.ts";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { FLAGS } from "../lib/config/flags.ts";
 import { startServer } from "../mod.ts";
@@ -11,15 +11,6 @@ import { silentLogger } from "../lib/server/log.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const TESTDATA = new URL("../testdata/config/", import.meta.url).pathname;
-
-/** A configuration error: exit 2 and exactly one line on stderr, matching `re`. */
-function assertConfigError(run: PlatformRun, re: RegExp): void {
-  assertEquals(run.code, 2, `exit code; stderr: ${run.stderr}`);
-  const lines = run.stderr.trimEnd().split("\n");
-  assertEquals(lines.length, 1, `one line, got: ${run.stderr}`);
-  assertMatch(lines[0], /^platform: /);
-  assertMatch(lines[0], re);
-}
 
 Deno.test("--help lists every flag with its default and exits 0", async () => {
   const run = await runPlatform("--help");
@@ -142,6 +133,41 @@ Deno.test("serve says where it listens, answers /readyz, and exits 0 on SIGTERM"
     try {
       child.kill("SIGKILL");
     } catch { /* exited */ }
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the README's flag table has every flag, its field and its --help default", async () => {
+  const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
+  const rows = new Map<string, string[]>();
+  for (const line of readme.split("\n")) {
+    if (!line.startsWith("| `--")) continue;
+    const cells = line.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim().replace(/^`|`$/g, ""));
+    rows.set(cells[0], cells);
+  }
+  const seen = new Set<string>();
+  for (const flag of FLAGS) {
+    // The per-signer flags share one row per kind: --cluster-signing-<signer>-cert-file.
+    const name = `--${flag.name}`.replace(
+      /^--cluster-signing-(apiserver-client-nodeagent|apiserver-client|nodeagent-serving)-/,
+      "--cluster-signing-<signer>-",
+    );
+    const row = rows.get(name);
+    assert(row, `no README row for --${flag.name}`);
+    seen.add(name);
+    assertEquals(row[2], flag.defaultText ?? "", `default of --${flag.name}`);
+    if (name === `--${flag.name}`) assertEquals(row[1], flag.field ?? "", `field of ${name}`);
+  }
+  assertEquals([...rows.keys()].filter((r) => !seen.has(r)), [], "rows naming no flag");
+});
+
+Deno.test("config/platform.yaml, the commented example, is a valid configuration", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = new URL("../config/platform.yaml", import.meta.url).pathname;
+    const run = await runPlatform("check-config", "--config", file, "--data-dir", dir);
+    assertEquals(run.code, 0, run.stderr);
+  } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -396,3 +396,59 @@ Deno.test("csr: with --controllers=-csrsigning approved requests stay unissued",
   await new Promise((r) => setTimeout(r, 300));
   assertEquals((await ts.json("GET", `${CSRS}/idle`)).body.status.certificate, undefined);
 });
+
+const SIGNING_CA = {
+  certFile: new URL("../testdata/config/signing-ca.crt", import.meta.url).pathname,
+  keyFile: new URL("../testdata/config/signing-ca.key", import.meta.url).pathname,
+};
+
+/** Approves a client request and returns the certificate issued for it. */
+async function issueClient(ts: TestServer, name: string, extra: Record<string, unknown> = {}) {
+  const obj = await clientCsr(ts, name, extra);
+  await ts.json("PUT", `${CSRS}/${name}/approval`, { body: approve(obj) });
+  return issuedCertificate(await waitFor(ts, name, (o) => Boolean(o.status?.certificate)));
+}
+
+Deno.test("csr: --cluster-signing-cert-file/-key-file sign every signer's certificates; --cluster-signing-duration caps their lifetime", async () => {
+  await using ts = await testServer({
+    clusterSigning: SIGNING_CA,
+    clusterSigningDurationMs: 30 * 60_000,
+  });
+  const ca = new x509.X509Certificate(await Deno.readTextFile(SIGNING_CA.certFile));
+  const cert = await issueClient(ts, "capped", { expirationSeconds: 7200 });
+  assertEquals(cert.issuer, ca.subject);
+  assert(await cert.verify({ publicKey: ca.publicKey, signatureOnly: true }), "signed by it");
+  const lifetime = cert.notAfter.getTime() - cert.notBefore.getTime();
+  // Backdated 5 minutes, then the 30 minutes of the cap rather than the 2 hours asked for.
+  assert(Math.abs(lifetime - 35 * 60_000) < 2000, `lifetime ${lifetime} ms`);
+});
+
+Deno.test("csr: --cluster-signing-<signer>-cert-file/-key-file sign only that signer's certificates", async () => {
+  await using ts = await testServer({ clusterSigningPerSigner: { [CLIENT]: SIGNING_CA } });
+  const ca = new x509.X509Certificate(await Deno.readTextFile(SIGNING_CA.certFile));
+  assertEquals((await issueClient(ts, "own-ca")).issuer, ca.subject);
+  // The node agent client signer has no CA of its own: the cluster CA signs.
+  await ts.json("POST", CSRS, {
+    body: csr("node", {
+      request: await csrRequest("CN=system:node:n1,O=system:nodes"),
+      signerName: NODE_CLIENT,
+      usages: ["digital signature", "client auth"],
+    }),
+  });
+  const node = issuedCertificate(await waitFor(ts, "node", (o) => Boolean(o.status?.certificate)));
+  assertEquals(node.issuer, new x509.X509Certificate(ts.server.caCertPem).subject);
+});
+
+Deno.test("csr: with --controllers=*,-csrapproving node agent requests are not approved", async () => {
+  await using ts = await testServer({ controllers: ["*", "-csrapproving"] });
+  const res = await ts.json("POST", CSRS, {
+    body: csr("node1", {
+      request: await csrRequest("CN=system:node:n1,O=system:nodes"),
+      signerName: NODE_CLIENT,
+      usages: ["digital signature", "client auth"],
+    }),
+  });
+  assertEquals(res.status, 201);
+  await new Promise((r) => setTimeout(r, 500));
+  assertEquals(conditionTypes((await ts.json("GET", `${CSRS}/node1`)).body), []);
+});

@@ -6,6 +6,7 @@
 
 import { type ServerHandle, type StartOptions, startServer } from "../mod.ts";
 import { silentLogger } from "../lib/server/log.ts";
+import { assertEquals, assertMatch } from "./assert.ts";
 
 export interface TestServer extends AsyncDisposable {
   server: ServerHandle;
@@ -96,6 +97,19 @@ export async function runPlatform(...args: string[]): Promise<PlatformRun> {
   }).output();
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/**
+ * A start-up problem as the operator sees it: exit code 2 and exactly one line on stderr,
+ * `platform: …` matching `re`, with no stack frame.
+ */
+export function assertConfigError(run: PlatformRun, re: RegExp): void {
+  assertEquals(run.code, 2, `exit code; stderr: ${run.stderr}`);
+  const lines = run.stderr.trimEnd().split("\n");
+  assertEquals(lines.length, 1, `one line, got: ${run.stderr}`);
+  assertMatch(lines[0], /^platform: /);
+  assertEquals(/\bat .*:\d+:\d+/.test(lines[0]), false, `a stack frame: ${lines[0]}`);
+  assertMatch(lines[0], re);
 }
 
 /**

@@ -61,11 +61,6 @@ export const FEATURE_GATES: Readonly<Record<string, FeatureSpec>> = {
     default: true,
     description: "Anonymous access only to listed endpoints.",
   },
-  ConsistentListFromCache: {
-    stage: "beta",
-    default: true,
-    description: "Consistent lists from the watch cache.",
-  },
 };
 
 /** Whether `name` is a known gate. */

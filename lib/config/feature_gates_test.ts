@@ -19,7 +19,6 @@ Deno.test("the gate table has the documented stages and defaults", () => {
     StructuredAuthenticationConfiguration: "beta:true",
     StructuredAuthorizationConfiguration: "beta:true",
     AnonymousAuthConfigurableEndpoints: "beta:true",
-    ConsistentListFromCache: "beta:true",
   });
   assert.equal(featureGateHelpLines().length, Object.keys(FEATURE_GATES).length);
 });
@@ -55,7 +54,7 @@ Deno.test("parseFeatureGates rejects unknown gates and non-booleans", () => {
 Deno.test("resolveFeatureGates applies defaults, then AllAlpha/AllBeta, then explicit", () => {
   const defaults = resolveFeatureGates(new Map());
   assert.equal(defaults.get("WatchList"), false);
-  assert.equal(defaults.get("ConsistentListFromCache"), true);
+  assert.equal(defaults.get("AnonymousAuthConfigurableEndpoints"), true);
   assert.equal(defaults.size, Object.keys(FEATURE_GATES).length);
 
   const alpha = resolveFeatureGates(new Map([["AllAlpha", true]]));
@@ -69,10 +68,10 @@ Deno.test("resolveFeatureGates applies defaults, then AllAlpha/AllBeta, then exp
 
   // As in Kubernetes, AllBeta=false turns off every beta gate that is not named.
   const noBeta = resolveFeatureGates(
-    new Map([["AllBeta", false], ["ConsistentListFromCache", true]]),
+    new Map([["AllBeta", false], ["AnonymousAuthConfigurableEndpoints", true]]),
   );
   assert.equal(noBeta.get("APIResponseCompression"), false);
   assert.equal(noBeta.get("StructuredAuthenticationConfiguration"), false);
-  assert.equal(noBeta.get("ConsistentListFromCache"), true);
+  assert.equal(noBeta.get("AnonymousAuthConfigurableEndpoints"), true);
   assert.equal(noBeta.get("WatchList"), false); // alpha: untouched
 });

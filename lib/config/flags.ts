@@ -193,9 +193,11 @@ export const FLAGS: readonly FlagSpec[] = [
     field: "runtimeConfig",
     kind: "map",
     repeatable: true,
-    help: "Enable or disable API versions and resources: key[=true|false],… with keys " +
-      "api/all, api/ga, api/beta, api/alpha, v1 (core), group/version, " +
-      "group/version/resource.",
+    help: "Enable or disable built-in API versions and resources: key[=true|false],… with " +
+      "keys api/all, api/ga, api/beta, api/alpha, v1 (core), group/version, " +
+      "group/version/resource (a built-in group in either spelling, coordination.k8s.io = " +
+      "coordination.platform.io). What is off leaves discovery, OpenAPI and routing; " +
+      "v1/namespaces, and RBAC's resources while RBAC authorizes, cannot be turned off.",
   },
   {
     name: "feature-gates",
@@ -233,8 +235,8 @@ export const FLAGS: readonly FlagSpec[] = [
     kind: "list",
     repeatable: true,
     defaultText: "*",
-    help: "Controllers to run: '*' runs the default-on ones, 'name' enables one, '-name' " +
-      "disables one, e.g. '*,-csrsigning'.",
+    help: "Controllers to run: '*' runs every one, 'name' enables one, '-name' disables " +
+      "one, e.g. '*,-csrsigning'. Names: clusterrole-aggregation, csrapproving, csrsigning.",
   },
   {
     name: "shutdown-timeout",

@@ -3,19 +3,25 @@
  *
  * Keys, as in kube-apiserver:
  * - `api/all`, `api/ga`, `api/beta`, `api/alpha`: every version, or every version of a stage;
+ * - `api/legacy`: accepted and ignored, as kube-apiserver does (its meaning is long gone);
  * - `v1` (also `api/v1`): the core group's v1;
  * - `group/version`, e.g. `apps/v1`, `certificates.platform.io/v1beta1`;
  * - `group/version/resource`, e.g. `apps/v1/deployments`; `v1/pods` for the core group.
  *
- * Keys are normalized: the core group has no group part (`v1`, `v1/pods`).
+ * Keys are normalized: the core group has no group part (`v1`, `v1/pods`), and a built-in
+ * group's Kubernetes spelling becomes the canonical one (`coordination.k8s.io/v1` →
+ * `coordination.platform.io/v1`, see group_names.ts).
  *
  * @module
  */
 
 import { ConfigError, parseBool, quote } from "./flags.ts";
+import { canonicalGroup } from "../api/group_names.ts";
 
 /** The `api/*` keys. */
 export const RUNTIME_CONFIG_STAGE_KEYS = ["api/all", "api/ga", "api/beta", "api/alpha"] as const;
+/** A key kube-apiserver accepts and drops; so do we. */
+export const RUNTIME_CONFIG_IGNORED_KEY = "api/legacy";
 
 const VERSION = /^v[1-9]\d*((alpha|beta)[1-9]\d*)?$/;
 const GROUP = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
@@ -45,6 +51,7 @@ export function groupVersionKey(group: string, version: string): string {
 export function normalizeRuntimeConfigKey(key: string): string {
   const k = key.trim();
   if ((RUNTIME_CONFIG_STAGE_KEYS as readonly string[]).includes(k)) return k;
+  if (k === RUNTIME_CONFIG_IGNORED_KEY) return k;
   let parts = k.split("/");
   // `api/v1` and `api/v1/pods` are the legacy spellings of the core group.
   if (parts[0] === "api" && parts.length >= 2 && VERSION.test(parts[1])) parts = parts.slice(1);
@@ -52,7 +59,7 @@ export function normalizeRuntimeConfigKey(key: string): string {
     new Error(
       `${
         quote(key)
-      } is not a runtime-config key (api/all, api/ga, api/beta, api/alpha, v1, group/version or group/version/resource)`,
+      } is not a runtime-config key (api/all, api/ga, api/beta, api/alpha, api/legacy, v1, group/version or group/version/resource)`,
     );
   if (parts.some((p) => p === "")) throw bad();
   if (VERSION.test(parts[0])) {
@@ -64,7 +71,7 @@ export function normalizeRuntimeConfigKey(key: string): string {
   if (parts.length < 2 || parts.length > 3) throw bad();
   if (!GROUP.test(parts[0]) || !VERSION.test(parts[1])) throw bad();
   if (parts.length === 3 && !RESOURCE.test(parts[2])) throw bad();
-  return parts.join("/");
+  return [canonicalGroup(parts[0]), ...parts.slice(1)].join("/");
 }
 
 /**
@@ -125,6 +132,7 @@ export function validateRuntimeConfig(
   const errors: string[] = [];
   for (const key of map.keys()) {
     if ((RUNTIME_CONFIG_STAGE_KEYS as readonly string[]).includes(key)) continue;
+    if (key === RUNTIME_CONFIG_IGNORED_KEY) continue;
     const parts = key.split("/");
     const isCore = VERSION.test(parts[0]);
     const isResource = isCore ? parts.length === 2 : parts.length === 3;
@@ -140,7 +148,7 @@ export function validateRuntimeConfig(
 /**
  * Whether a group/version (or one of its resources) is served. The most specific setting
  * wins: resource, then group/version, then `api/<stage>`, then `api/all`; without any,
- * stable versions are on and beta/alpha versions off.
+ * stable versions are on and beta/alpha versions off (unless `onByDefault`).
  *
  * @example
  * ```ts
@@ -155,6 +163,7 @@ export function isEnabled(
   group: string,
   version: string,
   resource?: string,
+  onByDefault?: boolean,
 ): boolean {
   const gv = groupVersionKey(group, version);
   if (resource !== undefined) {
@@ -168,5 +177,5 @@ export function isEnabled(
   if (s !== undefined) return s;
   const all = map.get("api/all");
   if (all !== undefined) return all;
-  return stage === "ga";
+  return onByDefault ?? stage === "ga";
 }

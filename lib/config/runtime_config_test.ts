@@ -91,3 +91,24 @@ Deno.test("isEnabled: resource > group/version > api/<stage> > api/all > default
   assert.equal(isEnabled(ga, "apps", "v1"), false); // api/ga beats api/all
   assert.equal(isEnabled(ga, "x.io", "v1alpha1"), true);
 });
+
+Deno.test("runtime-config keys take either spelling of a built-in group", () => {
+  assert.equal(normalizeRuntimeConfigKey("coordination.k8s.io/v1"), "coordination.platform.io/v1");
+  assert.equal(
+    normalizeRuntimeConfigKey("rbac.authorization.k8s.io/v1/roles"),
+    "rbac.authorization.platform.io/v1/roles",
+  );
+  // Other groups ending in k8s.io have one spelling.
+  assert.equal(normalizeRuntimeConfigKey("widgets.k8s.io/v1"), "widgets.k8s.io/v1");
+  assert.deepEqual(
+    parseRuntimeConfig("coordination.k8s.io/v1=false,coordination.platform.io/v1=true"),
+    new Map([["coordination.platform.io/v1", true]]),
+  );
+});
+
+Deno.test("api/legacy is accepted and changes nothing, as in kube", () => {
+  const rc = parseRuntimeConfig("api/legacy=false");
+  assert.deepEqual(rc, new Map([["api/legacy", false]]));
+  assert.deepEqual(validateRuntimeConfig(rc, { groupVersions: ["v1"], resources: [] }), []);
+  assert.equal(isEnabled(rc, "", "v1"), true);
+});

@@ -850,12 +850,17 @@ async function checkDirectoryOrAbsent(path: string, where: string, shown: string
 // ---------------------------------------------------------------------------------------
 // Controllers
 
-const CONTROLLER_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
+/** The controllers `--controllers` selects among (all on by default); a new one goes here. */
+export const CONTROLLERS = ["clusterrole-aggregation", "csrapproving", "csrsigning"] as const;
 
 function parseControllerEntry(entry: string): string {
-  if (entry === "*" || CONTROLLER_NAME.test(entry.replace(/^-/, ""))) return entry;
+  if (entry === "*") return entry;
+  const name = entry.replace(/^-/, "");
+  if ((CONTROLLERS as readonly string[]).includes(name)) return entry;
+  // A misspelt name would otherwise select nothing, silently.
   throw new Error(
-    `${quote(entry)} is not a controller selector ("*", "name" or "-name")`,
+    `${quote(entry)} is not a controller selector ("*", "name" or "-name"); the ` +
+      `controllers are ${CONTROLLERS.join(", ")}`,
   );
 }
 
@@ -911,7 +916,11 @@ export function describeListenError(err: unknown, host: string, port: number): s
   if (err instanceof Deno.errors.AddrNotAvailable) {
     return `--bind-address: ${quote(host)} is not an address of this machine`;
   }
-  return `--bind-address: cannot listen on ${at}: ${osReason(err)}`;
+  const reason = osReason(err);
+  // A host name that does not resolve (getaddrinfo's words, as Deno passes them on).
+  const lookup = /failed to lookup address information: (.*)/.exec(reason);
+  if (lookup) return `--bind-address: cannot resolve ${quote(host)}: ${lookup[1]}`;
+  return `--bind-address: cannot listen on ${at}: ${reason}`;
 }
 
 /**

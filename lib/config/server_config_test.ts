@@ -66,7 +66,6 @@ Deno.test("defaults apply without flags or file", async () => {
       ["StructuredAuthenticationConfiguration", true],
       ["StructuredAuthorizationConfiguration", true],
       ["AnonymousAuthConfigurableEndpoints", true],
-      ["ConsistentListFromCache", true],
     ]),
     storage: "file",
     historyRetention: 300_000,
@@ -144,7 +143,7 @@ Deno.test("the example file sets every field; paths resolve against its director
   assert.deepEqual(cfg.runtimeConfig, new Map([["api/beta", true], ["apps/v1beta1", false]]));
   assert.equal(cfg.featureGates.get("WatchList"), true);
   assert.equal(cfg.featureGates.get("APIResponseCompression"), false);
-  assert.equal(cfg.featureGates.get("ConsistentListFromCache"), true);
+  assert.equal(cfg.featureGates.get("AnonymousAuthConfigurableEndpoints"), true);
   assert.equal(cfg.storage, "memory");
   assert.equal(cfg.historyRetention, 600_000);
   assert.deepEqual(cfg.controllers, ["*", "-csrsigning"]);
@@ -214,11 +213,11 @@ Deno.test("every flag parses its value", async () => {
     "--runtime-config=certificates.platform.io/v1beta1",
     "--feature-gates=AllAlpha=true",
     "--feature-gates",
-    "ConsistentListFromCache=false",
+    "AnonymousAuthConfigurableEndpoints=false",
     "--storage=memory",
     "--history-retention=1h30m",
     "--controllers=*,-csrsigning",
-    "--controllers=csrcleaner",
+    "--controllers=csrapproving",
     "--shutdown-timeout=0",
     "--request-timeout=500ms",
     "--max-request-body-bytes=1024",
@@ -239,9 +238,9 @@ Deno.test("every flag parses its value", async () => {
     ]),
   );
   assert.equal(cfg.featureGates.get("WatchList"), true);
-  assert.equal(cfg.featureGates.get("ConsistentListFromCache"), false);
+  assert.equal(cfg.featureGates.get("AnonymousAuthConfigurableEndpoints"), false);
   assert.equal(cfg.historyRetention, 5_400_000);
-  assert.deepEqual(cfg.controllers, ["*", "-csrsigning", "csrcleaner"]);
+  assert.deepEqual(cfg.controllers, ["*", "-csrsigning", "csrapproving"]);
   assert.equal(cfg.shutdownTimeout, 0);
   assert.equal(cfg.requestTimeout, 500);
   assert.equal(cfg.maxRequestBodyBytes, 1024);
@@ -286,7 +285,13 @@ Deno.test("flag errors name the flag and the value", async () => {
     ],
     [
       ["--controllers=*,CSR_signing"],
-      '--controllers: "CSR_signing" is not a controller selector ("*", "name" or "-name")',
+      '--controllers: "CSR_signing" is not a controller selector ("*", "name" or "-name"); ' +
+      "the controllers are clusterrole-aggregation, csrapproving, csrsigning",
+    ],
+    [
+      ["--controllers=-csrcleaner"],
+      '--controllers: "-csrcleaner" is not a controller selector ("*", "name" or "-name"); ' +
+      "the controllers are clusterrole-aggregation, csrapproving, csrsigning",
     ],
     [
       ["--feature-gates=WatchList=yes"],

@@ -150,6 +150,9 @@ export interface ResourceDefinition {
   emptyObject?: KubeObject;
   /** Set when this version is deprecated: the `Warning` every request on it gets. */
   deprecationWarning?: string;
+  /** A beta version served unless `--runtime-config` turns it off, as kube serves a few
+   * (its "legacy beta enabled by default" resources); other beta versions are off by default. */
+  betaOnByDefault?: boolean;
   /** Defined by a CustomResourceDefinition: no strategic merge patch, no protobuf. */
   customResource?: boolean;
   /**

@@ -7,7 +7,8 @@
 import type { Store } from "../storage/store.ts";
 import { MemoryStore } from "../storage/memory.ts";
 import { FileStore, StoreLockedError } from "../storage/file.ts";
-import { DIR_MODE, tightenModes } from "../storage/permissions.ts";
+import { tightenModes } from "../storage/permissions.ts";
+import { prepareDataDir } from "./data_dir.ts";
 import { EncryptionTransformer, loadEncryptionConfig } from "../encryption/mod.ts";
 import {
   ensureAdminToken,
@@ -38,10 +39,11 @@ import { ConfigError } from "../config/flags.ts";
 import { PolicyIndex, RBAC_GROUP, startRbac } from "../auth/rbac/mod.ts";
 import { CsrController, loadSignerConfig } from "../certificates/controller.ts";
 import { certificateSigningRequests } from "../registry/builtin/certificates.ts";
-import { isControllerEnabled } from "../config/server_config.ts";
+import { describeListenError, isControllerEnabled } from "../config/server_config.ts";
 import { SERVICE_ACCOUNT_ISSUER, ServiceAccountTokens } from "../auth/service_account_tokens.ts";
 import { tokenReviewer } from "../auth/token_review.ts";
 import { builtinDefinitions } from "../registry/builtin/mod.ts";
+import { rbacAuthorizes, rbacServed, servedDefinitions } from "./served_apis.ts";
 import type { ResourceDefinition } from "../registry/definition.ts";
 import { ResourceRegistry } from "../registry/generic.ts";
 import {
@@ -131,6 +133,10 @@ export interface StartOptions {
   /** Write `<dataDir>/admin.kubeconfig` once listening. @default true */
   writeKubeconfig?: boolean;
   featureGates?: Map<string, boolean>;
+  /** `--runtime-config`: the built-in versions and resources served, with keys normalized as
+   * `parseRuntimeConfig("coordination.k8s.io/v1=false")` gives them. @default stable versions
+   * on, others off */
+  runtimeConfig?: ReadonlyMap<string, boolean>;
   /** Controller selection in kube syntax (`--controllers`). @default ["*"] */
   controllers?: string[];
   /** `--cluster-signing-cert-file` / `--cluster-signing-key-file`. @default the cluster CA */
@@ -172,6 +178,16 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
   const authorizationConfig = opts.authorizationConfigFile
     ? await loadAuthorizationConfig(opts.authorizationConfigFile)
     : undefined;
+  // The RBAC definitions check escalation against the rules the RBAC authorizer indexes.
+  const rbacPolicy = new PolicyIndex();
+  // Discovery, OpenAPI and routing follow the catalogue: what is filtered out here is not
+  // served at all (served_apis.ts says what cannot be, and what turns off with it).
+  const definitions = servedDefinitions(
+    builtinDefinitions({ rbacPolicy }),
+    opts.runtimeConfig ?? new Map(),
+    { rbacAuthorizes: rbacAuthorizes(authorizationConfig) },
+  );
+  const staticTokens = opts.tokenAuthFile ? await loadTokenFile(opts.tokenAuthFile) : undefined;
   const encryption = opts.encryptionProviderConfigFile
     ? new EncryptionTransformer(await loadEncryptionConfig(opts.encryptionProviderConfigFile))
     : undefined;
@@ -197,7 +213,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
 
   const temporary = opts.dataDir === undefined;
   const dataDir = opts.dataDir ?? await Deno.makeTempDir({ prefix: "platform-" });
-  await Deno.mkdir(dataDir, { recursive: true, mode: DIR_MODE });
+  await prepareDataDir(dataDir);
   tightenModes(dataDir, logger, { entries: ["pki", "store", "admin.kubeconfig"] });
   const hostname = opts.bindAddress ?? "127.0.0.1";
   const maxBodyBytes = opts.maxRequestBodyBytes ?? 3 * 1024 * 1024;
@@ -223,9 +239,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
   });
   const adminToken = await ensureAdminToken(dataDir);
   const tokens = new Map<string, UserInfo>();
-  if (opts.tokenAuthFile) {
-    for (const [token, user] of await loadTokenFile(opts.tokenAuthFile)) tokens.set(token, user);
-  }
+  for (const [token, user] of staticTokens ?? []) tokens.set(token, user);
   tokens.set(adminToken, { username: ADMIN_USER, uid: ADMIN_USER, groups: [ADMIN_GROUP] });
 
   const historyRetentionMs = opts.historyRetentionMs ?? 5 * 60_000;
@@ -246,9 +260,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
 
   // Continue tokens outlive a restart with the data they page through.
   const continueKey = opts.storage === "memory" ? undefined : await ensureContinueKey(dataDir);
-  // The RBAC definitions check escalation against the rules the RBAC authorizer indexes.
-  const rbacPolicy = new PolicyIndex();
-  const catalogue = new Catalogue(builtinDefinitions({ rbacPolicy }));
+  const catalogue = new Catalogue(definitions);
   const schemas = SchemaSet.builtin();
   const gate = namespaceGate(store);
   const registries = new Map<ResourceDefinition, ResourceRegistry>();
@@ -276,38 +288,39 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
   await nsController.start();
   // Custom resources are served (and their CRDs' stored state loaded) before the first
   // request; the controller keeps the catalogue and the registries map in step with CRDs.
-  const crdController = new CrdController({
-    crds: registries.get(customResourceDefinitions)!,
-    catalogue,
-    registries,
-    newRegistry,
-    logger,
-  });
-  await crdController.start();
+  const crds = registries.get(customResourceDefinitions);
+  const crdController = crds &&
+    new CrdController({ crds, catalogue, registries, newRegistry, logger });
+  await crdController?.start();
   const controllers = opts.controllers ?? ["*"];
   const rbacRegistry = (plural: string) =>
     registries.get(catalogue.lookup(RBAC_GROUP, "v1", plural)!)!;
-  const rbac = await startRbac({
-    sources: {
-      roles: rbacRegistry("roles"),
-      roleBindings: rbacRegistry("rolebindings"),
-      clusterRoles: rbacRegistry("clusterroles"),
-      clusterRoleBindings: rbacRegistry("clusterrolebindings"),
-    },
-    index: rbacPolicy,
-    aggregation: isControllerEnabled(controllers, "clusterrole-aggregation"),
-    logger,
-  });
+  // RBAC runs when its resources are served; when they are not, servedDefinitions made sure
+  // that no authorizer needs it.
+  const rbac = rbacServed(definitions)
+    ? await startRbac({
+      sources: {
+        roles: rbacRegistry("roles"),
+        roleBindings: rbacRegistry("rolebindings"),
+        clusterRoles: rbacRegistry("clusterroles"),
+        clusterRoleBindings: rbacRegistry("clusterrolebindings"),
+      },
+      index: rbacPolicy,
+      aggregation: isControllerEnabled(controllers, "clusterrole-aggregation"),
+      logger,
+    })
+    : undefined;
   // Without an authorization configuration: system:masters may do anything, then RBAC decides.
   const authorizer: ChainAuthorizer = authorizationConfig
-    ? buildAuthorizer(authorizationConfig, { rbac: () => rbac.authorizer, logger })
+    ? buildAuthorizer(authorizationConfig, { rbac: () => rbac!.authorizer, logger })
     : {
-      ...unionAuthorizer([privilegedGroupsAuthorizer([ADMIN_GROUP]), rbac.authorizer]),
+      ...unionAuthorizer([privilegedGroupsAuthorizer([ADMIN_GROUP]), rbac!.authorizer]),
       close() {},
     };
   const signing = isControllerEnabled(controllers, "csrsigning");
-  const csrController = new CsrController({
-    csrs: registries.get(certificateSigningRequests)!,
+  const csrs = registries.get(certificateSigningRequests);
+  const csrController = csrs && new CsrController({
+    csrs,
     signer: signing
       ? await loadSignerConfig({
         clusterCA: { certPem: pki.caCertPem, keyPem: pki.caKeyPem },
@@ -319,7 +332,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     approver: isControllerEnabled(controllers, "csrapproving") ? { authorizer } : undefined,
     logger,
   });
-  await csrController.start();
+  await csrController?.start();
 
   let shuttingDown = false;
   const shutdownSignal = new AbortController();
@@ -329,11 +342,13 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
   const served = new ServedCatalogue(catalogue, {
     kubernetesGroupNames: opts.kubernetesGroupNames,
   });
-  const openapi = new CatalogueOpenAPI(served, () => crdController.schemas());
-  const serviceAccounts = registries.get(catalogue.lookup("", "v1", "serviceaccounts")!)!;
+  const openapi = new CatalogueOpenAPI(served, () => crdController?.schemas() ?? schemas);
+  // Service accounts not served: none exists, so no service account token authenticates.
+  const serviceAccountDef = catalogue.lookup("", "v1", "serviceaccounts");
+  const serviceAccounts = serviceAccountDef && registries.get(serviceAccountDef);
   const serviceAccountTokens = await ServiceAccountTokens.open(dataDir);
   const lookupServiceAccount = async (namespace: string, name: string) => {
-    const sa = await serviceAccounts.get(namespace, name).catch(() => undefined);
+    const sa = await serviceAccounts?.get(namespace, name).catch(() => undefined);
     return sa?.metadata?.uid;
   };
   const authenticator = unionAuthenticator([
@@ -423,14 +438,14 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     if (front) port = await front.listen(hostname, opts.securePort ?? 0, server, limits);
   } catch (err) {
     deadlines.stop();
-    await csrController.stop();
+    await csrController?.stop();
     authnConfig?.stop();
     authorizer.close();
-    await rbac.stop();
-    await crdController.stop();
+    await rbac?.stop();
+    await crdController?.stop();
     await nsController.stop();
     await store.close();
-    throw err;
+    throw listenError(err, hostname, opts.securePort ?? 0);
   }
   if (!front) port = server.addr.port;
   const stopRenewing = renewServingCertificate({
@@ -487,11 +502,11 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
       server.closeAll();
       deadlines.stop();
       front?.terminate();
-      await csrController.stop();
+      await csrController?.stop();
       authnConfig?.stop();
       authorizer.close();
-      await rbac.stop();
-      await crdController.stop();
+      await rbac?.stop();
+      await crdController?.stop();
       await nsController.stop();
       await store.close();
       if (temporary) await Deno.remove(dataDir, { recursive: true }).catch(() => {});
@@ -551,4 +566,11 @@ function checkAccessConfigGates(opts: StartOptions, gates: Map<string, boolean>)
       throw new ConfigError(`${flag}: needs the ${gate} feature gate, which is off`);
     }
   }
+}
+
+/** A failed listen is the operator's to fix: one line naming the flag (main exits 2). */
+function listenError(err: unknown, host: string, port: number): unknown {
+  const listening = err instanceof Deno.errors.AddrInUse ||
+    err instanceof Deno.errors.AddrNotAvailable || err instanceof Deno.errors.PermissionDenied;
+  return listening ? new ConfigError(describeListenError(err, host, port), { cause: err }) : err;
 }

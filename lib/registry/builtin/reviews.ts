@@ -244,6 +244,8 @@ export const selfSubjectReviews = computed(
 export const selfSubjectReviewsV1beta1: ResourceDefinition = {
   ...selfSubjectReviews,
   version: "v1beta1",
+  // kube serves it by default too (`--runtime-config=api/beta=false` turns it off).
+  betaOnByDefault: true,
 };
 
 export const tokenReviews = computed(AUTHENTICATION, "TokenReview", "tokenreviews", {
