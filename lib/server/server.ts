@@ -45,10 +45,12 @@ import { builtinDefinitions } from "../registry/builtin/mod.ts";
 import type { ResourceDefinition } from "../registry/definition.ts";
 import { ResourceRegistry } from "../registry/generic.ts";
 import {
+  labelStoredNamespaces,
   NamespaceController,
   namespaceGate,
   SYSTEM_NAMESPACES,
 } from "../registry/namespace_lifecycle.ts";
+import { startNamespaceDefaults } from "../controllers/namespace_defaults.ts";
 import { SchemaSet } from "../registry/schema.ts";
 import { CatalogueOpenAPI } from "./openapi.ts";
 import { CrdController } from "../apiextensions/controller.ts";
@@ -262,7 +264,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     }
   }
   const namespaces = registries.get(catalogue.lookup("", "v1", "namespaces")!)!;
-  await ensureNamespaces(namespaces);
+  await ensureNamespaces(namespaces, logger);
   const nsController = new NamespaceController({
     store,
     namespaces,
@@ -316,6 +318,16 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     logger,
   });
   await csrController.start();
+  // The default ServiceAccount and the kube-root-ca.crt ConfigMap in every namespace.
+  const core = (plural: string) => registries.get(catalogue.lookup("", "v1", plural)!)!;
+  const namespaceDefaults = await startNamespaceDefaults({
+    namespaces,
+    serviceAccounts: core("serviceaccounts"),
+    configMaps: core("configmaps"),
+    controllers,
+    caBundle: pki.servingCaPem ?? pki.caCertPem,
+    logger,
+  });
 
   let shuttingDown = false;
   const shutdownSignal = new AbortController();
@@ -414,6 +426,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     if (front) port = await front.listen(hostname, opts.securePort ?? 0, server, limits);
   } catch (err) {
     deadlines.stop();
+    await namespaceDefaults.stop();
     await csrController.stop();
     authnConfig?.stop();
     authorizer.close();
@@ -428,6 +441,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     current: { certPem: pki.servingCertPem, keyPem: pki.servingKeyPem },
     check: async () => {
       const now = await ensurePki({ ...pkiOptions, logger: silentLogger });
+      namespaceDefaults.setCaBundle(now.servingCaPem ?? now.caCertPem);
       return { certPem: now.servingCertPem, keyPem: now.servingKeyPem };
     },
     onChange: async (pair) => {
@@ -478,6 +492,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
       server.closeAll();
       deadlines.stop();
       front?.terminate();
+      await namespaceDefaults.stop();
       await csrController.stop();
       authnConfig?.stop();
       authorizer.close();
@@ -510,7 +525,7 @@ function connectHost(bind: string): string {
   return bind.includes(":") ? `[${bind}]` : bind;
 }
 
-async function ensureNamespaces(namespaces: ResourceRegistry): Promise<void> {
+async function ensureNamespaces(namespaces: ResourceRegistry, logger: Logger): Promise<void> {
   const ctx = { user: { username: ADMIN_USER, groups: [ADMIN_GROUP] } };
   for (const name of SYSTEM_NAMESPACES) {
     try {
@@ -520,6 +535,10 @@ async function ensureNamespaces(namespaces: ResourceRegistry): Promise<void> {
         if (err?.code !== 409) throw err;
       });
     }
+  }
+  const labelled = await labelStoredNamespaces(namespaces);
+  if (labelled.length) {
+    logger.info(`namespaces given the kubernetes.io/metadata.name label: ${labelled.join(", ")}`);
   }
 }
 
