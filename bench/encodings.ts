@@ -11,6 +11,7 @@ import { parse as parseYaml } from "yaml";
 import { decodeObject, PROTOBUF_MEDIA_TYPE } from "../lib/codec/protobuf/mod.ts";
 import { type Api, createNamespace } from "./watch.ts";
 import type { WrkRequest } from "./wrk.ts";
+import { ROOT_CA_CONFIGMAP } from "../lib/controllers/namespace_defaults.ts";
 
 /** What one load run reports (the subset of main.ts's `LoadResult` used here). */
 export interface EncodingLoad {
@@ -105,14 +106,18 @@ async function fetchBody(
   return { bytes, contentType: res.headers.get("content-type") ?? "" };
 }
 
-/** The number of items in a list body of that encoding. */
+/** The number of items in a list body of that encoding, besides the namespace's
+ * kube-root-ca.crt (the server's own). */
 function countItems(label: EncodingLabel, bytes: Uint8Array): number {
   const parsed = label === "protobuf"
     ? decodeObject(bytes)
     : label === "YAML"
     ? parseYaml(new TextDecoder().decode(bytes))
     : JSON.parse(new TextDecoder().decode(bytes));
-  return Array.isArray(parsed?.items) ? parsed.items.length : -1;
+  if (!Array.isArray(parsed?.items)) return -1;
+  return parsed.items.filter((i: { metadata?: { name?: string } }) =>
+    i.metadata?.name !== ROOT_CA_CONFIGMAP
+  ).length;
 }
 
 /**

@@ -10,7 +10,14 @@
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { createAsAdmin, runPlatform, type TestServer, testServer, tokenFile } from "./harness.ts";
+import {
+  createAsAdmin,
+  ownConfigMaps,
+  runPlatform,
+  type TestServer,
+  testServer,
+  tokenFile,
+} from "./harness.ts";
 import { kubectlFor, kubectlInstalled } from "./kubectl.ts";
 import { ensurePki } from "../lib/certificates/pki.ts";
 import { silentLogger } from "../lib/server/log.ts";
@@ -165,7 +172,9 @@ Deno.test("authorization config: AlwaysDeny forbids what RBAC grants; system:mas
 
   const admin = await ts.json("GET", CM("default"));
   assertEquals(admin.status, 200);
-  assertEquals(admin.body.items.map((i: Json) => (i.metadata as Json).name), ["settings"]);
+  assertEquals(ownConfigMaps(admin.body.items).map((i: Json) => (i.metadata as Json).name), [
+    "settings",
+  ]);
   await createAsAdmin(ts, CM("default"), { metadata: { name: "more" } });
 });
 

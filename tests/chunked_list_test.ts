@@ -5,10 +5,16 @@
  */
 
 import { assert, assertEquals } from "./assert.ts";
-import { type TestServer, testServer } from "./harness.ts";
+import type { StartOptions } from "../mod.ts";
+import { type TestServer, testServer, WITHOUT_NAMESPACE_DEFAULTS } from "./harness.ts";
 
 const NS = "/api/v1/namespaces/default";
 const CM = `${NS}/configmaps`;
+
+/** A server without the per-namespace defaults: these tests count every ConfigMap of the
+ * namespace, and the controllers' kube-root-ca.crt would be one more in every list. */
+const start = (opts: StartOptions = {}) =>
+  testServer({ controllers: WITHOUT_NAMESPACE_DEFAULTS, ...opts });
 
 async function fill(ts: TestServer, n: number): Promise<void> {
   await Promise.all(Array.from({ length: n }, (_, i) =>
@@ -32,7 +38,7 @@ async function pages(ts: TestServer, query: string, token = ""): Promise<any[]> 
 }
 
 Deno.test("chunked list: one snapshot, remainingItemCount counting down, none on the last page", async () => {
-  await using ts = await testServer();
+  await using ts = await start();
   await fill(ts, 25);
   const first = await ts.json("GET", `${CM}?limit=10`);
   assertEquals(first.body.metadata.remainingItemCount, 15);
@@ -53,7 +59,7 @@ Deno.test("chunked list: one snapshot, remainingItemCount counting down, none on
 });
 
 Deno.test("chunked list: with a selector, full pages and no remainingItemCount", async () => {
-  await using ts = await testServer();
+  await using ts = await start();
   await fill(ts, 25);
   const all = await pages(ts, "limit=4&labelSelector=odd%3D1");
   // Pages are full until the matches run out (a last page may come back empty).
@@ -66,7 +72,7 @@ Deno.test("chunked list: with a selector, full pages and no remainingItemCount",
 });
 
 Deno.test("chunked list: a tampered or foreign token is 400", async () => {
-  await using ts = await testServer();
+  await using ts = await start();
   await fill(ts, 5);
   const token: string = (await ts.json("GET", `${CM}?limit=2`)).body.metadata.continue;
   const decoded = JSON.parse(atob(token.replace(/-/g, "+").replace(/_/g, "/")));
@@ -87,7 +93,7 @@ Deno.test("chunked list: a tampered or foreign token is 400", async () => {
 });
 
 Deno.test("chunked list: an expired token is 410 Expired with a token that continues at the newest state", async () => {
-  await using ts = await testServer({ historyRetentionMs: 200 });
+  await using ts = await start({ historyRetentionMs: 200 });
   await fill(ts, 6);
   const first = await ts.json("GET", `${CM}?limit=2`);
   await ts.json("DELETE", `${CM}/cm-003`);
@@ -121,14 +127,14 @@ Deno.test("chunked list: a token still works after a restart", async () => {
     let token = "";
     let rv = "";
     {
-      await using ts = await testServer({ dataDir, storage: "file" });
+      await using ts = await start({ dataDir, storage: "file" });
       await fill(ts, 9);
       const first = await ts.json("GET", `${CM}?limit=4`);
       token = first.body.metadata.continue;
       rv = first.body.metadata.resourceVersion;
       await ts.json("DELETE", `${CM}/cm-008`);
     }
-    await using ts = await testServer({ dataDir, storage: "file" });
+    await using ts = await start({ dataDir, storage: "file" });
     const rest = await pages(ts, "limit=4", token);
     assertEquals(rest.map((p) => p.metadata.resourceVersion), [rv, rv]);
     assertEquals(rest.map((p) => p.metadata.remainingItemCount), [1, undefined]);

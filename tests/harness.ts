@@ -122,3 +122,18 @@ export function freePort(): number {
   listener.close();
   return port;
 }
+
+/** The ConfigMap the root-ca-cert-publisher controller keeps in every namespace. */
+export const ROOT_CA_CONFIGMAP = "kube-root-ca.crt";
+
+/** ConfigMaps of a list without the one every namespace gets: those a test made itself. */
+export function ownConfigMaps<T extends { metadata: { name: string } }>(items: T[]): T[] {
+  return items.filter((i) => i.metadata.name !== ROOT_CA_CONFIGMAP);
+}
+
+/**
+ * `--controllers` without the controllers that put objects in every namespace (the
+ * `default` ServiceAccount, the `kube-root-ca.crt` ConfigMap), for tests of list and watch
+ * mechanics that count every object of a namespace.
+ */
+export const WITHOUT_NAMESPACE_DEFAULTS = ["*", "-serviceaccount", "-root-ca-cert-publisher"];

@@ -5,10 +5,16 @@
  */
 
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { type TestServer, testServer } from "./harness.ts";
+import type { StartOptions } from "../mod.ts";
+import { type TestServer, testServer, WITHOUT_NAMESPACE_DEFAULTS } from "./harness.ts";
 import { openWatch } from "./watch_client.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";
+
+/** A server without the per-namespace defaults: these tests count every ConfigMap of the
+ * namespace, and the controllers' kube-root-ca.crt would be one more in every list. */
+const start = (opts: StartOptions = {}) =>
+  testServer({ controllers: WITHOUT_NAMESPACE_DEFAULTS, ...opts });
 
 async function put(ts: TestServer, name: string, value: string): Promise<string> {
   const existing = await ts.json("GET", `${CM}/${name}`);
@@ -60,7 +66,7 @@ async function assertTooLarge(ts: TestServer, path: string): Promise<void> {
 // ---- get ----
 
 Deno.test("get: unset is Most Recent, 0 is Any, N is Not older than", async () => {
-  await using ts = await testServer();
+  await using ts = await start();
   const { rv1, rv2 } = await history(ts);
   for (
     const q of ["", "?resourceVersion=0", `?resourceVersion=${rv1}`, `?resourceVersion=${rv2}`]
@@ -71,13 +77,13 @@ Deno.test("get: unset is Most Recent, 0 is Any, N is Not older than", async () =
 });
 
 Deno.test("get: a resourceVersion ahead of the server waits, then 504 Too large", async () => {
-  await using ts = await testServer();
+  await using ts = await start();
   const { rv2 } = await history(ts);
   await assertTooLarge(ts, `${CM}/a?resourceVersion=${Number(rv2) + 100}`);
 });
 
 Deno.test("get: a resourceVersion reached while waiting is served", async () => {
-  await using ts = await testServer();
+  await using ts = await start();
   const { rv2 } = await history(ts);
   const later = ts.json("GET", `${CM}/a?resourceVersion=${Number(rv2) + 1}`);
   await new Promise((r) => setTimeout(r, 300));
@@ -87,7 +93,7 @@ Deno.test("get: a resourceVersion reached while waiting is served", async () => 
 });
 
 Deno.test("get and list: a resourceVersion that is not a number is 400", async () => {
-  await using ts = await testServer();
+  await using ts = await start();
   for (const path of [`${CM}/a?resourceVersion=abc`, `${CM}?resourceVersion=-1`]) {
     const res = await ts.json("GET", path);
     assertEquals(res.status, 400, path);
@@ -98,7 +104,7 @@ Deno.test("get and list: a resourceVersion that is not a number is 400", async (
 // ---- list: resourceVersionMatch unset ----
 
 Deno.test("list, no limit: unset is Most Recent, 0 is Any, N is Not older than", async () => {
-  await using ts = await testServer();
+  await using ts = await start();
   const { rv1, rv2, now } = await history(ts);
   for (const q of ["", "?resourceVersion=0", `?resourceVersion=${rv1}`]) {
     const res = await ts.json("GET", `${CM}${q}`);
@@ -109,13 +115,13 @@ Deno.test("list, no limit: unset is Most Recent, 0 is Any, N is Not older than",
 });
 
 Deno.test("list, no limit: N ahead of the server is 504 Too large resource version", async () => {
-  await using ts = await testServer();
+  await using ts = await start();
   const { rv2 } = await history(ts);
   await assertTooLarge(ts, `${CM}?resourceVersion=${Number(rv2) + 100}`);
 });
 
 Deno.test("list, limit: unset is Most Recent, 0 is Any, N is Exact", async () => {
-  await using ts = await testServer();
+  await using ts = await start();
   const { rv1, rv2, old, now } = await history(ts);
   for (const q of ["?limit=10", "?limit=10&resourceVersion=0"]) {
     const res = await ts.json("GET", `${CM}${q}`);
@@ -133,7 +139,7 @@ Deno.test("list, limit: unset is Most Recent, 0 is Any, N is Exact", async () =>
 });
 
 Deno.test("list, limit, continue: the token's snapshot; with 0 the same; with N 400", async () => {
-  await using ts = await testServer();
+  await using ts = await start();
   const { rv2, now } = await history(ts);
   const p1 = await ts.json("GET", `${CM}?limit=1`);
   const token = p1.body.metadata.continue;
@@ -154,7 +160,7 @@ Deno.test("list, limit, continue: the token's snapshot; with 0 the same; with N 
 // ---- list: resourceVersionMatch=Exact ----
 
 Deno.test("list, Exact: unset and 0 are Invalid (422), N is Exact with or without limit", async () => {
-  await using ts = await testServer();
+  await using ts = await start();
   const { rv1, old } = await history(ts);
   for (const limit of ["", "&limit=5"]) {
     assertInvalid(
@@ -176,7 +182,7 @@ Deno.test("list, Exact: unset and 0 are Invalid (422), N is Exact with or withou
 // ---- list: resourceVersionMatch=NotOlderThan ----
 
 Deno.test("list, NotOlderThan: unset is Invalid, 0 is Any, N is Not older than", async () => {
-  await using ts = await testServer();
+  await using ts = await start();
   const { rv1, rv2, now } = await history(ts);
   for (const limit of ["", "&limit=5"]) {
     assertInvalid(
@@ -195,7 +201,7 @@ Deno.test("list, NotOlderThan: unset is Invalid, 0 is Any, N is Not older than",
 });
 
 Deno.test("list: the other Invalid combinations, with kube's messages", async () => {
-  await using ts = await testServer();
+  await using ts = await start();
   const { rv1 } = await history(ts);
   const p1 = await ts.json("GET", `${CM}?limit=1`);
   assertInvalid(
@@ -216,7 +222,7 @@ Deno.test("list: the other Invalid combinations, with kube's messages", async ()
 });
 
 Deno.test("list, Exact: a revision no longer retained is 410 Expired", async () => {
-  await using ts = await testServer({ historyRetentionMs: 200 });
+  await using ts = await start({ historyRetentionMs: 200 });
   const { rv1 } = await history(ts);
   await new Promise((r) => setTimeout(r, 1500)); // compaction runs every second
   await put(ts, "z", "1");
@@ -228,7 +234,7 @@ Deno.test("list, Exact: a revision no longer retained is 410 Expired", async () 
 // ---- watch ----
 
 Deno.test("watch: unset and 0 start with the state, N starts right after it", async () => {
-  await using ts = await testServer();
+  await using ts = await start();
   const { rv1, rv2 } = await history(ts);
   for (const q of ["", "&resourceVersion=0"]) {
     await using w = await openWatch(ts, `${CM}?watch=1${q}`);
@@ -253,7 +259,7 @@ Deno.test("watch: unset and 0 start with the state, N starts right after it", as
 });
 
 Deno.test("watch: a revision no longer retained is an ERROR event with 410 Expired", async () => {
-  await using ts = await testServer({ historyRetentionMs: 200 });
+  await using ts = await start({ historyRetentionMs: 200 });
   const { rv1 } = await history(ts);
   await new Promise((r) => setTimeout(r, 1500));
   await put(ts, "z", "1");
@@ -267,13 +273,13 @@ Deno.test("watch: a revision no longer retained is an ERROR event with 410 Expir
 });
 
 Deno.test("watch: N ahead of the server is 504 Too large resource version", async () => {
-  await using ts = await testServer();
+  await using ts = await start();
   const { rv2 } = await history(ts);
   await assertTooLarge(ts, `${CM}?watch=1&resourceVersion=${Number(rv2) + 100}`);
 });
 
 Deno.test("watch: timeoutSeconds ends the stream cleanly", async () => {
-  await using ts = await testServer();
+  await using ts = await start();
   await history(ts);
   await using w = await openWatch(ts, `${CM}?watch=1&resourceVersion=0&timeoutSeconds=1`);
   assertEquals((await w.collect(500, 3)).length, 3);
@@ -283,7 +289,7 @@ Deno.test("watch: timeoutSeconds ends the stream cleanly", async () => {
 // ---- bookmarks ----
 
 Deno.test("bookmarks: never without allowWatchBookmarks", async () => {
-  await using ts = await testServer();
+  await using ts = await start();
   const { rv2 } = await history(ts);
   await using w = await openWatch(ts, `${CM}?watch=1&resourceVersion=${rv2}`);
   // Writes elsewhere move the store on while this watch stays idle.
@@ -292,7 +298,7 @@ Deno.test("bookmarks: never without allowWatchBookmarks", async () => {
 });
 
 Deno.test("bookmarks: an idle watch gets one carrying only the newest resourceVersion", async () => {
-  await using ts = await testServer();
+  await using ts = await start();
   const { rv2 } = await history(ts);
   await using w = await openWatch(
     ts,
@@ -318,7 +324,7 @@ Deno.test("bookmarks: an idle watch gets one carrying only the newest resourceVe
 // ---- streaming lists ----
 
 Deno.test("streaming list: forbidden unless the WatchList gate is on", async () => {
-  await using ts = await testServer();
+  await using ts = await start();
   const res = await ts.json(
     "GET",
     `${CM}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`,
@@ -330,7 +336,7 @@ Deno.test("streaming list: forbidden unless the WatchList gate is on", async () 
 });
 
 Deno.test("streaming list: ADDED events, then the initial-events-end bookmark, then changes", async () => {
-  await using ts = await testServer({ featureGates: new Map([["WatchList", true]]) });
+  await using ts = await start({ featureGates: new Map([["WatchList", true]]) });
   const { rv1, rv2 } = await history(ts);
   for (const rv of ["", `&resourceVersion=${rv1}`]) {
     await using w = await openWatch(
@@ -360,7 +366,7 @@ Deno.test("streaming list: ADDED events, then the initial-events-end bookmark, t
 });
 
 Deno.test("streaming list: kube's rejected combinations", async () => {
-  await using ts = await testServer({ featureGates: new Map([["WatchList", true]]) });
+  await using ts = await start({ featureGates: new Map([["WatchList", true]]) });
   assertInvalid(
     await ts.json("GET", `${CM}?watch=1&sendInitialEvents=true`),
     /sendInitialEvents requires setting resourceVersionMatch to NotOlderThan/,

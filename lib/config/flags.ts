@@ -236,7 +236,8 @@ export const FLAGS: readonly FlagSpec[] = [
     repeatable: true,
     defaultText: "*",
     help: "Controllers to run: '*' runs every one, 'name' enables one, '-name' disables " +
-      "one, e.g. '*,-csrsigning'. Names: clusterrole-aggregation, csrapproving, csrsigning.",
+      "one, e.g. '*,-csrsigning'. Names: clusterrole-aggregation, csrapproving, csrsigning, " +
+      "root-ca-cert-publisher, serviceaccount.",
   },
   {
     name: "shutdown-timeout",

@@ -851,7 +851,13 @@ async function checkDirectoryOrAbsent(path: string, where: string, shown: string
 // Controllers
 
 /** The controllers `--controllers` selects among (all on by default); a new one goes here. */
-export const CONTROLLERS = ["clusterrole-aggregation", "csrapproving", "csrsigning"] as const;
+export const CONTROLLERS = [
+  "clusterrole-aggregation",
+  "csrapproving",
+  "csrsigning",
+  "root-ca-cert-publisher",
+  "serviceaccount",
+] as const;
 
 function parseControllerEntry(entry: string): string {
   if (entry === "*") return entry;

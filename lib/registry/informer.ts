@@ -13,11 +13,14 @@
 import type { Logger } from "../server/log.ts";
 import type { KubeObject } from "./definition.ts";
 import type { RegistryWatch, ResourceRegistry, WatchEvent } from "./generic.ts";
+import type { ObjectFilter } from "./filter.ts";
 
 export interface InformerOptions {
   /** Called for every change, after the mirror has it. Must not throw. */
   onEvent: (ev: WatchEvent) => void;
   logger: Logger;
+  /** Mirror only the objects this selects (e.g. one name in every namespace). */
+  filter?: ObjectFilter;
 }
 
 /** `namespace/name`, or `name` for cluster-scoped objects. */
@@ -57,8 +60,17 @@ export class Informer {
     return this.#objects.values();
   }
 
+  /** The mirrored object under `key` (see {@link objectKey}), if any (shared: never change it). */
+  get(key: string): KubeObject | undefined {
+    return this.#objects.get(key);
+  }
+
   #open(afterRevision: number): RegistryWatch {
-    return this.#registry.watch("", { afterRevision, signal: this.#abort.signal });
+    return this.#registry.watch("", {
+      afterRevision,
+      filter: this.#opts.filter,
+      signal: this.#abort.signal,
+    });
   }
 
   async #follow(): Promise<void> {
@@ -92,7 +104,7 @@ export class Informer {
 
   /** Lists everything, turning the differences from the mirror into events; the revision. */
   async #relist(): Promise<number> {
-    const list = await this.#registry.list("");
+    const list = await this.#registry.list("", { filter: this.#opts.filter });
     const seen = new Set<string>();
     for (const obj of list.items) {
       const key = objectKey(obj);

@@ -8,7 +8,7 @@ import { type GroupResource, notFound } from "../api/errors.ts";
 import type { KeyValue, Store } from "../storage/store.ts";
 import type { Logger } from "../server/log.ts";
 import { resourcePrefix, ResourceRegistry } from "./generic.ts";
-import { NAMESPACE_FINALIZER } from "./builtin/namespace.ts";
+import { NAMESPACE_FINALIZER, NAMESPACE_NAME_LABEL } from "./builtin/namespace.ts";
 
 /** The namespaces that exist after the first start. */
 export const SYSTEM_NAMESPACES = [
@@ -40,6 +40,27 @@ export function namespaceGate(store: Store) {
       throw ResourceRegistry.terminating(gr, name, namespace);
     }
   };
+}
+
+/**
+ * Gives every stored namespace the `kubernetes.io/metadata.name` label. Namespaces written
+ * before the strategy set it lack it; kube adds it when decoding, we rewrite them once at
+ * start-up (an update through the strategy, which sets the label). Returns their names.
+ */
+export async function labelStoredNamespaces(namespaces: ResourceRegistry): Promise<string[]> {
+  const labelled: string[] = [];
+  for (const ns of (await namespaces.list("")).items) {
+    const name = ns.metadata.name;
+    if (ns.metadata.labels?.[NAMESPACE_NAME_LABEL] === name) continue;
+    try {
+      await namespaces.update("", name, ns, SYSTEM_CONTEXT, { manager: "platform-apiserver" });
+      labelled.push(name);
+    } catch (err) {
+      // Deleted meanwhile; anything else is a start-up failure.
+      if ((err as { code?: number })?.code !== 404) throw err;
+    }
+  }
+  return labelled;
 }
 
 export interface NamespaceControllerOptions {

@@ -47,10 +47,12 @@ import { rbacAuthorizes, rbacServed, servedDefinitions } from "./served_apis.ts"
 import type { ResourceDefinition } from "../registry/definition.ts";
 import { ResourceRegistry } from "../registry/generic.ts";
 import {
+  labelStoredNamespaces,
   NamespaceController,
   namespaceGate,
   SYSTEM_NAMESPACES,
 } from "../registry/namespace_lifecycle.ts";
+import { startNamespaceDefaults } from "../controllers/namespace_defaults.ts";
 import { SchemaSet } from "../registry/schema.ts";
 import { CatalogueOpenAPI } from "./openapi.ts";
 import { ServedCatalogue } from "./served_catalogue.ts";
@@ -278,7 +280,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     }
   }
   const namespaces = registries.get(catalogue.lookup("", "v1", "namespaces")!)!;
-  await ensureNamespaces(namespaces);
+  await ensureNamespaces(namespaces, logger);
   const nsController = new NamespaceController({
     store,
     namespaces,
@@ -333,6 +335,20 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     logger,
   });
   await csrController?.start();
+  // The default ServiceAccount and the kube-root-ca.crt ConfigMap in every namespace, each
+  // while its resource is served.
+  const core = (plural: string) => {
+    const def = catalogue.lookup("", "v1", plural);
+    return def && registries.get(def);
+  };
+  const namespaceDefaults = await startNamespaceDefaults({
+    namespaces,
+    serviceAccounts: core("serviceaccounts"),
+    configMaps: core("configmaps"),
+    controllers,
+    caBundle: pki.servingCaPem ?? pki.caCertPem,
+    logger,
+  });
 
   let shuttingDown = false;
   const shutdownSignal = new AbortController();
@@ -438,6 +454,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     if (front) port = await front.listen(hostname, opts.securePort ?? 0, server, limits);
   } catch (err) {
     deadlines.stop();
+    await namespaceDefaults.stop();
     await csrController?.stop();
     authnConfig?.stop();
     authorizer.close();
@@ -452,6 +469,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     current: { certPem: pki.servingCertPem, keyPem: pki.servingKeyPem },
     check: async () => {
       const now = await ensurePki({ ...pkiOptions, logger: silentLogger });
+      namespaceDefaults.setCaBundle(now.servingCaPem ?? now.caCertPem);
       return { certPem: now.servingCertPem, keyPem: now.servingKeyPem };
     },
     onChange: async (pair) => {
@@ -502,6 +520,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
       server.closeAll();
       deadlines.stop();
       front?.terminate();
+      await namespaceDefaults.stop();
       await csrController?.stop();
       authnConfig?.stop();
       authorizer.close();
@@ -534,7 +553,7 @@ function connectHost(bind: string): string {
   return bind.includes(":") ? `[${bind}]` : bind;
 }
 
-async function ensureNamespaces(namespaces: ResourceRegistry): Promise<void> {
+async function ensureNamespaces(namespaces: ResourceRegistry, logger: Logger): Promise<void> {
   const ctx = { user: { username: ADMIN_USER, groups: [ADMIN_GROUP] } };
   for (const name of SYSTEM_NAMESPACES) {
     try {
@@ -544,6 +563,10 @@ async function ensureNamespaces(namespaces: ResourceRegistry): Promise<void> {
         if (err?.code !== 409) throw err;
       });
     }
+  }
+  const labelled = await labelStoredNamespaces(namespaces);
+  if (labelled.length) {
+    logger.info(`namespaces given the kubernetes.io/metadata.name label: ${labelled.join(", ")}`);
   }
 }
 

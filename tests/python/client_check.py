@@ -25,7 +25,11 @@ ready = threading.Event()
 def watch_config_maps():
     w = watch.Watch()
     ready.set()
-    for event in w.stream(core.list_namespaced_config_map, namespace, timeout_seconds=10):
+    # Only the ones made here: the namespace also holds kube-root-ca.crt.
+    stream = w.stream(
+        core.list_namespaced_config_map, namespace, label_selector="made-by=python", timeout_seconds=10
+    )
+    for event in stream:
         events.append((event["type"], event["object"].metadata.name))
         if len(events) == 2:
             w.stop()
@@ -36,7 +40,10 @@ watcher.start()
 ready.wait()
 for name in ("first", "second"):
     core.create_namespaced_config_map(
-        namespace, client.V1ConfigMap(metadata=client.V1ObjectMeta(name=name), data={"k": name})
+        namespace,
+        client.V1ConfigMap(
+            metadata=client.V1ObjectMeta(name=name, labels={"made-by": "python"}), data={"k": name}
+        ),
     )
 watcher.join(timeout=20)
 seen["watch"] = events
