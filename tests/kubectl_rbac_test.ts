@@ -84,7 +84,7 @@ Deno.test({
     assert.notEqual(r.code, 0);
     assert.match(
       r.stderr,
-      /roles.rbac.authorization.platform.io "theirs" is forbidden: user "bob" \(groups=\["staff" "system:authenticated"\]\) is attempting to grant RBAC permissions not currently held:\n\{APIGroups:\[""\], Resources:\["secrets"\], Verbs:\["get"\]\}/,
+      /roles.rbac.authorization.k8s.io "theirs" is forbidden: user "bob" \(groups=\["staff" "system:authenticated"\]\) is attempting to grant RBAC permissions not currently held:\n\{APIGroups:\[""\], Resources:\["secrets"\], Verbs:\["get"\]\}/,
     );
   });
 });

@@ -286,12 +286,14 @@ Deno.test("flag errors name the flag and the value", async () => {
     [
       ["--controllers=*,CSR_signing"],
       '--controllers: "CSR_signing" is not a controller selector ("*", "name" or "-name"); ' +
-      "the controllers are clusterrole-aggregation, csrapproving, csrsigning",
+      "the controllers are clusterrole-aggregation, csrapproving, csrsigning, " +
+      "root-ca-cert-publisher, serviceaccount",
     ],
     [
       ["--controllers=-csrcleaner"],
       '--controllers: "-csrcleaner" is not a controller selector ("*", "name" or "-name"); ' +
-      "the controllers are clusterrole-aggregation, csrapproving, csrsigning",
+      "the controllers are clusterrole-aggregation, csrapproving, csrsigning, " +
+      "root-ca-cert-publisher, serviceaccount",
     ],
     [
       ["--feature-gates=WatchList=yes"],
