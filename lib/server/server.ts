@@ -64,6 +64,8 @@ import { router } from "./router.ts";
 import { resolveFeatureGates } from "../config/feature_gates.ts";
 import { setListenerNoDelay } from "./nodelay.ts";
 import { streamLargeBodies } from "./respond.ts";
+import { ServiceAllocator, serviceNetwork } from "../registry/builtin/service_ips.ts";
+import { ServiceController } from "../registry/service_controller.ts";
 
 export const ADMIN_USER = "platform-admin";
 export const ADMIN_GROUP = "system:masters";
@@ -135,6 +137,10 @@ export interface StartOptions {
   clusterSigningPerSigner?: Record<string, { certFile: string; keyFile: string }>;
   /** `--cluster-signing-duration`. @default one year */
   clusterSigningDurationMs?: number;
+  /** `--service-cluster-ip-range`: one CIDR or a dual-stack pair. @default "10.0.0.0/24" */
+  serviceClusterIPRange?: string;
+  /** `--service-node-port-range`. @default "30000-32767" */
+  serviceNodePortRange?: string;
   logger?: Logger;
 }
 
@@ -165,6 +171,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
   // The access configuration files are validated before anything is created or opened: a bad
   // file is a configuration error that leaves no trace.
   checkAccessConfigGates(opts, featureGates);
+  const network = serviceNetwork(opts.serviceClusterIPRange, opts.serviceNodePortRange);
   const authorizationConfig = opts.authorizationConfigFile
     ? await loadAuthorizationConfig(opts.authorizationConfigFile)
     : undefined;
@@ -244,7 +251,8 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
   const continueKey = opts.storage === "memory" ? undefined : await ensureContinueKey(dataDir);
   // The RBAC definitions check escalation against the rules the RBAC authorizer indexes.
   const rbacPolicy = new PolicyIndex();
-  const catalogue = new Catalogue(builtinDefinitions({ rbacPolicy }));
+  const serviceAllocator = new ServiceAllocator(store, network);
+  const catalogue = new Catalogue(builtinDefinitions({ rbacPolicy, serviceAllocator }));
   const schemas = SchemaSet.builtin();
   const gate = namespaceGate(store);
   const registries = new Map<ResourceDefinition, ResourceRegistry>();
@@ -424,6 +432,15 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     throw err;
   }
   if (!front) port = server.addr.port;
+  // The `kubernetes` Service points at the port just opened.
+  const serviceController = new ServiceController({
+    services: registries.get(catalogue.lookup("", "v1", "services")!)!,
+    allocator: serviceAllocator,
+    securePort: port,
+    ctx: { user: { username: ADMIN_USER, groups: [ADMIN_GROUP] } },
+    logger,
+  });
+  await serviceController.start();
   const stopRenewing = renewServingCertificate({
     current: { certPem: pki.servingCertPem, keyPem: pki.servingKeyPem },
     check: async () => {
@@ -478,6 +495,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
       server.closeAll();
       deadlines.stop();
       front?.terminate();
+      await serviceController.stop();
       await csrController.stop();
       authnConfig?.stop();
       authorizer.close();
