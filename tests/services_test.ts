@@ -120,7 +120,11 @@ Deno.test("services: a taken or out-of-range cluster IP is refused; delete relea
   assertEquals(dup.status, 409);
   await createAsAdmin(ts, SVCS, svc("c", { clusterIP: "10.0.0.51" }));
   // Deleting releases the IP: another Service can have it.
-  assertEquals((await ts.json("DELETE", `${SVCS}/a`)).status, 200);
+  // As kube's, a Service's DELETE answers with the deleted Service.
+  const deleted = await ts.json("DELETE", `${SVCS}/a`);
+  assertEquals(deleted.status, 200);
+  assertEquals(deleted.body.kind, "Service");
+  assertEquals(deleted.body.spec.clusterIP, "10.0.0.50");
   const again = await createAsAdmin(ts, SVCS, svc("d", { clusterIP: "10.0.0.50" }));
   assertEquals(again.spec.clusterIP, "10.0.0.50");
   // Node ports likewise.

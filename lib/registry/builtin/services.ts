@@ -535,6 +535,7 @@ export function serviceDefinition(alloc?: ServiceAllocator): ResourceDefinition 
     subresources: ["status"],
     schema: "io.k8s.api.core.v1.Service",
     nameValidation: "dns1035Label",
+    deleteReturnsObject: true,
     fieldSelectors: {
       "spec.clusterIP": (o) => o.spec?.clusterIP ?? "",
       "spec.type": (o) => o.spec?.type ?? "",
