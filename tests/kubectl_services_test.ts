@@ -64,6 +64,32 @@ Deno.test({
     }
   });
 
+  await t.step("apply of a manifest without a cluster IP keeps the allocated one", async () => {
+    const manifest = (port: number) =>
+      `apiVersion: v1
+kind: Service
+metadata:
+  name: applied
+spec:
+  selector: {app: applied}
+  ports:
+  - name: http
+    port: ${port}
+    targetPort: http
+`;
+    assertMatch(await ok(["apply", "-f", "-"], manifest(80)), /service\/applied created/);
+    const ip = (await ok(["get", "svc", "applied", "-o", "jsonpath={.spec.clusterIP}"])).trim();
+    assertMatch(ip, /^10\.0\.0\.\d+$/);
+    assertMatch(await ok(["apply", "-f", "-"], manifest(80)), /service\/applied unchanged/);
+    assertMatch(await ok(["apply", "-f", "-"], manifest(8080)), /service\/applied configured/);
+    const after = JSON.parse(await ok(["get", "svc", "applied", "-o", "json"]));
+    assertEquals(after.spec.clusterIP, ip);
+    assertEquals(after.spec.ports, [
+      { name: "http", port: 8080, protocol: "TCP", targetPort: "http" },
+    ]);
+    await ok(["delete", "svc", "applied"]);
+  });
+
   await t.step("a taken node port is kube's error", async () => {
     const r = await kubectl([
       "create",

@@ -352,3 +352,83 @@ Deno.test("services: a bad --service-cluster-ip-range fails the start", async ()
     '--service-cluster-ip-range: "10.0.0.0/33" is not a CIDR (e.g. 10.0.0.0/24 or fd00::/108)',
   );
 });
+
+Deno.test("services: type changes allocate and release; dry runs and finalizers", async () => {
+  await using ts = await testServer();
+  const held = async (ip: string) =>
+    (await ts.server.store.get(`/registry/ranges/serviceips/${ip}`)) !== undefined;
+  // A dry run shows an address but keeps none.
+  const dry = await ts.json("POST", `${SVCS}?dryRun=All`, { body: svc("dry") });
+  assertEquals(dry.status, 201, JSON.stringify(dry.body));
+  assert(/^10\.0\.0\.\d+$/.test(dry.body.spec.clusterIP));
+  assertEquals(await held(dry.body.spec.clusterIP), false);
+  // ClusterIP -> ExternalName gives the address back; -> ClusterIP takes a new one.
+  const c = await createAsAdmin(ts, SVCS, svc("flip"));
+  const ip = c.spec.clusterIP;
+  assert(await held(ip));
+  const toExt = await ts.json("PATCH", `${SVCS}/flip`, {
+    headers: { "Content-Type": "application/merge-patch+json" },
+    body: { spec: { type: "ExternalName", externalName: "db.example.com" } },
+  });
+  assertEquals(toExt.status, 200, JSON.stringify(toExt.body));
+  assertEquals(toExt.body.spec.clusterIP, undefined);
+  assertEquals(toExt.body.spec.ipFamilies, undefined);
+  assertEquals(await held(ip), false);
+  const back = await ts.json("PATCH", `${SVCS}/flip`, {
+    headers: { "Content-Type": "application/merge-patch+json" },
+    body: { spec: { type: "ClusterIP", externalName: null } },
+  });
+  assertEquals(back.status, 200, JSON.stringify(back.body));
+  assert(await held(back.body.spec.clusterIP));
+  // A LoadBalancer with externalTrafficPolicy Local gets node ports and a health-check port.
+  const lb = await createAsAdmin(
+    ts,
+    SVCS,
+    svc("lb", { type: "LoadBalancer", externalTrafficPolicy: "Local" }),
+  );
+  assert(lb.spec.ports[0].nodePort >= 30000);
+  assert(lb.spec.healthCheckNodePort >= 30000);
+  assert(lb.spec.healthCheckNodePort !== lb.spec.ports[0].nodePort);
+  assertEquals(lb.spec.allocateLoadBalancerNodePorts, true);
+  const table = await ts.json("GET", `${SVCS}/lb`, {
+    headers: { Accept: "application/json;as=Table;v=v1;g=meta.k8s.io" },
+  });
+  assertEquals(table.body.rows[0].cells.slice(1, 3), ["LoadBalancer", lb.spec.clusterIP]);
+  assertEquals(table.body.rows[0].cells[3], "<pending>");
+  // A Service held by a finalizer keeps its address until the finalizer goes.
+  const fin = await createAsAdmin(ts, SVCS, {
+    ...svc("fin"),
+    metadata: { name: "fin", finalizers: ["example.com/hold"] },
+  });
+  assertEquals((await ts.json("DELETE", `${SVCS}/fin`)).status, 200);
+  assert(await held(fin.spec.clusterIP));
+  const released = await ts.json("PATCH", `${SVCS}/fin`, {
+    headers: { "Content-Type": "application/merge-patch+json" },
+    body: { metadata: { finalizers: null } },
+  });
+  assertEquals(released.status, 200, JSON.stringify(released.body));
+  assertEquals((await ts.json("GET", `${SVCS}/fin`)).status, 404);
+  assertEquals(await held(fin.spec.clusterIP), false);
+});
+
+Deno.test("services: a dual-stack range gives PreferDualStack Services two addresses", async () => {
+  await using ts = await testServer({ serviceClusterIPRange: "10.1.0.0/24,fd00:10::/112" });
+  const single = await createAsAdmin(ts, SVCS, svc("single"));
+  assertEquals(single.spec.ipFamilies, ["IPv4"]);
+  assertEquals(single.spec.clusterIPs.length, 1);
+  const dual = await createAsAdmin(ts, SVCS, svc("dual", { ipFamilyPolicy: "PreferDualStack" }));
+  assertEquals(dual.spec.ipFamilies, ["IPv4", "IPv6"]);
+  assert(/^10\.1\.0\.\d+$/.test(dual.spec.clusterIPs[0]), dual.spec.clusterIPs[0]);
+  assert(/^fd00:10::[0-9a-f]+$/.test(dual.spec.clusterIPs[1]), dual.spec.clusterIPs[1]);
+  const v6 = await createAsAdmin(ts, SVCS, svc("v6", { clusterIP: "fd00:10:0:0:0:0:0:99" }));
+  assertEquals(v6.spec.clusterIPs, ["fd00:10::99"]);
+  assertEquals(v6.spec.ipFamilies, ["IPv6"]);
+  // Upgrading a single-stack Service adds the second address.
+  const up = await ts.json("PATCH", `${SVCS}/single`, {
+    headers: { "Content-Type": "application/merge-patch+json" },
+    body: { spec: { ipFamilyPolicy: "RequireDualStack" } },
+  });
+  assertEquals(up.status, 200, JSON.stringify(up.body));
+  assertEquals(up.body.spec.clusterIPs.length, 2);
+  assertEquals(up.body.spec.clusterIPs[0], single.spec.clusterIP);
+});
