@@ -283,7 +283,7 @@ Deno.test("services: the kubernetes Service points at the server and comes back"
   ]);
   assertEquals((await ts.json("DELETE", path)).status, 200);
   let back: any;
-  for (let i = 0; i < 100 && back?.status !== 200; i++) {
+  for (let i = 0; i < 250 && back?.status !== 200; i++) {
     await new Promise((r) => setTimeout(r, 20));
     back = await ts.json("GET", path);
   }
@@ -395,6 +395,25 @@ Deno.test("services: type changes allocate and release; dry runs and finalizers"
   });
   assertEquals(table.body.rows[0].cells.slice(1, 3), ["LoadBalancer", lb.spec.clusterIP]);
   assertEquals(table.body.rows[0].cells[3], "<pending>");
+  // Its status is written by whatever plays the load balancer, and validated as kube does.
+  const lbStatus = (ingress: unknown) =>
+    ts.json("PATCH", `${SVCS}/lb/status`, {
+      headers: { "Content-Type": "application/merge-patch+json" },
+      body: { status: { loadBalancer: { ingress } } },
+    });
+  const badStatus = await lbStatus([{ ip: "not-an-ip" }, { hostname: "1.2.3.4" }]);
+  assertEquals(badStatus.status, 422);
+  assertEquals(causes(badStatus.body), [
+    'status.loadBalancer.ingress[0].ip: Invalid value: "not-an-ip": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+    'status.loadBalancer.ingress[1].hostname: Invalid value: "1.2.3.4": must be a DNS name, not an IP address',
+  ]);
+  const goodStatus = await lbStatus([{ ip: "203.0.113.7" }]);
+  assertEquals(goodStatus.status, 200, JSON.stringify(goodStatus.body));
+  assertEquals(goodStatus.body.status.loadBalancer.ingress, [{ ip: "203.0.113.7", ipMode: "VIP" }]);
+  const listed = await ts.json("GET", `${SVCS}/lb`, {
+    headers: { Accept: "application/json;as=Table;v=v1;g=meta.k8s.io" },
+  });
+  assertEquals(listed.body.rows[0].cells[3], "203.0.113.7");
   // A Service held by a finalizer keeps its address until the finalizer goes.
   const fin = await createAsAdmin(ts, SVCS, {
     ...svc("fin"),

@@ -441,6 +441,43 @@ export function validateService(svc: KubeObject): FieldError[] {
   return errs;
 }
 
+/** kube's ValidateLoadBalancerStatus, for a `/status` write. */
+export function validateServiceStatus(svc: KubeObject): FieldError[] {
+  const errs: FieldError[] = [];
+  const ingress: KubeObject[] = Array.isArray(svc.status?.loadBalancer?.ingress)
+    ? svc.status.loadBalancer.ingress
+    : [];
+  ingress.forEach((ing, i) => {
+    const at = `status.loadBalancer.ingress[${i}]`;
+    if (ing.ip && !parseIP(ing.ip)) {
+      errs.push({ type: "Invalid", field: `${at}.ip`, value: ing.ip, detail: IP_EXAMPLE });
+    }
+    if (ing.ipMode != null && !ing.ip) {
+      errs.push({
+        type: "Forbidden",
+        field: `${at}.ipMode`,
+        detail: "may not be specified when `ip` is not",
+      });
+    } else if (ing.ipMode != null && !["Proxy", "VIP"].includes(ing.ipMode)) {
+      errs.push(notSupported(`${at}.ipMode`, ing.ipMode, ["Proxy", "VIP"]));
+    }
+    if (ing.hostname) {
+      for (const msg of isDNS1123Subdomain(ing.hostname)) {
+        errs.push({ type: "Invalid", field: `${at}.hostname`, value: ing.hostname, detail: msg });
+      }
+      if (parseIP(ing.hostname)) {
+        errs.push({
+          type: "Invalid",
+          field: `${at}.hostname`,
+          value: ing.hostname,
+          detail: "must be a DNS name, not an IP address",
+        });
+      }
+    }
+  });
+  return errs;
+}
+
 const sameList = (a: unknown, b: unknown) => JSON.stringify(a ?? []) === JSON.stringify(b ?? []);
 
 /** kube's ValidateServiceUpdate: what may not change, then {@link validateService}. */

@@ -30,6 +30,7 @@ import {
   needsHealthCheck,
   validateClusterIPFields,
   validateService,
+  validateServiceStatus,
   validateServiceUpdate,
 } from "./service_validation.ts";
 
@@ -425,7 +426,15 @@ function serviceStrategy(alloc?: ServiceAllocator): Strategy {
       normalizeClusterIPs(obj.spec, undefined);
     },
     prepareForUpdate(obj, old, ctx) {
-      if (ctx.subresource) return;
+      if (ctx.subresource) {
+        // kube's default: a load balancer ingress with an IP is a VIP.
+        if (obj.spec?.type === "LoadBalancer") {
+          for (const ing of obj.status?.loadBalancer?.ingress ?? []) {
+            if (ing?.ip && ing.ipMode == null) ing.ipMode = "VIP";
+          }
+        }
+        return;
+      }
       obj.spec ??= {};
       setServiceDefaults(obj.spec);
       dropTypeDependentFields(obj.spec, old.spec ?? {});
@@ -433,7 +442,8 @@ function serviceStrategy(alloc?: ServiceAllocator): Strategy {
       normalizeClusterIPs(obj.spec, old.spec ?? {});
     },
     validateCreate: (obj) => validateService(obj),
-    validateUpdate: (obj, old, ctx) => ctx.subresource ? [] : validateServiceUpdate(obj, old),
+    validateUpdate: (obj, old, ctx) =>
+      ctx.subresource ? validateServiceStatus(obj) : validateServiceUpdate(obj, old),
     beginCreate(obj, _ctx, { dryRun }) {
       const a = allocator();
       const ledger = new Ledger(a);
