@@ -122,6 +122,8 @@ async function serve(config: ServerConfig): Promise<number> {
       ...clusterSigningFiles(config),
       clusterSigningDurationMs: config.clusterSigningDuration,
       controllers: config.controllers,
+      serviceClusterIPRange: config.serviceClusterIPRange,
+      serviceNodePortRange: config.serviceNodePortRange,
       historyRetentionMs: config.historyRetention,
       maxRequestBodyBytes: config.maxRequestBodyBytes,
       requestTimeoutMs: config.requestTimeout,

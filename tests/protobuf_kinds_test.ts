@@ -35,6 +35,24 @@ const KINDS: { path: string; obj: any }[] = [
     obj: { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "pbsa" } },
   },
   {
+    // Every IntOrString form (a number, a name) and the allocated cluster IP and node ports.
+    path: "/api/v1/namespaces/default/services",
+    obj: {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "pbsvc" },
+      spec: {
+        type: "NodePort",
+        selector: { app: "pb" },
+        ports: [
+          { name: "http", port: 80, targetPort: 8080 },
+          { name: "named", port: 81, targetPort: "web", appProtocol: "http" },
+        ],
+        sessionAffinity: "ClientIP",
+      },
+    },
+  },
+  {
     path: "/api/v1/namespaces/default/events",
     obj: {
       apiVersion: "v1",

@@ -61,7 +61,10 @@ const APIEXT = "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1";
  * List message.
  */
 const SERVED: Record<string, { pkg: string; kinds: string[]; lists?: false }> = {
-  "v1": { pkg: CORE, kinds: ["Namespace", "ConfigMap", "Secret", "ServiceAccount", "Event"] },
+  "v1": {
+    pkg: CORE,
+    kinds: ["Namespace", "ConfigMap", "Secret", "ServiceAccount", "Service", "Event"],
+  },
   "coordination.platform.io/v1": { pkg: "k8s.io.api.coordination.v1", kinds: ["Lease"] },
   "events.platform.io/v1": { pkg: "k8s.io.api.events.v1", kinds: ["Event"] },
   "certificates.platform.io/v1": {
@@ -125,6 +128,19 @@ const WRITTEN_WHEN_SET: Record<string, string[]> = {
   [`${CORE}.ConfigMap`]: ["immutable"],
   [`${CORE}.Secret`]: ["immutable"],
   [`${CORE}.ServiceAccount`]: ["automountServiceAccountToken"],
+  [`${CORE}.ServiceSpec`]: [
+    "sessionAffinityConfig",
+    "ipFamilyPolicy",
+    "allocateLoadBalancerNodePorts",
+    "loadBalancerClass",
+    "internalTrafficPolicy",
+    "trafficDistribution",
+  ],
+  [`${CORE}.ServicePort`]: ["appProtocol"],
+  [`${CORE}.SessionAffinityConfig`]: ["clientIP"],
+  [`${CORE}.ClientIPConfig`]: ["timeoutSeconds"],
+  [`${CORE}.LoadBalancerIngress`]: ["ipMode"],
+  [`${CORE}.PortStatus`]: ["error"],
   [`${CORE}.Event`]: ["series", "related"],
   "k8s.io.api.coordination.v1.LeaseSpec": [
     "holderIdentity",
@@ -216,6 +232,8 @@ const JSON_NAMES: Record<string, Record<string, string>> = {
  */
 const FORMS: Record<string, Form> = {
   [`${META}.Time`]: { form: "time" },
+  // A number or a string, as its `type` says.
+  ["k8s.io.apimachinery.pkg.util.intstr.IntOrString"]: { form: "intOrString" },
   [`${META}.MicroTime`]: { form: "microTime" },
   [`${META}.FieldsV1`]: { form: "json" },
   [`${RUNTIME}.RawExtension`]: { form: "rawExtension" },
@@ -254,7 +272,7 @@ export interface Union {
 }
 
 export interface Form {
-  form: "time" | "microTime" | "json" | "rawExtension" | "stringList" | "union";
+  form: "time" | "microTime" | "json" | "rawExtension" | "stringList" | "union" | "intOrString";
   union?: Union;
 }
 

@@ -20,6 +20,9 @@
  * - deduplicates the shared apimachinery types: the body of a schema comes from the newest
  *   document that has it (the core document first, see {@link documentOrder}), and the
  *   `x-kubernetes-group-version-kind` lists of all documents are merged (sorted, no repeats);
+ * - adds, last, the documents in `tools/openapi_supplement/`: schemas of kinds the server serves
+ *   that the source documents lack (the core document is a trimmed copy without Service). They
+ *   fill gaps only: a schema a source document has keeps the source's body;
  * - writes compact JSON with sorted schema names, so that reruns produce identical bytes.
  */
 
@@ -136,6 +139,9 @@ export function danglingRefs(schemas: Record<string, Json>): string[] {
   return [...missing].sort();
 }
 
+/** Documents with the schemas the source documents lack (see the module comment). */
+const SUPPLEMENT = "tools/openapi_supplement";
+
 function main(args: string[]): void {
   const dir = args[0] ?? "../shared/conformance/openapi";
   const outFile = args[1] ?? "lib/registry/builtin/schemas.json";
@@ -143,6 +149,11 @@ function main(args: string[]): void {
     readdirSync(dir).filter((f) => f.endsWith(".json")).map((f) => join(dir, f)),
   );
   if (files.length === 0) throw new Error(`no *.json documents in ${dir}`);
+  files.push(
+    ...readdirSync(SUPPLEMENT).filter((f) => f.endsWith(".json")).sort().map((f) =>
+      join(SUPPLEMENT, f)
+    ),
+  );
   const docs = files.map((f) => ({ name: basename(f), doc: JSON.parse(readFileSync(f, "utf8")) }));
   const schemas = mergeDocuments(docs);
   const dangling = danglingRefs(schemas);

@@ -21,6 +21,9 @@ export const LABEL_VALUE_MAX_LENGTH = 63;
 const DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 const DNS1123_LABEL_MSG = "a lowercase RFC 1123 label must consist of lower case alphanumeric " +
   "characters or '-', and must start and end with an alphanumeric character";
+const DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?";
+const DNS1035_LABEL_MSG = "a DNS-1035 label must consist of lower case alphanumeric " +
+  "characters or '-', start with an alphabetic character, and end with an alphanumeric character";
 const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
 const DNS1123_SUBDOMAIN_MSG = "a lowercase RFC 1123 subdomain must consist of lower case " +
   "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
@@ -32,6 +35,7 @@ const LABEL_VALUE_MSG = "a valid label must be an empty string or consist of alp
   "characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 
 const dns1123LabelRe = new RegExp(`^${DNS1123_LABEL_FMT}$`);
+const dns1035LabelRe = new RegExp(`^${DNS1035_LABEL_FMT}$`);
 const dns1123SubdomainRe = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`);
 const qualifiedNameRe = new RegExp(`^${QUALIFIED_NAME_FMT}$`);
 const labelValueRe = new RegExp(`^${LABEL_VALUE_FMT}$`);
@@ -100,6 +104,18 @@ export function isDNS1123Label(value: string): string[] {
     } else {
       errs.push(regexError(DNS1123_LABEL_MSG, DNS1123_LABEL_FMT, "my-name", "123-abc"));
     }
+  }
+  return errs;
+}
+
+/** Checks a DNS-1035 label (at most 63 bytes, starting with a letter): Service names. */
+export function isDNS1035Label(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > DNS1123_LABEL_MAX_LENGTH) {
+    errs.push(maxLenError(DNS1123_LABEL_MAX_LENGTH));
+  }
+  if (!dns1035LabelRe.test(value)) {
+    errs.push(regexError(DNS1035_LABEL_MSG, DNS1035_LABEL_FMT, "my-name", "abc-123"));
   }
   return errs;
 }
@@ -217,16 +233,21 @@ export const nameIsDNSSubdomain: ValidateNameFunc = (name, options = {}) =>
 export const nameIsDNSLabel: ValidateNameFunc = (name, options = {}) =>
   isDNS1123Label(options.prefix ? maskTrailingDash(name) : name);
 
+/** Names are DNS-1035 labels (Services: their names become DNS labels and env var prefixes). */
+export const nameIsDNS1035Label: ValidateNameFunc = (name, options = {}) =>
+  isDNS1035Label(options.prefix ? maskTrailingDash(name) : name);
+
 /** Names need only be usable as a URL path segment (e.g. RBAC roles). */
 export const nameIsPathSegment: ValidateNameFunc = (name, options = {}) =>
   validatePathSegmentName(name, options);
 
 /** The name rules a resource definition can name (`ResourceDefinition.nameValidation`). */
-export type NameValidation = "dns1123Subdomain" | "dns1123Label" | "pathSegment";
+export type NameValidation = "dns1123Subdomain" | "dns1123Label" | "dns1035Label" | "pathSegment";
 
 const NAME_VALIDATIONS: Record<NameValidation, ValidateNameFunc> = {
   dns1123Subdomain: nameIsDNSSubdomain,
   dns1123Label: nameIsDNSLabel,
+  dns1035Label: nameIsDNS1035Label,
   pathSegment: nameIsPathSegment,
 };
 

@@ -240,6 +240,22 @@ export const FLAGS: readonly FlagSpec[] = [
       "root-ca-cert-publisher, serviceaccount.",
   },
   {
+    name: "service-cluster-ip-range",
+    field: "serviceClusterIPRange",
+    kind: "string",
+    defaultText: "10.0.0.0/24",
+    help: "CIDR the cluster IPs of Services are allocated from; an IPv4 and an IPv6 CIDR " +
+      "separated by a comma for dual-stack (the first is the primary family). Its first " +
+      "address is the kubernetes Service's.",
+  },
+  {
+    name: "service-node-port-range",
+    field: "serviceNodePortRange",
+    kind: "string",
+    defaultText: "30000-32767",
+    help: "Port range the node ports of NodePort and LoadBalancer Services are allocated from.",
+  },
+  {
     name: "shutdown-timeout",
     field: "shutdownTimeout",
     kind: "duration",

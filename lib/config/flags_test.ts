@@ -81,6 +81,8 @@ Deno.test("every flag but --config has a config-file field and help text", () =>
     "encryption-provider-config",
     "history-retention",
     "controllers",
+    "service-cluster-ip-range",
+    "service-node-port-range",
     "shutdown-timeout",
     "request-timeout",
     "min-request-timeout",

@@ -38,6 +38,12 @@ import {
 import { normalizeRuntimeConfigKey, parseRuntimeConfig } from "./runtime_config.ts";
 import { decodePem, readKeyPair } from "../certificates/pki.ts";
 import {
+  DEFAULT_SERVICE_CLUSTER_IP_RANGE,
+  DEFAULT_SERVICE_NODE_PORT_RANGE,
+  parseNodePortRange,
+  parseServiceClusterIPRange,
+} from "../registry/builtin/service_ips.ts";
+import {
   SIGNER_APISERVER_CLIENT,
   SIGNER_APISERVER_CLIENT_NODEAGENT,
   SIGNER_NODEAGENT_SERVING,
@@ -103,6 +109,10 @@ export interface ServerConfig {
   historyRetention: number;
   /** Controller selection in kube syntax, e.g. `["*", "-csrsigning"]`. */
   controllers: string[];
+  /** Canonical CIDRs, comma-separated (one, or one per IP family). */
+  serviceClusterIPRange: string;
+  /** `min-max`. */
+  serviceNodePortRange: string;
   /** Milliseconds. */
   shutdownTimeout: number;
   /** Milliseconds. */
@@ -130,6 +140,8 @@ export const DEFAULTS = {
   storage: "file" as StorageBackend,
   historyRetention: 5 * 60_000,
   controllers: ["*"],
+  serviceClusterIPRange: DEFAULT_SERVICE_CLUSTER_IP_RANGE,
+  serviceNodePortRange: DEFAULT_SERVICE_NODE_PORT_RANGE,
   clusterSigningDuration: 8760 * 3_600_000,
   shutdownTimeout: 30_000,
   requestTimeout: 60_000,
@@ -229,6 +241,8 @@ const fileSchema = z.strictObject({
   storage: z.enum(STORAGE_BACKENDS).optional(),
   historyRetention: z.string().optional(),
   controllers: z.array(z.string()).optional(),
+  serviceClusterIPRange: z.string().optional(),
+  serviceNodePortRange: z.string().optional(),
   shutdownTimeout: z.string().optional(),
   requestTimeout: z.string().optional(),
   minRequestTimeout: z.number().optional(),
@@ -303,6 +317,8 @@ interface Settings {
   storage: StorageBackend;
   historyRetention: number;
   controllers: string[];
+  serviceClusterIPRange: string;
+  serviceNodePortRange: string;
   shutdownTimeout: number;
   requestTimeout: number;
   /** Seconds. */
@@ -389,6 +405,8 @@ export async function loadServerConfig(
     storage: pick("storage") ?? DEFAULTS.storage,
     historyRetention: pick("historyRetention") ?? DEFAULTS.historyRetention,
     controllers: pick("controllers") ?? [...DEFAULTS.controllers],
+    serviceClusterIPRange: pick("serviceClusterIPRange") ?? DEFAULTS.serviceClusterIPRange,
+    serviceNodePortRange: pick("serviceNodePortRange") ?? DEFAULTS.serviceNodePortRange,
     shutdownTimeout: pick("shutdownTimeout") ?? DEFAULTS.shutdownTimeout,
     requestTimeout: pick("requestTimeout") ?? DEFAULTS.requestTimeout,
     minRequestTimeout: pick("minRequestTimeout") ?? DEFAULTS.minRequestTimeout,
@@ -548,6 +566,14 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "logLevel":
       values.logLevel = parseEnum(one, LOG_LEVELS);
       break;
+    case "serviceClusterIPRange":
+      values.serviceClusterIPRange = parseServiceClusterIPRange(one).map((r) => r.cidr).join(",");
+      break;
+    case "serviceNodePortRange": {
+      const { min, max } = parseNodePortRange(one);
+      values.serviceNodePortRange = `${min}-${max}`;
+      break;
+    }
     case "historyRetention":
     case "requestTimeout":
     case "clusterSigningDuration":

@@ -70,6 +70,8 @@ Deno.test("defaults apply without flags or file", async () => {
     storage: "file",
     historyRetention: 300_000,
     controllers: ["*"],
+    serviceClusterIPRange: "10.0.0.0/24",
+    serviceNodePortRange: "30000-32767",
     clusterSigningDuration: 8760 * 3_600_000,
     shutdownTimeout: 30_000,
     requestTimeout: 60_000,
@@ -106,6 +108,8 @@ Deno.test("--help and -h return the help text listing every flag with its defaul
       ["storage", "file"],
       ["history-retention", "5m"],
       ["controllers", "*"],
+      ["service-cluster-ip-range", "10.0.0.0/24"],
+      ["service-node-port-range", "30000-32767"],
       ["shutdown-timeout", "30s"],
       ["request-timeout", "60s"],
       ["max-request-body-bytes", "3145728"],
@@ -147,6 +151,8 @@ Deno.test("the example file sets every field; paths resolve against its director
   assert.equal(cfg.storage, "memory");
   assert.equal(cfg.historyRetention, 600_000);
   assert.deepEqual(cfg.controllers, ["*", "-csrsigning"]);
+  assert.equal(cfg.serviceClusterIPRange, "10.96.0.0/16,fd00:10::/108");
+  assert.equal(cfg.serviceNodePortRange, "31000-31999");
   assert.equal(cfg.shutdownTimeout, 5_000);
   assert.equal(cfg.requestTimeout, 120_000);
   assert.equal(cfg.maxRequestBodyBytes, 1_048_576);
@@ -218,6 +224,8 @@ Deno.test("every flag parses its value", async () => {
     "--history-retention=1h30m",
     "--controllers=*,-csrsigning",
     "--controllers=csrapproving",
+    "--service-cluster-ip-range=fd00::5/112",
+    "--service-node-port-range= 20000 - 20100 ",
     "--shutdown-timeout=0",
     "--request-timeout=500ms",
     "--max-request-body-bytes=1024",
@@ -241,6 +249,8 @@ Deno.test("every flag parses its value", async () => {
   assert.equal(cfg.featureGates.get("AnonymousAuthConfigurableEndpoints"), false);
   assert.equal(cfg.historyRetention, 5_400_000);
   assert.deepEqual(cfg.controllers, ["*", "-csrsigning", "csrapproving"]);
+  assert.equal(cfg.serviceClusterIPRange, "fd00::/112");
+  assert.equal(cfg.serviceNodePortRange, "20000-20100");
   assert.equal(cfg.shutdownTimeout, 0);
   assert.equal(cfg.requestTimeout, 500);
   assert.equal(cfg.maxRequestBodyBytes, 1024);
@@ -254,6 +264,18 @@ Deno.test("flag errors name the flag and the value", async () => {
     [["--secure-port", "abc"], '--secure-port: "abc" is not a port number (0-65535)'],
     [["--secure-port=65536"], '--secure-port: "65536" is not a port number (0-65535)'],
     [["--nope=1"], 'unknown flag "--nope" (see --help)'],
+    [
+      ["--service-cluster-ip-range=10.0.0.0/33"],
+      '--service-cluster-ip-range: "10.0.0.0/33" is not a CIDR (e.g. 10.0.0.0/24 or fd00::/108)',
+    ],
+    [
+      ["--service-cluster-ip-range=10.0.0.0/8"],
+      "--service-cluster-ip-range: 10.0.0.0/8 is too large; for 32-bit addresses, the mask must be >= 12",
+    ],
+    [
+      ["--service-node-port-range=32767-30000"],
+      '--service-node-port-range: "32767-30000" is not a port range (e.g. 30000-32767)',
+    ],
     [["--insecure-port", "8080"], 'unknown flag "--insecure-port" (see --help)'],
     [["--data-dir"], "--data-dir: missing value"],
     [["--data-dir", "--secure-port=1"], "--data-dir: missing value"],

@@ -80,6 +80,25 @@ export interface Strategy {
     old: KubeObject,
     ctx: StrategyContext,
   ): FieldError[] | Promise<FieldError[]>;
+  /**
+   * After validation, just before a create is stored: reserves what the object needs from
+   * shared pools (a Service's cluster IPs and node ports) and fills it in. The reservation is
+   * committed once the object is stored and reverted when it is not. A dry run checks without
+   * reserving. Throws StatusErrors.
+   */
+  beginCreate?(obj: KubeObject, ctx: StrategyContext, opts: { dryRun: boolean }): Promise<
+    Reservation | undefined
+  >;
+  /** As {@link beginCreate}, for an update of the main resource (not of a subresource). */
+  beginUpdate?(
+    obj: KubeObject,
+    old: KubeObject,
+    ctx: StrategyContext,
+    opts: { dryRun: boolean },
+  ): Promise<Reservation | undefined>;
+  /** After an object has left the store (deleted, or its last finalizer removed): releases
+   * what it held. Must not throw. */
+  afterDelete?(obj: KubeObject): Promise<void>;
   /** Called when a delete is requested; may mutate `obj` (e.g. set phase Terminating). */
   prepareForDelete?(obj: KubeObject): void;
   /** True while resource-specific finalizers (beyond metadata.finalizers) hold the object,
@@ -88,6 +107,14 @@ export interface Strategy {
   /** Which top-level fields count as "spec" for `metadata.generation` (default: all but
    * metadata and status). */
   specFields?: string[];
+}
+
+/** What a {@link Strategy.beginCreate} or {@link Strategy.beginUpdate} reserved. */
+export interface Reservation {
+  /** The write is stored: keep the new reservations, let go of what the object gave up. */
+  commit(): Promise<void>;
+  /** The write did not happen: give back what was reserved. */
+  revert(): Promise<void>;
 }
 
 /** What computed resources ({@link ResourceDefinition.review}) answer from. */
@@ -134,7 +161,7 @@ export interface ResourceDefinition {
   /** Name of the kind's schema in the group's schema document (`components.schemas`). */
   schema: string;
   /** How `metadata.name` is validated (default: a DNS-1123 subdomain). */
-  nameValidation?: "dns1123Subdomain" | "dns1123Label" | "pathSegment";
+  nameValidation?: "dns1123Subdomain" | "dns1123Label" | "dns1035Label" | "pathSegment";
   /** DELETE answers with the deleted object instead of a Status (as kube does for
    * serviceaccounts). */
   deleteReturnsObject?: boolean;

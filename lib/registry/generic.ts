@@ -483,22 +483,33 @@ export class ResourceRegistry {
     if (this.def.namespaced && this.#namespaceGate) {
       await this.#namespaceGate(namespace, this.gr, meta.name ?? "");
     }
-    if (opts.dryRun) {
-      if (await this.#store.get(this.key(namespace, meta.name))) {
-        throw alreadyExists(this.gr, meta.name);
-      }
-      return { object: obj, warnings };
-    }
-    for (let attempt = 1;; attempt++) {
-      try {
-        const kv = await this.#store.create(this.key(namespace, meta.name), this.#encode(obj));
-        meta.resourceVersion = String(kv.modRevision);
+    const reservation = await this.def.strategy?.beginCreate?.(obj, ctx, {
+      dryRun: opts.dryRun === true,
+    });
+    try {
+      if (opts.dryRun) {
+        if (await this.#store.get(this.key(namespace, meta.name))) {
+          throw alreadyExists(this.gr, meta.name);
+        }
         return { object: obj, warnings };
-      } catch (err) {
-        if (!isStoreError(err, "KeyExists")) throw this.#translate(err, meta.name);
-        if (!generated || attempt >= MAX_GENERATE_ATTEMPTS) throw alreadyExists(this.gr, meta.name);
-        meta.name = generateName(meta.generateName);
       }
+      for (let attempt = 1;; attempt++) {
+        try {
+          const kv = await this.#store.create(this.key(namespace, meta.name), this.#encode(obj));
+          meta.resourceVersion = String(kv.modRevision);
+          await reservation?.commit();
+          return { object: obj, warnings };
+        } catch (err) {
+          if (!isStoreError(err, "KeyExists")) throw this.#translate(err, meta.name);
+          if (!generated || attempt >= MAX_GENERATE_ATTEMPTS) {
+            throw alreadyExists(this.gr, meta.name);
+          }
+          meta.name = generateName(meta.generateName);
+        }
+      }
+    } catch (err) {
+      await reservation?.revert();
+      throw err;
     }
   }
 
@@ -636,7 +647,6 @@ export class ResourceRegistry {
     how: { conditional: boolean; applied: boolean; lastAttempt: boolean },
   ): Promise<WriteResult | undefined> {
     const subresource = opts.subresource ?? "";
-    const name = old.metadata.name;
     this.#checkTypes(input);
     const managed = input.metadata.managedFields;
     const obj = this.#prepareUpdate(input, old, { ...ctx, subresource });
@@ -652,31 +662,58 @@ export class ResourceRegistry {
       ...validateObjectMetaUpdate(obj.metadata, old.metadata),
       ...await this.def.strategy?.validateUpdate?.(obj, old, { ...ctx, subresource }) ?? [],
     ]);
+    const reservation = subresource ? undefined : await this.def.strategy?.beginUpdate?.(
+      obj,
+      old,
+      { ...ctx, subresource },
+      { dryRun: opts.dryRun === true },
+    );
+    try {
+      const res = await this.#write(kv, old, obj, opts, how);
+      if (res?.deleted) await this.def.strategy?.afterDelete?.(res.object);
+      if (res?.stored) await reservation?.commit();
+      else await reservation?.revert();
+      return res && { object: res.object, warnings };
+    } catch (err) {
+      await reservation?.revert();
+      throw err;
+    }
+  }
+
+  /** The store write of {@link #replace}: undefined to retry, else what happened. */
+  async #write(
+    kv: KeyValue,
+    old: KubeObject,
+    obj: KubeObject,
+    opts: WriteOptions,
+    how: { conditional: boolean; lastAttempt: boolean },
+  ): Promise<{ object: KubeObject; stored: boolean; deleted?: boolean } | undefined> {
+    const name = old.metadata.name;
     // An unchanged object is not written again, unless its stored form is outdated (another
     // encryption key): rewriting it is how keys are rotated (kube: `kubectl replace`).
     if (this.#sameStoredState(obj, old) && !this.#store.isStale?.(kv)) {
-      return { object: old, warnings };
+      return { object: old, stored: false };
     }
     const retry = (err: unknown) =>
       !how.conditional && !how.lastAttempt &&
       (isStoreError(err, "Conflict") || isStoreError(err, "NotFound"));
     if (obj.metadata.deletionTimestamp && !this.#finalizersPending(obj)) {
       // The last finalizer is gone: the pending deletion completes now.
-      if (opts.dryRun) return { object: obj, warnings };
+      if (opts.dryRun) return { object: obj, stored: false };
       try {
         const gone = await this.#store.delete(kv.key, kv.modRevision);
         obj.metadata.resourceVersion = String(gone.modRevision);
-        return { object: obj, warnings };
+        return { object: obj, stored: false, deleted: true };
       } catch (err) {
         if (retry(err)) return undefined;
         throw this.#translate(err, name);
       }
     }
-    if (opts.dryRun) return { object: obj, warnings };
+    if (opts.dryRun) return { object: obj, stored: false };
     try {
       const next = await this.#store.update(kv.key, this.#encode(obj), kv.modRevision);
       obj.metadata.resourceVersion = String(next.modRevision);
-      return { object: obj, warnings };
+      return { object: obj, stored: true };
     } catch (err) {
       if (retry(err)) return undefined;
       throw this.#translate(err, name);
@@ -880,6 +917,7 @@ export class ResourceRegistry {
       try {
         const gone = await this.#store.delete(key, kv.modRevision);
         obj.metadata.resourceVersion = String(gone.modRevision);
+        await this.def.strategy?.afterDelete?.(obj);
         return { object: obj, deleted: true };
       } catch (err) {
         if (isStoreError(err, "Conflict") && attempt < MAX_UPDATE_RETRIES) continue;

@@ -69,6 +69,8 @@ import { router } from "./router.ts";
 import { resolveFeatureGates } from "../config/feature_gates.ts";
 import { setListenerNoDelay } from "./nodelay.ts";
 import { streamLargeBodies } from "./respond.ts";
+import { ServiceAllocator, serviceNetwork } from "../registry/builtin/service_ips.ts";
+import { ServiceController } from "../registry/service_controller.ts";
 
 export const ADMIN_USER = "platform-admin";
 export const ADMIN_GROUP = "system:masters";
@@ -147,6 +149,10 @@ export interface StartOptions {
   clusterSigningPerSigner?: Record<string, { certFile: string; keyFile: string }>;
   /** `--cluster-signing-duration`. @default one year */
   clusterSigningDurationMs?: number;
+  /** `--service-cluster-ip-range`: one CIDR or a dual-stack pair. @default "10.0.0.0/24" */
+  serviceClusterIPRange?: string;
+  /** `--service-node-port-range`. @default "30000-32767" */
+  serviceNodePortRange?: string;
   logger?: Logger;
 }
 
@@ -177,6 +183,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
   // The access configuration files are validated before anything is created or opened: a bad
   // file is a configuration error that leaves no trace.
   checkAccessConfigGates(opts, featureGates);
+  const network = serviceNetwork(opts.serviceClusterIPRange, opts.serviceNodePortRange);
   const authorizationConfig = opts.authorizationConfigFile
     ? await loadAuthorizationConfig(opts.authorizationConfigFile)
     : undefined;
@@ -184,11 +191,14 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
   const rbacPolicy = new PolicyIndex();
   // Discovery, OpenAPI and routing follow the catalogue: what is filtered out here is not
   // served at all (served_apis.ts says what cannot be, and what turns off with it).
-  const definitions = servedDefinitions(
-    builtinDefinitions({ rbacPolicy }),
-    opts.runtimeConfig ?? new Map(),
-    { rbacAuthorizes: rbacAuthorizes(authorizationConfig) },
-  );
+  const servedBuiltins = (serviceAllocator?: ServiceAllocator) =>
+    servedDefinitions(
+      builtinDefinitions({ rbacPolicy, serviceAllocator }),
+      opts.runtimeConfig ?? new Map(),
+      { rbacAuthorizes: rbacAuthorizes(authorizationConfig) },
+    );
+  // Checked before anything is written; built again below with the store's allocator.
+  let definitions = servedBuiltins();
   const staticTokens = opts.tokenAuthFile ? await loadTokenFile(opts.tokenAuthFile) : undefined;
   const encryption = opts.encryptionProviderConfigFile
     ? new EncryptionTransformer(await loadEncryptionConfig(opts.encryptionProviderConfigFile))
@@ -262,6 +272,9 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
 
   // Continue tokens outlive a restart with the data they page through.
   const continueKey = opts.storage === "memory" ? undefined : await ensureContinueKey(dataDir);
+  // Service cluster IPs and node ports are records in the store.
+  const serviceAllocator = new ServiceAllocator(store, network);
+  definitions = servedBuiltins(serviceAllocator);
   const catalogue = new Catalogue(definitions);
   const schemas = SchemaSet.builtin();
   const gate = namespaceGate(store);
@@ -465,6 +478,16 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     throw listenError(err, hostname, opts.securePort ?? 0);
   }
   if (!front) port = server.addr.port;
+  // The `kubernetes` Service points at the port just opened (while Services are served).
+  const servicesDef = catalogue.lookup("", "v1", "services");
+  const serviceController = servicesDef && new ServiceController({
+    services: registries.get(servicesDef)!,
+    allocator: serviceAllocator,
+    securePort: port,
+    ctx: { user: { username: ADMIN_USER, groups: [ADMIN_GROUP] } },
+    logger,
+  });
+  await serviceController?.start();
   const stopRenewing = renewServingCertificate({
     current: { certPem: pki.servingCertPem, keyPem: pki.servingKeyPem },
     check: async () => {
@@ -520,6 +543,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
       server.closeAll();
       deadlines.stop();
       front?.terminate();
+      await serviceController?.stop();
       await namespaceDefaults.stop();
       await csrController?.stop();
       authnConfig?.stop();

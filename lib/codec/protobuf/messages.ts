@@ -22,7 +22,14 @@ export interface FieldDescriptor {
  * The JSON form of a message that is not an object of its fields (see the codec and
  * `tools/extract_proto.ts`).
  */
-export type MessageForm = "time" | "microTime" | "json" | "rawExtension" | "stringList" | "union";
+export type MessageForm =
+  | "time"
+  | "microTime"
+  | "json"
+  | "rawExtension"
+  | "stringList"
+  | "union"
+  | "intOrString";
 
 /** The fields holding each JSON shape of a `union` message. */
 export interface Union {

@@ -381,6 +381,7 @@ const S_JSON = 3;
 const S_RAW_EXTENSION = 4;
 const S_STRING_LIST = 5;
 const S_UNION = 6;
+const S_INT_OR_STRING = 7;
 
 const SPECIALS: Record<MessageForm, number> = {
   time: S_TIME,
@@ -389,6 +390,7 @@ const SPECIALS: Record<MessageForm, number> = {
   rawExtension: S_RAW_EXTENSION,
   stringList: S_STRING_LIST,
   union: S_UNION,
+  intOrString: S_INT_OR_STRING,
 };
 
 interface EncField {
@@ -678,6 +680,20 @@ function writeSpecial(w: Writer, m: EncMessage, value: unknown, depth: number): 
     case S_UNION:
       writeUnion(w, m, value, depth);
       return;
+    case S_INT_OR_STRING: {
+      // kube's IntOrString: type (0 int, 1 string), intVal and strVal, all value fields
+      if (value != null && typeof value !== "string" && !Number.isInteger(value)) {
+        fail("an integer or a string", value);
+      }
+      const isString = typeof value === "string";
+      w.uvarint(1 * 8 + WIRE_VARINT);
+      w.svarint(isString ? 1 : 0);
+      w.uvarint(2 * 8 + WIRE_VARINT);
+      w.svarint(isString ? 0 : (value as number | null) ?? 0);
+      w.uvarint(3 * 8 + WIRE_BYTES);
+      w.string(isString ? value : "");
+      return;
+    }
   }
 }
 
@@ -981,6 +997,23 @@ function decodeSpecial(r: Reader, desc: MessageDescriptor, depth: number): unkno
         } else r.skip(wireType);
       }
       return items;
+    }
+    case "intOrString": {
+      let type = 0;
+      let intVal = 0;
+      let strVal = "";
+      while (!r.done) {
+        const [number, wireType] = r.tag();
+        if (number === 1 || number === 2) {
+          if (wireType !== WIRE_VARINT) r.fail(`field ${number} has wire type ${wireType}`);
+          if (number === 1) type = r.int64();
+          else intVal = r.int32();
+        } else if (number === 3) {
+          if (wireType !== WIRE_BYTES) r.fail(`field 3 has wire type ${wireType}`);
+          strVal = r.string();
+        } else r.skip(wireType);
+      }
+      return type === 1 ? strVal : intVal;
     }
     case "union": {
       // kube's MarshalJSON: a non-empty list, else the schema, else the boolean, else null

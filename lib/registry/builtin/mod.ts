@@ -9,11 +9,16 @@ import { customResourceDefinitions } from "./apiextensions.ts";
 import { reviewDefinitions } from "./reviews.ts";
 import { rbacDefinitions } from "./rbac.ts";
 import { PolicyIndex } from "../../auth/rbac/policy_index.ts";
+import { serviceDefinition } from "./services.ts";
+import type { ServiceAllocator } from "./service_ips.ts";
 
 export interface BuiltinOptions {
   /** The RBAC rules the escalation checks of RBAC writes resolve against (the RBAC
    * authorizer's). @default an empty index: only system:masters, `escalate` or `bind` pass */
   rbacPolicy?: PolicyIndex;
+  /** Hands out Service cluster IPs and node ports. @default none: Services cannot be
+   * written (enough for callers that only read the catalogue) */
+  serviceAllocator?: ServiceAllocator;
 }
 
 export function builtinDefinitions(opts: BuiltinOptions = {}): ResourceDefinition[] {
@@ -22,6 +27,7 @@ export function builtinDefinitions(opts: BuiltinOptions = {}): ResourceDefinitio
     configmaps,
     secrets,
     serviceaccounts,
+    serviceDefinition(opts.serviceAllocator),
     coreEvents,
     leases,
     eventsV1,
