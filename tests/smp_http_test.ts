@@ -110,10 +110,10 @@ Deno.test("smp over http: the corpus has 23 vectors on served kinds (21 ConfigMa
 Deno.test("smp over http: the ConfigMap and Namespace vectors", async (t) => {
   await using ts = await testServer();
 
-  for (const v of served) {
+  // The vectors that cannot go over HTTP are checked by the last step instead.
+  for (const v of served.filter((v) => !(v.id in NOT_OVER_HTTP))) {
     await t.step({
       name: v.id,
-      ignore: v.id in NOT_OVER_HTTP,
       fn: async () => {
         const name = `smp-${v.id}`;
         const path = `${COLLECTIONS[v.base]}/${name}`;
