@@ -1,0 +1,142 @@
+/**
+ * The layering of lib/ (lib/README.md): a folder imports only folders of lower layers, and
+ * only through their `mod.ts`. The code does not all keep these rules yet: what breaks them
+ * today is listed below, and the list may only shrink. A new import that breaks a rule fails;
+ * so does a listed exception that no longer occurs (delete it from the list).
+ */
+
+import assert from "node:assert/strict";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const LIB = fileURLToPath(new URL(".", import.meta.url));
+
+/** Each folder's layer, bottom (0) to top; the same as in lib/README.md. A new folder gets
+ * one here before it can be imported. */
+export const LAYERS: Record<string, number> = {
+  api: 0,
+  cel: 1,
+  config: 1,
+  storage: 1,
+  apply: 2,
+  codec: 2,
+  encryption: 2,
+  patch: 2,
+  auth: 3,
+  certificates: 3,
+  registry: 4,
+  apiextensions: 5,
+  controllers: 6,
+  server: 7,
+};
+
+/** Folder pairs `from -> to` whose imports break the layering today (issue 19 removes them). */
+const KNOWN_UPWARD = new Set([
+  "apiextensions -> server",
+  "apply -> registry",
+  "auth -> certificates",
+  "auth -> registry",
+  "auth -> server",
+  "certificates -> auth",
+  "certificates -> registry",
+  "certificates -> server",
+  "codec -> registry",
+  "config -> certificates",
+  "config -> registry",
+  "controllers -> server",
+  "patch -> registry",
+  "registry -> apiextensions",
+  "registry -> server",
+]);
+
+/** Folders whose `mod.ts` is not yet the only way in (issue 19 closes them one by one). */
+const KNOWN_OPEN_SURFACES = new Set([
+  "api",
+  "apiextensions",
+  "auth",
+  "certificates",
+  "codec",
+  "config",
+  "controllers",
+  "patch",
+  "registry",
+  "server",
+  "storage",
+]);
+
+interface Import {
+  file: string;
+  from: string;
+  to: string;
+  /** The imported path, relative to lib/. */
+  target: string;
+}
+
+async function* sourceFiles(dir: string): AsyncGenerator<string> {
+  for await (const e of Deno.readDir(dir)) {
+    const path = join(dir, e.name);
+    if (e.isDirectory) yield* sourceFiles(path);
+    else if (e.name.endsWith(".ts") && !e.name.endsWith("_test.ts")) yield path;
+  }
+}
+
+/** Every import or re-export of another lib/ folder by a non-test module. */
+async function crossFolderImports(): Promise<Import[]> {
+  const out: Import[] = [];
+  const specifier = /\b(?:import|export)\b[^;'"]*?\bfrom\s+["'](\.{1,2}\/[^"']+)["']/g;
+  for await (const path of sourceFiles(LIB)) {
+    const file = relative(LIB, path);
+    const from = file.split("/")[0];
+    if (!file.includes("/")) continue; // this test and other files at lib/ itself
+    const text = await Deno.readTextFile(path);
+    for (const m of text.matchAll(specifier)) {
+      const target = relative(LIB, join(path, "..", m[1]));
+      const to = target.split("/")[0];
+      if (to !== from && !target.startsWith("..")) out.push({ file, from, to, target });
+    }
+  }
+  return out;
+}
+
+const imports = await crossFolderImports();
+
+Deno.test("layering: every folder under lib/ has a layer", async () => {
+  const folders: string[] = [];
+  for await (const e of Deno.readDir(LIB)) if (e.isDirectory) folders.push(e.name);
+  assert.deepEqual(folders.filter((f) => LAYERS[f] === undefined), []);
+  // The test reads something: a change that broke the import parser would pass silently.
+  assert.ok(imports.length > 100, `only ${imports.length} cross-folder imports found`);
+});
+
+Deno.test("layering: folders import only lower layers (known exceptions may only go)", () => {
+  const upward = new Map<string, string[]>();
+  for (const i of imports) {
+    if (LAYERS[i.to] < LAYERS[i.from]) continue;
+    const pair = `${i.from} -> ${i.to}`;
+    upward.set(pair, [...(upward.get(pair) ?? []), `${i.file} imports ${i.target}`]);
+  }
+  const added = [...upward].filter(([pair]) => !KNOWN_UPWARD.has(pair));
+  assert.deepEqual(
+    added.map(([pair, where]) => `${pair}: ${where.join("; ")}`),
+    [],
+    "imports that point up a layer (move the shared piece down instead)",
+  );
+  const gone = [...KNOWN_UPWARD].filter((pair) => !upward.has(pair));
+  assert.deepEqual(gone, [], "fixed: delete these from KNOWN_UPWARD");
+});
+
+Deno.test("layering: other folders come in through mod.ts (known exceptions may only go)", () => {
+  const inner = new Map<string, string[]>();
+  for (const i of imports) {
+    if (i.target === `${i.to}/mod.ts`) continue;
+    inner.set(i.to, [...(inner.get(i.to) ?? []), `${i.file} imports ${i.target}`]);
+  }
+  const added = [...inner].filter(([to]) => !KNOWN_OPEN_SURFACES.has(to));
+  assert.deepEqual(
+    added.map(([to, where]) => `${to}: ${where.join("; ")}`),
+    [],
+    "imports past another folder's mod.ts (export it from there)",
+  );
+  const closed = [...KNOWN_OPEN_SURFACES].filter((to) => !inner.has(to));
+  assert.deepEqual(closed, [], "closed: delete these from KNOWN_OPEN_SURFACES");
+});
