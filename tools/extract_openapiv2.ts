@@ -1,12 +1,12 @@
 /**
  * Turns gnostic's `OpenAPIv2.proto` (the protobuf form of `/openapi/v2`, checked in under
- * `testdata/openapiv2/`) into `lib/server/openapi_v2_descriptor.json`, the protobufjs JSON
+ * `testdata/openapiv2/`) into `lib/server/openapi/v2_descriptor.json`, the protobufjs JSON
  * descriptor the server encodes with. The server embeds the JSON, so neither it nor a compiled
  * binary reads the .proto at run time.
  *
  *     deno run --allow-read --allow-write tools/extract_openapiv2.ts [proto-file] [output-file]
  *
- * `lib/server/openapi_v2_proto_test.ts` checks the committed JSON against the checked-in
+ * `lib/server/openapi/v2_proto_test.ts` checks the committed JSON against the checked-in
  * .proto.
  */
 
@@ -14,7 +14,7 @@ import protobuf from "protobufjs";
 import { readFileSync, writeFileSync } from "node:fs";
 
 const DEFAULT_PROTO = "testdata/openapiv2/OpenAPIv2.proto";
-const DEFAULT_OUTPUT = "lib/server/openapi_v2_descriptor.json";
+const DEFAULT_OUTPUT = "lib/server/openapi/v2_descriptor.json";
 
 /** The .proto parsed, field names kept as written (`vendor_extension`, `_ref`). */
 export function parseOpenAPIv2(protoText: string): protobuf.Root {

@@ -18,7 +18,7 @@ import { pathNotFound } from "./handlers/resource.ts";
 import { objectResponse, responseBody } from "./respond.ts";
 import { versionInfo } from "./version.ts";
 import { methodNotAllowed } from "../api/errors.ts";
-import { openAPIv2Handler } from "./openapi_v2_handler.ts";
+import { openAPIv2Handler } from "./openapi/mod.ts";
 
 export interface OpenAPIProvider {
   index(): unknown;

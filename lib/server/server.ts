@@ -54,7 +54,7 @@ import {
 } from "../registry/namespace_lifecycle.ts";
 import { startNamespaceDefaults } from "../controllers/namespace_defaults.ts";
 import { SchemaSet } from "../registry/schema.ts";
-import { CatalogueOpenAPI } from "./openapi.ts";
+import { CatalogueOpenAPI } from "./openapi/mod.ts";
 import { ServedCatalogue } from "./served_catalogue.ts";
 import { CrdController } from "../apiextensions/controller.ts";
 import { customResourceDefinitions } from "../registry/builtin/apiextensions.ts";

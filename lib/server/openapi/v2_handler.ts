@@ -13,15 +13,11 @@
  */
 
 import { createHash } from "node:crypto";
-import { notAcceptable } from "../api/errors.ts";
-import { parseAccept } from "../codec/negotiate.ts";
-import type { RequestContext } from "./context.ts";
-import { responseBody } from "./respond.ts";
-import {
-  encodeOpenAPIv2,
-  OPENAPI_V2_PROTOBUF,
-  OPENAPI_V2_PROTOBUF_AT,
-} from "./openapi_v2_proto.ts";
+import { notAcceptable } from "../../api/errors.ts";
+import { parseAccept } from "../../codec/negotiate.ts";
+import type { RequestContext } from "../context.ts";
+import { responseBody } from "../respond.ts";
+import { encodeOpenAPIv2, OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_AT } from "./v2_proto.ts";
 
 const JSON_TYPE = "application/json";
 

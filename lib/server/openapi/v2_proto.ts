@@ -23,7 +23,7 @@
 
 import protobuf from "protobufjs";
 import { stringify } from "yaml";
-import descriptor from "./openapi_v2_descriptor.json" with { type: "json" };
+import descriptor from "./v2_descriptor.json" with { type: "json" };
 
 /** The media type of the protobuf form, as kube answers with it. */
 export const OPENAPI_V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";

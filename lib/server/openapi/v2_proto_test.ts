@@ -1,11 +1,15 @@
 import assert from "node:assert/strict";
 import { parse as parseYaml } from "yaml";
-import { builtinDefinitions } from "../registry/builtin/mod.ts";
-import { SchemaSet } from "../registry/schema.ts";
-import { OpenAPIService } from "./openapi.ts";
-import { encodeOpenAPIv2 } from "./openapi_v2_proto.ts";
-import { descriptorText } from "../../tools/extract_openapiv2.ts";
-import { decodeOpenAPIv2, OpenAPIv2Document as Document, protoText } from "../../tests/gnostic.ts";
+import { builtinDefinitions } from "../../registry/builtin/mod.ts";
+import { SchemaSet } from "../../registry/schema.ts";
+import { OpenAPIService } from "./service.ts";
+import { encodeOpenAPIv2 } from "./v2_proto.ts";
+import { descriptorText } from "../../../tools/extract_openapiv2.ts";
+import {
+  decodeOpenAPIv2,
+  OpenAPIv2Document as Document,
+  protoText,
+} from "../../../tests/gnostic.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -18,7 +22,7 @@ function roundTrip(doc: Json): { back: Json; dropped: string[] } {
 
 Deno.test("openapi v2 protobuf: the embedded descriptor is what the checked-in .proto gives", async () => {
   const committed = await Deno.readTextFile(
-    new URL("./openapi_v2_descriptor.json", import.meta.url),
+    new URL("./v2_descriptor.json", import.meta.url),
   );
   assert.equal(committed, descriptorText(protoText));
 });

@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { ALL_VERBS, type ResourceDefinition } from "../registry/definition.ts";
-import { SchemaSet } from "../registry/schema.ts";
-import { groupCamel, OpenAPIService, operationsFor, PATCH_MEDIA, tagOf } from "./openapi.ts";
+import { ALL_VERBS, type ResourceDefinition } from "../../registry/definition.ts";
+import { SchemaSet } from "../../registry/schema.ts";
+import { groupCamel, tagOf } from "./names.ts";
+import { PATCH_MEDIA } from "./model.ts";
+import { operationsFor } from "./operations.ts";
+import { OpenAPIService } from "./service.ts";
 
 // ---- sample definitions (the real ones live in lib/registry/builtin/) ----
 
@@ -64,7 +67,7 @@ function doc(path: string): Json {
 
 // ---- Kubernetes' documents (testdata/k8s-openapi) ----
 
-const KUBE_DIR = new URL("../../testdata/k8s-openapi/", import.meta.url);
+const KUBE_DIR = new URL("../../../testdata/k8s-openapi/", import.meta.url);
 
 function kubeDoc(file: string): Json {
   const text = Deno.readTextFileSync(new URL(file, KUBE_DIR));
