@@ -1,17 +1,20 @@
-/** Time behind a small adapter so tests can fake it. */
+/** The source of wall-clock time, a seam tests can fake: milliseconds since the epoch. */
 export interface Clock {
-  now(): Date;
+  now(): number;
 }
 
-export const systemClock: Clock = { now: () => new Date() };
+/** `Date.now()`. */
+export const systemClock: Clock = { now: () => Date.now() };
 
-/** RFC 3339 with second precision, as kube's metav1.Time: `2024-05-01T12:00:00Z`. */
-export function rfc3339(d: Date): string {
+/** RFC 3339 with second precision, as kube's metav1.Time: `2024-05-01T12:00:00Z`. A number is
+ * milliseconds since the epoch (what a {@link Clock} tells). */
+export function rfc3339(time: Date | number): string {
   // Every write stamps the time; within one second the text is the same.
-  const second = Math.floor(d.getTime() / 1000);
+  const second = Math.floor((typeof time === "number" ? time : time.getTime()) / 1000);
   if (second !== lastSecond) {
     lastSecond = second;
-    lastText = d.toISOString().replace(/\.\d{3}Z$/, "Z");
+    const date = typeof time === "number" ? new Date(time) : time;
+    lastText = date.toISOString().replace(/\.\d{3}Z$/, "Z");
   }
   return lastText;
 }

@@ -14,7 +14,7 @@ import { decodeJwt, exportPKCS8, importPKCS8, jwtVerify, SignJWT } from "jose";
 import { join } from "node:path";
 import type { UserInfo } from "../server/context.ts";
 import { type Authenticator, bearerToken } from "./authenticator.ts";
-import { writeFileAtomic } from "../certificates/pki.ts";
+import { writeFileAtomic } from "../storage/fsutil.ts";
 
 /** The `iss` of the tokens we issue, and the default audience. */
 export const SERVICE_ACCOUNT_ISSUER = "https://kubernetes.default.svc.cluster.local";

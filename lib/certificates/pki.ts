@@ -22,6 +22,7 @@ import * as x509 from "@peculiar/x509";
 import { dirname, join } from "node:path";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { ConfigError, normalizeIp, osReason, quote } from "../config/flags.ts";
+import { writeFileAtomic } from "../storage/fsutil.ts";
 
 x509.cryptoProvider.set(crypto);
 
@@ -150,29 +151,6 @@ function randomSerial(): string {
 
 // ---------------------------------------------------------------------------------------
 // Files
-
-/**
- * Write a file so that readers see the old or the new content, never a torn one: a temp file
- * in the same directory, then rename.
- */
-export async function writeFileAtomic(
-  path: string,
-  data: string | Uint8Array,
-  opts: { mode?: number } = {},
-): Promise<void> {
-  const mode = opts.mode ?? 0o600;
-  await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  const tmp = `${path}.tmp-${crypto.randomUUID().slice(0, 8)}`;
-  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-  try {
-    await Deno.writeFile(tmp, bytes, { mode });
-    if (Deno.build.os !== "windows") await Deno.chmod(tmp, mode); // umask-proof
-    await Deno.rename(tmp, path);
-  } catch (err) {
-    await Deno.remove(tmp).catch(() => {});
-    throw err;
-  }
-}
 
 async function readIfExists(path: string): Promise<string | undefined> {
   try {

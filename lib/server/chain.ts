@@ -17,7 +17,7 @@ import { inFlightFilter } from "./filters/inflight.ts";
 import { type RequestDeadlines, requestTimeoutFilter } from "./filters/timeout.ts";
 import { methodFilter } from "./filters/method.ts";
 import { requestInfoOf } from "./request_info.ts";
-import { errorResponse } from "./respond.ts";
+import { type BodyWriting, errorResponse } from "./respond.ts";
 import type { Logger } from "./log.ts";
 
 export interface ChainDeps {
@@ -33,6 +33,8 @@ export interface ChainDeps {
   inFlight: { readOnly: number; mutating: number };
   /** The `APIResponseCompression` feature gate: gzip get and list responses. */
   responseCompression: boolean;
+  /** How this server sends response bodies; read as each request comes. */
+  bodies: BodyWriting;
   logger: Logger;
   handler: Handler;
 }
@@ -80,6 +82,7 @@ export function buildHandlerChain(
         user: undefined,
         authorizer: undefined,
         kubeSpelling: info.kubeSpelling,
+        streamLargeBodies: deps.bodies.streamLarge,
       };
       return await handler(ctx);
     } catch (err) {
@@ -92,9 +95,10 @@ export function buildHandlerChain(
         return errorResponse(
           ctx,
           internalError("an unexpected error occurred; see the server log"),
+          deps.bodies.streamLarge,
         );
       }
-      return errorResponse(ctx, err);
+      return errorResponse(ctx, err, deps.bodies.streamLarge);
     }
   };
 }

@@ -31,6 +31,9 @@ export interface RequestContext {
   kubeSpelling?: boolean;
   /** Aborted when the client goes away or the server shuts down. */
   signal: AbortSignal;
+  /** Larger response bodies go out as one-chunk streams: the server's `BodyWriting` when the
+   * request came (respond.ts). Absent: false. */
+  streamLargeBodies?: boolean;
 }
 
 export type Handler = (ctx: RequestContext) => Promise<Response>;

@@ -14,6 +14,7 @@ export function healthResponse(
   path: string,
   url: URL,
   checks: Record<"livez" | "readyz" | "healthz", HealthCheck[]>,
+  streamLargeBodies: boolean | undefined,
 ): Response | undefined {
   const [, endpoint, single] = path.split("/");
   if (endpoint !== "livez" && endpoint !== "readyz" && endpoint !== "healthz") return undefined;
@@ -33,7 +34,7 @@ export function healthResponse(
     r.ok ? `[+]${r.name} ok` : `[-]${r.name} failed: reason withheld`
   );
   lines.push(ok ? `${endpoint} check passed` : `${endpoint} check failed`);
-  return new Response(responseBody(lines.join("\n") + "\n"), {
+  return new Response(responseBody(lines.join("\n") + "\n", streamLargeBodies), {
     status: ok ? 200 : 500,
     headers,
   });

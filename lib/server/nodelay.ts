@@ -12,7 +12,7 @@
  * once, on the listener, through libc's setsockopt. The listener's descriptor is found by its
  * port: /proc/self/net/tcp{,6} maps the listening port to a socket inode, /proc/self/fd maps
  * the inode to a descriptor. Where that is not possible (another OS, no --allow-ffi) the
- * caller falls back to {@link streamLargeBodies}.
+ * caller falls back to streaming larger bodies (`BodyWriting` in respond.ts).
  */
 
 import { descriptorsOf, openLibc, procPort, tcpSockets } from "./proc_sockets.ts";

@@ -14,21 +14,26 @@ import { queryParam } from "./request_info.ts";
 /** Bodies up to this size go out as they are, in one TCP segment with the headers. */
 const INLINE_BODY_BYTES = 256;
 const encoder = new TextEncoder();
-let streamBodies = false;
 
-/**
- * Sends larger bodies as one-chunk streams from now on: the fallback for when TCP_NODELAY
- * cannot be set on the listener (see nodelay.ts). A one-chunk stream goes out chunked, in the
- * same write as the headers, so Nagle's algorithm has nothing to hold back; it costs some CPU
- * per response (about 20 % of create throughput, measured).
- */
-export function streamLargeBodies(on: boolean): void {
-  streamBodies = on;
+/** How one server sends response bodies; each server has its own (made by startServer). */
+export interface BodyWriting {
+  /**
+   * Larger bodies go out as one-chunk streams: the fallback for when TCP_NODELAY cannot be set
+   * on the server's listener (see nodelay.ts). A one-chunk stream goes out chunked, in the
+   * same write as the headers, so Nagle's algorithm has nothing to hold back; it costs some
+   * CPU per response (about 20 % of create throughput, measured). Requests read it as
+   * `RequestContext.streamLargeBodies`.
+   */
+  streamLarge: boolean;
 }
 
-/** A response body (see {@link streamLargeBodies}). */
-export function responseBody(data: string | Uint8Array<ArrayBuffer>): BodyInit {
-  if (!streamBodies || data.length <= INLINE_BODY_BYTES) return data;
+/** A response body; over a few hundred bytes a one-chunk stream when `streamLarge` (see
+ * {@link BodyWriting}). */
+export function responseBody(
+  data: string | Uint8Array<ArrayBuffer>,
+  streamLarge: boolean | undefined,
+): BodyInit {
+  if (!streamLarge || data.length <= INLINE_BODY_BYTES) return data;
   const bytes = typeof data === "string" ? encoder.encode(data) : data;
   return new ReadableStream<Uint8Array<ArrayBuffer>>({
     start(controller) {
@@ -97,7 +102,7 @@ export function encodedResponse(
   negotiated: Negotiated,
 ): Response {
   const streamed = body instanceof ReadableStream;
-  const init = streamed ? body : responseBody(body);
+  const init = streamed ? body : responseBody(body, ctx.streamLargeBodies);
   let res: Response;
   if (!ctx.warnings.length) {
     res = new Response(init, { status: code, headers: { "Content-Type": negotiated.contentType } });
@@ -111,8 +116,13 @@ export function encodedResponse(
   return res;
 }
 
-/** Any error -> Status response. Internal errors are logged by the caller's chain. */
-export function errorResponse(ctx: RequestContext | undefined, err: unknown): Response {
+/** Any error -> Status response. Internal errors are logged by the caller's chain.
+ * `streamLarge`: the server's {@link BodyWriting}, for errors before there is a context. */
+export function errorResponse(
+  ctx: RequestContext | undefined,
+  err: unknown,
+  streamLarge: boolean,
+): Response {
   const se = toStatusError(err);
   let negotiated: Negotiated = { encoding: "json", contentType: "application/json" };
   if (ctx) {
@@ -134,7 +144,7 @@ export function errorResponse(ctx: RequestContext | undefined, err: unknown): Re
   }
   const headers = new Headers({ "Content-Type": negotiated.contentType, ...se.headers });
   if (ctx) warningHeaders(headers, ctx.warnings);
-  return new Response(responseBody(body), { status: se.code, headers });
+  return new Response(responseBody(body, streamLarge), { status: se.code, headers });
 }
 
 /** A Status about `group` as a client that used Kubernetes' name of it reads it:

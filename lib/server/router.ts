@@ -50,7 +50,7 @@ export function router(deps: RouterDeps) {
   function nonResource(ctx: RequestContext): Response {
     const url = ctx.url;
     const path = url.pathname.replace(/\/+$/, "") || "/";
-    const health = healthResponse(path, url, deps.health);
+    const health = healthResponse(path, url, deps.health, ctx.streamLargeBodies);
     if (health) return health;
     if (ctx.req.method !== "GET" && ctx.req.method !== "HEAD") throw methodNotAllowed();
     const accept = ctx.req.headers.get("Accept");
@@ -85,7 +85,7 @@ export function router(deps: RouterDeps) {
       const doc = deps.openapi.document(path.slice("/openapi/v3/".length));
       if (doc) {
         const immutable = url.searchParams.get("hash") === doc.hash;
-        return new Response(responseBody(doc.body), {
+        return new Response(responseBody(doc.body, ctx.streamLargeBodies), {
           headers: {
             "Content-Type": "application/json",
             "Etag": `"${doc.hash}"`,

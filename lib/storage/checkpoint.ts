@@ -4,7 +4,7 @@
  * @module
  */
 
-import { isNotFound, writeFileDurably } from "./fsutil.ts";
+import { isNotFound, writeFileAtomic } from "./fsutil.ts";
 
 /** What the `checkpoint` file records. */
 export interface Checkpoint {
@@ -45,5 +45,5 @@ export async function readCheckpoint(path: string): Promise<Checkpoint> {
 /** Replaces the checkpoint at `path` durably. */
 export async function writeCheckpoint(path: string, cp: Checkpoint): Promise<void> {
   const body = JSON.stringify({ version: 1, revision: cp.revision, compacted: cp.compacted });
-  await writeFileDurably(path, new TextEncoder().encode(body + "\n"));
+  await writeFileAtomic(path, body + "\n");
 }

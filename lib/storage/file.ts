@@ -24,7 +24,8 @@
  */
 
 import { type Checkpoint, writeCheckpoint } from "./checkpoint.ts";
-import { type Clock, consoleLogger, type StoreLogger, systemClock } from "./clock.ts";
+import { type Clock, systemClock } from "../api/time.ts";
+import { consoleLogger, type StoreLogger } from "./logger.ts";
 import { Engine, type EngineOptions, type EngineState } from "./engine.ts";
 import { eventToRecord } from "./journal/event.ts";
 import type { Journal, JournalStats } from "./journal/journal.ts";

@@ -1,10 +1,12 @@
 /**
- * Small file-system helpers shared by the journal and the file store: directory fsync and
- * atomic file replacement.
+ * Small file-system helpers: directory fsync and atomic file replacement, shared by the
+ * journal, the file store and the files the server keeps beside it (certificates, keys,
+ * tokens, the admin kubeconfig).
  * @module
  */
 
-import { FILE_MODE } from "./permissions.ts";
+import { dirname } from "node:path";
+import { DIR_MODE, FILE_MODE } from "./permissions.ts";
 
 /** fsyncs a directory so that entries created, renamed or removed in it are durable. */
 export async function syncDir(path: string): Promise<void> {
@@ -17,21 +19,40 @@ export async function syncDir(path: string): Promise<void> {
 }
 
 /**
- * Replaces `path` with `data` atomically: writes `path.tmp`, fdatasyncs it, renames it over
- * `path` and fsyncs the directory. Readers see either the old or the new content.
+ * Replaces `path` with `data` atomically and durably: writes a temporary file beside it with
+ * `mode` (whatever the umask; default 0600), fsyncs it, renames it over `path` and fsyncs the
+ * directory, which is created (0700) if missing. Readers, and a restart after a crash, see
+ * the old or the new content, never a torn one. The temporary file goes if anything fails.
  */
-export async function writeFileDurably(path: string, data: Uint8Array): Promise<void> {
-  const tmp = `${path}.tmp`;
-  const file = await Deno.open(tmp, { write: true, create: true, truncate: true, mode: FILE_MODE });
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  opts: { mode?: number } = {},
+): Promise<void> {
+  const mode = opts.mode ?? FILE_MODE;
+  const dir = dirname(path);
+  await Deno.mkdir(dir, { recursive: true, mode: DIR_MODE });
+  const tmp = `${path}.tmp-${crypto.randomUUID().slice(0, 8)}`;
+  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
   try {
-    await writeAll(file, data);
-    await file.syncData();
-  } finally {
-    file.close();
+    const file = await Deno.open(tmp, { write: true, create: true, truncate: true, mode });
+    try {
+      if (!WINDOWS) await Deno.chmod(tmp, mode); // umask-proof
+      await writeAll(file, bytes);
+      await file.sync();
+    } finally {
+      file.close();
+    }
+    await Deno.rename(tmp, path);
+  } catch (err) {
+    await Deno.remove(tmp).catch(() => {});
+    throw err;
   }
-  await Deno.rename(tmp, path);
-  await syncDir(parentDir(path));
+  // Windows cannot open a directory to sync it.
+  if (!WINDOWS) await syncDir(dir);
 }
+
+const WINDOWS = Deno.build.os === "windows";
 
 /** Writes every byte of `data` (a single `write` may be partial). */
 export async function writeAll(file: Deno.FsFile, data: Uint8Array): Promise<void> {

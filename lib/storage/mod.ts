@@ -10,13 +10,15 @@
  * @module
  */
 
-import type { Clock, StoreLogger } from "./clock.ts";
+import type { Clock } from "../api/time.ts";
+import type { StoreLogger } from "./logger.ts";
 import { FileStore } from "./file.ts";
 import { MemoryStore } from "./memory.ts";
 import type { Store } from "./store.ts";
 
 export * from "./store.ts";
-export { type Clock, consoleLogger, type StoreLogger, systemClock } from "./clock.ts";
+export { type Clock, systemClock } from "../api/time.ts";
+export { consoleLogger, type StoreLogger } from "./logger.ts";
 export { type EngineOptions, MAX_KEY_LENGTH } from "./engine.ts";
 export { FileStore, type FileStoreOptions, type FileStoreStats, StoreLockedError } from "./file.ts";
 export { MemoryStore, type MemoryStoreOptions } from "./memory.ts";

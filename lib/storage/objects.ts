@@ -12,7 +12,7 @@
  * @module
  */
 
-import type { StoreLogger } from "./clock.ts";
+import type { StoreLogger } from "./logger.ts";
 import { isNotFound, parentDir, syncDir } from "./fsutil.ts";
 import { keyToPath, OBJECT_SUFFIX } from "./keypath.ts";
 import { DIR_MODE, FILE_MODE } from "./permissions.ts";

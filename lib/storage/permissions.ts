@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { StoreLogger } from "./clock.ts";
+import type { StoreLogger } from "./logger.ts";
 
 /** Mode of every file the server writes under its data directory. */
 export const FILE_MODE = 0o600;

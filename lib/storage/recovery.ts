@@ -19,7 +19,8 @@
  * @module
  */
 
-import type { Clock, StoreLogger } from "./clock.ts";
+import type { Clock } from "../api/time.ts";
+import type { StoreLogger } from "./logger.ts";
 import { type Checkpoint, readCheckpoint } from "./checkpoint.ts";
 import type { EngineState } from "./engine.ts";
 import { recordToEvent } from "./journal/event.ts";

@@ -19,6 +19,7 @@ import { patchHandler } from "./patch.ts";
 import { updateHandler } from "./update.ts";
 import { watchHandler } from "./watch.ts";
 import type { ResourceScope } from "./scope.ts";
+import type { WatchPacer } from "./watch_pacing.ts";
 
 type VerbHandler = (ctx: RequestContext, scope: ResourceScope) => Promise<Response>;
 
@@ -53,6 +54,8 @@ export interface ResourceRouterDeps {
   minRequestTimeoutS?: number;
   /** What computed resources (access and token reviews, token requests) answer from. */
   reviews?: ReviewServices;
+  /** The server's watch streams, counted to pace their writes. */
+  watchPacer: WatchPacer;
 }
 
 const NO_REVIEW_SERVICES: ReviewServices = {
@@ -74,6 +77,7 @@ export function resourceHandler(deps: ResourceRouterDeps) {
         watchList: deps.watchList ?? false,
         minRequestTimeoutS: deps.minRequestTimeoutS ?? 1800,
         protobuf: hasProtobuf(registry.apiVersion, registry.def.kind),
+        watchPacer: deps.watchPacer,
       };
       scopes.set(registry, scope);
     }

@@ -20,6 +20,7 @@ import type { RequestContext } from "../context.ts";
 import type { Attributes } from "../../auth/authorizer.ts";
 import { authorizeAttributes } from "../filters/authorization.ts";
 import { toKubeApiVersion } from "../../api/group_names.ts";
+import type { WatchPacer } from "./watch_pacing.ts";
 
 export interface ResourceScope {
   registry: ResourceRegistry;
@@ -31,6 +32,8 @@ export interface ResourceScope {
   minRequestTimeoutS: number;
   /** The resource's kind has a protobuf encoding. */
   protobuf: boolean;
+  /** The server's watch streams, counted to pace their writes. */
+  watchPacer: WatchPacer;
 }
 
 /** Reads the body up to `limit` bytes as text; 413 beyond it. */

@@ -28,7 +28,6 @@ import { isStoreError, type KeyValue } from "../../storage/store.ts";
 import type { RequestContext } from "../context.ts";
 import { parseResourceVersion, readOptionsOf, waitForRevision } from "./read_options.ts";
 import type { ResourceScope } from "./scope.ts";
-import { watchPacer } from "./watch_pacing.ts";
 import { cachedJson } from "./list.ts";
 import { kubeSpelled } from "../../api/group_names.ts";
 
@@ -124,6 +123,7 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
   });
   const q = ctx.url.searchParams;
   const registry = scope.registry;
+  const pacer = scope.watchPacer;
   const def = registry.def;
   const o = readOptionsOf(q, { watch: true, watchList: scope.watchList });
   let filter = parseFilter(def, q.get("labelSelector"), q.get("fieldSelector"));
@@ -205,7 +205,7 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
   let wakeTick: (() => void) | undefined;
   let closed = false;
   const cleanup = () => {
-    if (!closed) watchPacer.closed();
+    if (!closed) pacer.closed();
     closed = true;
     clearTimeout(timer);
     clearTimeout(tick);
@@ -242,7 +242,7 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
 
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
-      watchPacer.opened();
+      pacer.opened();
       try {
         events = registry.watch(ctx.info.namespace, {
           afterRevision,
@@ -300,9 +300,9 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
           next = undefined;
           checkAt = now + BOOKMARK_IDLE_MS;
           if (r.done) break;
-          const hold = watchPacer.holdFor(lastWrite, performance.now());
+          const hold = pacer.holdFor(lastWrite, performance.now());
           if (hold > 0) {
-            await watchPacer.wait(hold);
+            await pacer.wait(hold);
             if (abort.signal.aborted) break;
           }
           // Everything else already waiting goes out in the same write.

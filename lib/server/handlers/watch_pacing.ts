@@ -7,11 +7,12 @@
  * less than a *window* ago holds its next events until the window has passed and then sends
  * everything that arrived meanwhile in one write, as Nagle's algorithm does for TCP.
  *
- * The window grows with the number of open watch streams in the process, `US_PER_STREAM`
+ * The window grows with the number of open watch streams of the server, `US_PER_STREAM`
  * microseconds each and at most `MAX_WINDOW_MS`: all streams together then make at most about
  * 1 / `US_PER_STREAM` writes a second however many there are (25,000/s), while a few watchers
  * (under 25) are never held at all. A stream that has been quiet for a window sends at once.
- * Held streams wake at shared 2 ms slots, so that a thousand of them need a few timers.
+ * Held streams wake at shared 2 ms slots, so that a thousand of them need a few timers. Each
+ * server has its own pacer (made by startServer, handed to the watch handler in its scope).
  *
  * Measured with 1,000 watchers and 200 writes/s (bench/watch.ts) on 2 cores: unpaced, the
  * server spent a whole core and lag p99 was 95–165 ms; with a 40 ms window, 0.67 cores and
@@ -26,7 +27,7 @@ const MAX_WINDOW_MS = 50;
 /** Held streams wake at multiples of this (ms), so that they share timers. */
 const SLOT_MS = 2;
 
-/** Counts the open watch streams and hands out their batching windows. */
+/** Counts the open watch streams of one server and hands out their batching windows. */
 export class WatchPacer {
   #open = 0;
   #slots = new Map<number, Promise<void>>();
@@ -78,6 +79,3 @@ export class WatchPacer {
     return p;
   }
 }
-
-/** The process's pacer: the writes it bounds share the process's CPU. */
-export const watchPacer = new WatchPacer();

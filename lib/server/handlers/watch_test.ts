@@ -6,7 +6,7 @@ import { ResourceRegistry } from "../../registry/generic.ts";
 import { SchemaSet } from "../../registry/schema.ts";
 import { requestInfoOf } from "../request_info.ts";
 import { watchHandler } from "./watch.ts";
-import { watchPacer } from "./watch_pacing.ts";
+import { WatchPacer } from "./watch_pacing.ts";
 
 Deno.test("a watcher that falls behind is ended cleanly, without an ERROR event", async () => {
   const store = new MemoryStore({ watchBufferSize: 3 });
@@ -28,6 +28,7 @@ Deno.test("a watcher that falls behind is ended cleanly, without an ERROR event"
     watchList: false,
     minRequestTimeoutS: 1800,
     protobuf: true,
+    watchPacer: new WatchPacer(),
   });
   // Nobody reads the stream while 20 objects are written: the watcher's buffer overflows.
   for (let i = 0; i < 20; i++) {
@@ -48,6 +49,7 @@ Deno.test("with many streams open, events that come within the window go out in 
   const url = new URL("https://x/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=1");
   await store.create("/registry/core/configmaps/default/seed", "{}"); // revision 1
   // 999 other streams: with this one, a window of 40 ms.
+  const watchPacer = new WatchPacer();
   for (let i = 0; i < 999; i++) watchPacer.opened();
   const abort = new AbortController();
   try {
@@ -64,6 +66,7 @@ Deno.test("with many streams open, events that come within the window go out in 
       watchList: false,
       minRequestTimeoutS: 1800,
       protobuf: true,
+      watchPacer,
     });
     assertEquals(watchPacer.window(), 40);
     const reader = res.body!.getReader();

@@ -85,6 +85,6 @@ export function openAPIv2Handler(v2: () => string): (ctx: RequestContext) => Res
     headers.set("Content-Type", form === "json" ? JSON_TYPE : OPENAPI_V2_PROTOBUF);
     headers.set("Last-Modified", forms.lastModified.toUTCString());
     const body = form === "json" ? forms.json : forms.protobuf();
-    return new Response(responseBody(body), { headers });
+    return new Response(responseBody(body, ctx.streamLargeBodies), { headers });
   };
 }

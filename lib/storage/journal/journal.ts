@@ -9,7 +9,7 @@
  * @module
  */
 
-import { consoleLogger, type StoreLogger } from "../clock.ts";
+import { consoleLogger, type StoreLogger } from "../logger.ts";
 import { isNotFound, syncDir, writeAll, writeAllSync } from "../fsutil.ts";
 import { DIR_MODE, FILE_MODE } from "../permissions.ts";
 import { decodeRecord, encodeRecordInto, type JournalRecord, recordBound } from "./record.ts";

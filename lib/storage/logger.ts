@@ -1,15 +1,8 @@
 /**
- * Time and logging seams of the storage layer, so tests can fake them.
+ * Where the storage layer reports repairs and trouble: a logger seam, so that the server can
+ * pass its own and tests can keep quiet.
  * @module
  */
-
-/** The source of wall-clock time (ms since the epoch). */
-export interface Clock {
-  now(): number;
-}
-
-/** `Date.now()`. */
-export const systemClock: Clock = { now: () => Date.now() };
 
 /** Where the storage layer reports repairs and trouble. The server's Logger fits. */
 export interface StoreLogger {

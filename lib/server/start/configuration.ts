@@ -1,0 +1,131 @@
+/**
+ * Start-up step 1, configuration: the feature gates, the service network and the files named
+ * by flags (authorization, static tokens, encryption, authentication), read and checked before
+ * anything is created or opened, so that a bad setting is a one-line ConfigError (main exits 2)
+ * that leaves no trace.
+ */
+
+import { AuthenticationConfigReloader } from "../../auth/authentication_config_reloader.ts";
+import {
+  type AuthorizationConfig,
+  loadAuthorizationConfig,
+} from "../../auth/authorization_config.ts";
+import { PolicyIndex } from "../../auth/rbac/mod.ts";
+import { SERVICE_ACCOUNT_ISSUER } from "../../auth/service_account_tokens.ts";
+import { loadTokenFile, type TokenUser } from "../../auth/token_file.ts";
+import { resolveFeatureGates } from "../../config/feature_gates.ts";
+import { ConfigError } from "../../config/flags.ts";
+import { EncryptionTransformer, loadEncryptionConfig } from "../../encryption/mod.ts";
+import { builtinDefinitions } from "../../registry/builtin/mod.ts";
+import {
+  type ServiceAllocator,
+  type ServiceNetwork,
+  serviceNetwork,
+} from "../../registry/builtin/service_ips.ts";
+import type { ResourceDefinition } from "../../registry/definition.ts";
+import type { Logger } from "../log.ts";
+import { rbacAuthorizes, servedDefinitions } from "../served_apis.ts";
+import type { OpenResources } from "./open_resources.ts";
+import type { StartOptions } from "./options.ts";
+
+/** The settings every later step reads, checked. */
+export interface Configuration {
+  featureGates: Map<string, boolean>;
+  /** `--service-cluster-ip-range` and `--service-node-port-range`. */
+  network: ServiceNetwork;
+  /** `--authorization-config`; without it system:masters, then RBAC. */
+  authorization?: AuthorizationConfig;
+  /** The rules the RBAC authorizer indexes; the RBAC definitions check escalation against them. */
+  rbacPolicy: PolicyIndex;
+  /**
+   * The built-in definitions served (`--runtime-config`). Discovery, OpenAPI and routing follow
+   * the catalogue made of them: what is filtered out is not served at all (served_apis.ts says
+   * what cannot be, and what turns off with it).
+   */
+  servedBuiltins(serviceAllocator?: ServiceAllocator): ResourceDefinition[];
+  /** `--token-auth-file`. */
+  staticTokens?: Map<string, TokenUser>;
+  /** `--encryption-provider-config`: what the file store encrypts at rest. */
+  encryption?: EncryptionTransformer;
+  /** `--authentication-config`, re-read when it changes (registered in `resources`). */
+  authentication?: AuthenticationConfigReloader;
+}
+
+/** Reads and checks the configuration; opens nothing but the authentication file's watch. */
+export async function loadConfiguration(
+  opts: StartOptions,
+  logger: Logger,
+  resources: OpenResources,
+): Promise<Configuration> {
+  const featureGates = resolveFeatureGates(opts.featureGates ?? new Map());
+  checkAccessConfigGates(opts, featureGates);
+  const network = serviceNetwork(opts.serviceClusterIPRange, opts.serviceNodePortRange);
+  const authorization = opts.authorizationConfigFile
+    ? await loadAuthorizationConfig(opts.authorizationConfigFile)
+    : undefined;
+  const rbacPolicy = new PolicyIndex();
+  const servedBuiltins = (serviceAllocator?: ServiceAllocator) =>
+    servedDefinitions(
+      builtinDefinitions({ rbacPolicy, serviceAllocator }),
+      opts.runtimeConfig ?? new Map(),
+      { rbacAuthorizes: rbacAuthorizes(authorization) },
+    );
+  // Checked here, before anything is written; built again with the store's allocator.
+  servedBuiltins();
+  const staticTokens = opts.tokenAuthFile ? await loadTokenFile(opts.tokenAuthFile) : undefined;
+  const encryption = opts.encryptionProviderConfigFile
+    ? new EncryptionTransformer(await loadEncryptionConfig(opts.encryptionProviderConfigFile))
+    : undefined;
+  const authentication = opts.authenticationConfigFile
+    ? await AuthenticationConfigReloader.start({
+      path: opts.authenticationConfigFile,
+      logger,
+      anonymousFlagSet: opts.anonymousAuth !== undefined,
+      // Service account tokens are checked by their own authenticator.
+      disallowedIssuers: [SERVICE_ACCOUNT_ISSUER],
+    })
+    : undefined;
+  if (authentication) {
+    resources.add("the authentication configuration", () => authentication.stop());
+  }
+  if (
+    authentication?.config.anonymous?.conditions.length &&
+    !featureGates.get("AnonymousAuthConfigurableEndpoints")
+  ) {
+    throw new ConfigError(
+      `${opts.authenticationConfigFile}: anonymous.conditions: needs the ` +
+        "AnonymousAuthConfigurableEndpoints feature gate, which is off",
+    );
+  }
+  return {
+    featureGates,
+    network,
+    authorization,
+    rbacPolicy,
+    servedBuiltins,
+    staticTokens,
+    encryption,
+    authentication,
+  };
+}
+
+/** The access configuration files need their feature gates (on by default, as in kube). */
+function checkAccessConfigGates(opts: StartOptions, gates: Map<string, boolean>): void {
+  const needs = [
+    [
+      "--authentication-config",
+      opts.authenticationConfigFile,
+      "StructuredAuthenticationConfiguration",
+    ],
+    [
+      "--authorization-config",
+      opts.authorizationConfigFile,
+      "StructuredAuthorizationConfiguration",
+    ],
+  ] as const;
+  for (const [flag, file, gate] of needs) {
+    if (file !== undefined && !gates.get(gate)) {
+      throw new ConfigError(`${flag}: needs the ${gate} feature gate, which is off`);
+    }
+  }
+}

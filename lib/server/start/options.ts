@@ -1,0 +1,88 @@
+/**
+ * What `startServer` takes: the settings of one server, each with its default. `platform serve`
+ * fills them from flags and the configuration file (lib/config); embedders pass them directly.
+ */
+
+import type { ConnectionLimits } from "../connections.ts";
+import type { Logger } from "../log.ts";
+
+export interface StartOptions {
+  /** Where certificates, credentials and (for the file store) objects live. Default: a new
+   * temporary directory, removed by `close()`. */
+  dataDir?: string;
+  /** @default "127.0.0.1" */
+  bindAddress?: string;
+  /** 0 picks a free port. @default 0 */
+  securePort?: number;
+  /** @default "file" */
+  storage?: "file" | "memory";
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  tlsSANs?: string[];
+  tokenAuthFile?: string;
+  /** CA bundle that verifies client certificates (`--client-ca-file`); turns on clientCertAuth. */
+  clientCAFile?: string;
+  /** An AuthenticationConfiguration file (`--authentication-config`): JWT issuers and
+   * anonymous access; re-read when it changes. */
+  authenticationConfigFile?: string;
+  /** The legacy `--anonymous-auth` switch, when given. @default false */
+  anonymousAuth?: boolean;
+  /** Discovery and OpenAPI also list each built-in group under its Kubernetes name.
+   * @default true */
+  kubernetesGroupNames?: boolean;
+  /** An AuthorizationConfiguration file (`--authorization-config`).
+   * @default system:masters as superusers, then RBAC */
+  authorizationConfigFile?: string;
+  /**
+   * Client-certificate authentication on the secure port (user = CN, groups = O), verified
+   * against `clientCAFile`, else the cluster CA (`<dataDir>/pki/ca.crt`). TLS then ends in a
+   * node:tls front (see tls_front.ts). @default clientCAFile !== undefined
+   */
+  clientCertAuth?: boolean;
+  /** An EncryptionConfiguration file (`--encryption-provider-config`): which resources the
+   * file store encrypts at rest, with which keys. @default values are stored in clear */
+  encryptionProviderConfigFile?: string;
+  /** @default 300000 (5 minutes) */
+  historyRetentionMs?: number;
+  /** @default 3145728 (3 MiB) */
+  maxRequestBodyBytes?: number;
+  /** @default 30000 */
+  shutdownTimeoutMs?: number;
+  /** `--request-timeout`: the deadline of non-watch requests. @default 60000 */
+  requestTimeoutMs?: number;
+  /** `--min-request-timeout`: watches without timeoutSeconds last between this and twice
+   * this. @default 1800 */
+  minRequestTimeoutSeconds?: number;
+  /** `--max-requests-inflight` / `--max-mutating-requests-inflight`; 0: no limit.
+   * @default 400 / 200 */
+  maxRequestsInflight?: number;
+  maxMutatingRequestsInflight?: number;
+  /** How often the serving certificate is checked for renewal (a generated one 30 days
+   * before it expires; `tlsCertFile` when it changes). @default 3600000 */
+  certificateCheckIntervalMs?: number;
+  /** The time the serving certificate's renewal is decided at (tests move it ahead).
+   * @default the real time */
+  clock?: () => Date;
+  /** Connection limits and timeouts (`--max-connections`, …). @default see connections.ts */
+  connectionLimits?: Partial<ConnectionLimits>;
+  /** Write `<dataDir>/admin.kubeconfig` once listening. @default true */
+  writeKubeconfig?: boolean;
+  featureGates?: Map<string, boolean>;
+  /** `--runtime-config`: the built-in versions and resources served, with keys normalized as
+   * `parseRuntimeConfig("coordination.k8s.io/v1=false")` gives them. @default stable versions
+   * on, others off */
+  runtimeConfig?: ReadonlyMap<string, boolean>;
+  /** Controller selection in kube syntax (`--controllers`). @default ["*"] */
+  controllers?: string[];
+  /** `--cluster-signing-cert-file` / `--cluster-signing-key-file`. @default the cluster CA */
+  clusterSigning?: { certFile: string; keyFile: string };
+  /** Per well-known signer name (`--cluster-signing-<signer>-cert-file` …). */
+  clusterSigningPerSigner?: Record<string, { certFile: string; keyFile: string }>;
+  /** `--cluster-signing-duration`. @default one year */
+  clusterSigningDurationMs?: number;
+  /** `--service-cluster-ip-range`: one CIDR or a dual-stack pair. @default "10.0.0.0/24" */
+  serviceClusterIPRange?: string;
+  /** `--service-node-port-range`. @default "30000-32767" */
+  serviceNodePortRange?: string;
+  logger?: Logger;
+}

@@ -1,0 +1,49 @@
+/**
+ * Start-up step 4: the store (in `<dataDir>/store`, or in memory) and the key that signs
+ * continue tokens.
+ */
+
+import { ensureContinueKey } from "../../certificates/pki.ts";
+import { ConfigError } from "../../config/flags.ts";
+import { FileStore, StoreLockedError } from "../../storage/file.ts";
+import { MemoryStore } from "../../storage/memory.ts";
+import type { Store } from "../../storage/store.ts";
+import type { Logger } from "../log.ts";
+import type { Configuration } from "./configuration.ts";
+import type { OpenResources } from "./open_resources.ts";
+import type { StartOptions } from "./options.ts";
+
+/** The opened store and the key of its continue tokens. */
+export interface Storage {
+  store: Store;
+  /** Continue tokens outlive a restart with the data they page through: none in memory. */
+  continueKey?: Uint8Array;
+}
+
+/** Opens the store; a data directory another server holds is a ConfigError. */
+export async function openStorage(
+  opts: StartOptions,
+  dataDir: string,
+  config: Configuration,
+  logger: Logger,
+  resources: OpenResources,
+): Promise<Storage> {
+  const historyRetentionMs = opts.historyRetentionMs ?? 5 * 60_000;
+  const store: Store = opts.storage === "memory"
+    ? new MemoryStore({ historyRetentionMs })
+    : await FileStore.open({
+      dir: `${dataDir}/store`,
+      historyRetentionMs,
+      logger,
+      transformer: config.encryption,
+    }).catch((err) => {
+      // A start-up problem of the user's, said in one line (main exits 2).
+      if (err instanceof StoreLockedError) {
+        throw new ConfigError(`--data-dir: ${dataDir} is in use by another platform server`);
+      }
+      throw err;
+    });
+  resources.add("the store", () => store.close());
+  const continueKey = opts.storage === "memory" ? undefined : await ensureContinueKey(dataDir);
+  return { store, continueKey };
+}
