@@ -50,8 +50,9 @@ export function resourcePrefix(group: string, resource: string): string {
 /** Concurrent writes an unconditional update or a delete rides out before it gives up (409). */
 export const MAX_UPDATE_RETRIES = 16;
 
-/** The {@link EncodedCache} slot of an object's JSON text, as `JSON.stringify` gives it. */
-const JSON_SLOT = "json";
+/** The {@link EncodedCache} slot of an object's JSON text as `JSON.stringify` gives it, and a
+ * newline (a GET's body). */
+const JSON_LINE_SLOT = "json-line";
 
 export class RegistryCore {
   readonly def: ResourceDefinition;
@@ -65,7 +66,7 @@ export class RegistryCore {
   /** Encodings of stored values (JSON text, protobuf bytes) made by the read paths, kept as
    * long as the stored value lives: a value never changes, so neither do its encodings. */
   readonly encoded = new EncodedCache();
-  /** The JSON slot of {@link encoded}, held directly: every plain GET reads it. */
+  /** The JSON text slot of {@link encoded}, held directly: every plain GET reads it. */
   readonly #json: WeakMap<KeyValue, string>;
   /** Decoded stored values shared by all watchers (each event is decoded once). */
   readonly #shared = new WeakMap<KeyValue, KubeObject>();
@@ -84,7 +85,7 @@ export class RegistryCore {
     this.#prefix = def.storage
       ? resourcePrefix(def.storage.group, def.storage.resource)
       : resourcePrefix(def.group, def.plural);
-    this.#json = this.encoded.slot<string>(JSON_SLOT);
+    this.#json = this.encoded.slot<string>(JSON_LINE_SLOT);
   }
 
   /** The store key of one object. Names are validated before they get here. */
@@ -123,12 +124,19 @@ export class RegistryCore {
     return JSON.stringify({ ...stored, metadata });
   }
 
-  /** The object of a stored value as JSON text, made once per stored value: GETs, lists and
-   * watches share it. */
+  /** The object of a stored value as JSON text (what lists and watches embed), from the text
+   * cached per stored value that GETs answer with. */
   jsonOf(kv: KeyValue): string {
+    // A slice of the cached text: no copy.
+    return this.#jsonLine(kv).slice(0, -1);
+  }
+
+  /** The object of a stored value as JSON text and a newline (a GET's body), made once per
+   * stored value: GETs, lists and watches share it. */
+  #jsonLine(kv: KeyValue): string {
     let text = this.#json.get(kv);
     if (text === undefined) {
-      text = JSON.stringify(this.decode(kv));
+      text = JSON.stringify(this.decode(kv)) + "\n";
       this.#json.set(kv, text);
     }
     return text;
@@ -149,7 +157,7 @@ export class RegistryCore {
     return this.store.get(this.key(namespace, name)).then(
       (kv) => {
         if (!kv) throw notFound(this.gr, name);
-        return this.jsonOf(kv) + "\n";
+        return this.#jsonLine(kv);
       },
       (err) => Promise.reject(this.translate(err, "")),
     );
