@@ -1,9 +1,9 @@
 /**
  * Per stored value, its encodings: a stored value (a `KeyValue`) is immutable, so the JSON
- * text or protobuf bytes made from it once stay right for as long as it exists. Lists build
- * their bodies from these instead of decoding and re-encoding every object on every request.
- * Entries live exactly as long as the stored value (weak keys): no size bound needed beyond
- * what the store itself retains.
+ * text or protobuf bytes made from it once stay right for as long as it exists. GETs and lists
+ * build their bodies from these instead of decoding and re-encoding every object on every
+ * request. Entries live exactly as long as the stored value (weak keys): no size bound needed
+ * beyond what the store itself retains.
  */
 
 import type { KeyValue } from "../storage/store.ts";
@@ -21,5 +21,12 @@ export class EncodedCache {
       map.set(kv, value);
     }
     return value;
+  }
+
+  /** The encodings named `slot`, by stored value: for a hot path that looks one up directly. */
+  slot<T>(slot: string): WeakMap<KeyValue, T> {
+    let map = this.#slots.get(slot);
+    if (!map) this.#slots.set(slot, map = new WeakMap());
+    return map as WeakMap<KeyValue, T>;
   }
 }

@@ -4,6 +4,7 @@ import { badRequest } from "../../api/errors.ts";
 import { negotiateOutput } from "../../codec/negotiate.ts";
 import { parseFilter } from "../../registry/filter.ts";
 import type { KubeObject } from "../../registry/definition.ts";
+import type { DeleteOptions } from "../../registry/generic.ts";
 import type { RequestContext } from "../context.ts";
 import { objectResponse } from "../respond.ts";
 import { dryRunOf, readDecoded, type ResourceScope } from "./scope.ts";
@@ -11,16 +12,11 @@ import { invalid } from "../../api/errors.ts";
 
 const POLICIES = ["Foreground", "Background", "Orphan"];
 
-interface ParsedDeleteOptions {
-  dryRun: boolean;
-  preconditions?: { uid?: string; resourceVersion?: string };
-}
-
 /** DeleteOptions from the body (optional) and the query; query values win for scalars. */
 async function deleteOptionsOf(
   ctx: RequestContext,
   scope: ResourceScope,
-): Promise<ParsedDeleteOptions> {
+): Promise<DeleteOptions> {
   let body: KubeObject = {};
   const read = await readDecoded(ctx, scope);
   if (read) {

@@ -226,11 +226,12 @@ function asSequenceEntry(yaml: string): string {
   return lines.map((l, i) => (i === 0 ? `- ${l}` : l === "" ? "" : `  ${l}`)).join("\n") + "\n";
 }
 
-/** The JSON text of a stored value, made once and cached with it: lists and a watch's initial
- * events share it. */
+/** The JSON text of a stored value, made once and cached with it: GETs, lists and a watch's
+ * initial events share it (the registry's own, or in Kubernetes' spelling of the group). */
 export function cachedJson(registry: ResourceRegistry, kv: KeyValue, kube = false): string {
+  if (!kube) return registry.jsonOf(kv);
   return registry.encoded.get(
-    kube ? "json-k8s" : "json",
+    "json-k8s",
     kv,
     () => JSON.stringify(decodeSpelled(registry, kv, kube)),
   );

@@ -100,7 +100,7 @@ export async function patchHandler(ctx: RequestContext, scope: ResourceScope): P
   const res = await scope.registry.patch(
     namespace,
     name,
-    { type, body, force },
+    { type, body },
     strategyContext(ctx, subresource),
     {
       dryRun,
@@ -108,6 +108,7 @@ export async function patchHandler(ctx: RequestContext, scope: ResourceScope): P
       duplicateFields: duplicates,
       subresource,
       manager,
+      force,
       // Apply is `patch` on an existing object and `create` on a missing one.
       beforeCreate: () => authorizeVerb(ctx, "create"),
     },

@@ -1,0 +1,190 @@
+/**
+ * What all the verbs of one resource registry share: its definition, its store, and the
+ * boundary between them: where an object is kept (its key), how a stored value becomes an
+ * object and back, the encodings kept per stored value (the one cache of JSON texts among
+ * them), and how storage errors become API errors. The verbs (list.ts, watch.ts, create.ts,
+ * update.ts, delete.ts, review.ts) are functions over a {@link RegistryCore}; the
+ * `ResourceRegistry` in generic.ts is what callers hold.
+ */
+
+import {
+  alreadyExists,
+  conflict,
+  type GroupResource,
+  internalError,
+  notFound,
+  OBJECT_MODIFIED,
+  StatusError,
+} from "../api/errors.ts";
+import { type Clock, systemClock } from "../api/time.ts";
+import { isStoreError, type KeyValue, type Store } from "../storage/store.ts";
+import { unreadableReason } from "../storage/transformer.ts";
+import { apiVersionOf, type KubeObject, type ResourceDefinition } from "./definition.ts";
+import type { SchemaSet } from "./schema.ts";
+import { type FieldType, typeOf } from "./typed.ts";
+import { EncodedCache } from "./encoded_cache.ts";
+import { randomContinueKey } from "./continue.ts";
+
+/** Checks that writes into a namespace are allowed (exists and not terminating). */
+export type NamespaceGate = (
+  namespace: string,
+  gr: GroupResource,
+  name: string,
+) => Promise<void>;
+
+export interface RegistryDeps {
+  store: Store;
+  schemas: SchemaSet;
+  clock?: Clock;
+  namespaceGate?: NamespaceGate;
+  /** MAC key of continue tokens; give the same key to a store that outlives the process so
+   * that tokens survive restarts. Default: random. */
+  continueKey?: Uint8Array;
+}
+
+/** Store key prefix of a stored resource: `/registry/<group|core>/<resource>/`. */
+export function resourcePrefix(group: string, resource: string): string {
+  return `/registry/${group || "core"}/${resource}/`;
+}
+
+/** Concurrent writes an unconditional update or a delete rides out before it gives up (409). */
+export const MAX_UPDATE_RETRIES = 16;
+
+/** The {@link EncodedCache} slot of an object's JSON text as `JSON.stringify` gives it, and a
+ * newline (a GET's body). */
+const JSON_LINE_SLOT = "json-line";
+
+export class RegistryCore {
+  readonly def: ResourceDefinition;
+  readonly gr: GroupResource;
+  readonly apiVersion: string;
+  readonly store: Store;
+  readonly schemas: SchemaSet;
+  readonly clock: Clock;
+  readonly namespaceGate?: NamespaceGate;
+  readonly continueKey: Uint8Array;
+  /** Encodings of stored values (JSON text, protobuf bytes) made by the read paths, kept as
+   * long as the stored value lives: a value never changes, so neither do its encodings. */
+  readonly encoded = new EncodedCache();
+  /** The JSON text slot of {@link encoded}, held directly: every plain GET reads it. */
+  readonly #json: WeakMap<KeyValue, string>;
+  /** Decoded stored values shared by all watchers (each event is decoded once). */
+  readonly #shared = new WeakMap<KeyValue, KubeObject>();
+  readonly #prefix: string;
+  #fieldType?: FieldType;
+
+  constructor(def: ResourceDefinition, deps: RegistryDeps) {
+    this.def = def;
+    this.gr = { group: def.group, resource: def.plural };
+    this.apiVersion = apiVersionOf(def);
+    this.store = deps.store;
+    this.schemas = deps.schemas;
+    this.clock = deps.clock ?? systemClock;
+    this.namespaceGate = deps.namespaceGate;
+    this.continueKey = deps.continueKey ?? randomContinueKey();
+    this.#prefix = def.storage
+      ? resourcePrefix(def.storage.group, def.storage.resource)
+      : resourcePrefix(def.group, def.plural);
+    this.#json = this.encoded.slot<string>(JSON_LINE_SLOT);
+  }
+
+  /** The store key of one object. Names are validated before they get here. */
+  key(namespace: string, name: string): string {
+    return this.def.namespaced ? `${this.#prefix}${namespace}/${name}` : `${this.#prefix}${name}`;
+  }
+
+  /** The store prefix of a list: one namespace, or all objects of the resource. */
+  listPrefix(namespace: string): string {
+    return this.def.namespaced && namespace ? `${this.#prefix}${namespace}/` : this.#prefix;
+  }
+
+  /** The structural view of this resource's schema (for patches and managed fields). */
+  fieldType(): FieldType {
+    return this.#fieldType ??= typeOf(this.schemas, this.def.schema);
+  }
+
+  /** Stored value -> the object in this definition's version, with its resourceVersion. */
+  decode(kv: KeyValue): KubeObject {
+    const unreadable = unreadableReason(kv.value);
+    if (unreadable !== undefined) {
+      throw internalError(`unable to transform key ${JSON.stringify(kv.key)}: ${unreadable}`);
+    }
+    let obj = JSON.parse(kv.value) as KubeObject;
+    if (this.def.storage) obj = this.def.storage.conversion.fromStorage(obj);
+    obj.metadata ??= {};
+    obj.metadata.resourceVersion = String(kv.modRevision);
+    return obj;
+  }
+
+  /** Object -> the value to store (in the stored form, without resourceVersion). */
+  encode(obj: KubeObject): string {
+    const stored = this.def.storage ? this.def.storage.conversion.toStorage(obj) : obj;
+    const metadata = { ...stored.metadata };
+    delete metadata.resourceVersion;
+    return JSON.stringify({ ...stored, metadata });
+  }
+
+  /** The object of a stored value as JSON text (what lists and watches embed), from the text
+   * cached per stored value that GETs answer with. */
+  jsonOf(kv: KeyValue): string {
+    // A slice of the cached text: no copy.
+    return this.#jsonLine(kv).slice(0, -1);
+  }
+
+  /** The object of a stored value as JSON text and a newline (a GET's body), made once per
+   * stored value: GETs, lists and watches share it. */
+  #jsonLine(kv: KeyValue): string {
+    let text = this.#json.get(kv);
+    if (text === undefined) {
+      text = JSON.stringify(this.decode(kv)) + "\n";
+      this.#json.set(kv, text);
+    }
+    return text;
+  }
+
+  /** The decoded object of a stored value, made once and shared by every watcher: read it,
+   * never change it. */
+  sharedObject(kv: KeyValue): KubeObject {
+    let obj = this.#shared.get(kv);
+    if (!obj) this.#shared.set(kv, obj = this.decode(kv));
+    return obj;
+  }
+
+  /** The object as JSON text with a final newline (what a plain GET answers), from the JSON
+   * text cached per stored value. 404 NotFound when missing. */
+  getJson(namespace: string, name: string): Promise<string> {
+    // One promise step (every GET comes here): no async frames around the store's read.
+    return this.store.get(this.key(namespace, name)).then(
+      (kv) => {
+        if (!kv) throw notFound(this.gr, name);
+        return this.#jsonLine(kv);
+      },
+      (err) => Promise.reject(this.translate(err, "")),
+    );
+  }
+
+  /** A store read, its errors translated. */
+  async read<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw this.translate(err, "");
+    }
+  }
+
+  /** Storage errors -> API errors. */
+  translate(err: unknown, name: string): unknown {
+    if (err instanceof StatusError) return err;
+    if (isStoreError(err, "KeyExists")) return alreadyExists(this.gr, name);
+    if (isStoreError(err, "NotFound")) return notFound(this.gr, name);
+    if (isStoreError(err, "Conflict")) return conflict(this.gr, name, OBJECT_MODIFIED);
+    if (isStoreError(err, "Compacted")) {
+      return new StatusError(
+        410,
+        "Expired",
+        "The resourceVersion for the provided list is too old.",
+      );
+    }
+    return err;
+  }
+}

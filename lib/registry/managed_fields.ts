@@ -1,0 +1,77 @@
+/**
+ * The registry's side of managed fields and server-side apply: what the field manager
+ * tracking of one write needs to know (lib/apply does the tracking), and the checks an apply
+ * configuration passes before it is applied.
+ */
+
+import { badRequest } from "../api/errors.ts";
+import { rfc3339 } from "../api/time.ts";
+import type { FieldManagerContext } from "../apply/mod.ts";
+import type { KubeObject } from "./definition.ts";
+import type { RegistryCore } from "./core.ts";
+import { checkName } from "./validation.ts";
+
+/** The field manager of writes that name none (the server's own controllers). */
+const DEFAULT_MANAGER = "platform";
+
+/** What a `/status` write may change and own: status, plus the identity of the object. */
+const STATUS_KEEPS = new Set(["apiVersion", "kind", "metadata", "status"]);
+
+/** What managed-fields tracking needs to know about this write. */
+export function managerContext(
+  core: RegistryCore,
+  opts: { manager?: string; subresource?: string },
+  old: KubeObject | undefined,
+  obj: KubeObject,
+): FieldManagerContext {
+  const subresource = opts.subresource ?? "";
+  let ignoredFields: string[] = [];
+  if (subresource === "status") {
+    // /status neither changes nor owns anything but status.
+    const fields = new Set([...Object.keys(old ?? {}), ...Object.keys(obj)]);
+    ignoredFields = [...fields].filter((f) => !STATUS_KEEPS.has(f));
+  } else if (!subresource && core.def.subresources?.includes("status")) {
+    ignoredFields = ["status"];
+  }
+  return {
+    type: core.fieldType(),
+    manager: opts.manager ?? DEFAULT_MANAGER,
+    apiVersion: core.apiVersion,
+    subresource,
+    now: rfc3339(core.clock.now()),
+    ignoredFields,
+    emptyObject: core.def.emptyObject,
+  };
+}
+
+/** An apply configuration: an object of this kind and version, without managedFields. */
+export function checkApplyConfig(core: RegistryCore, body: unknown, name: string): KubeObject {
+  const { def, apiVersion } = core;
+  if (!body || typeof body !== "object" || Array.isArray(body)) {
+    throw badRequest(`the apply configuration must be a ${def.kind} object`);
+  }
+  const config = body as KubeObject;
+  if (config.apiVersion !== apiVersion) {
+    throw badRequest(
+      `Incorrect version specified in apply patch. Specified patch version: ${
+        config.apiVersion ?? ""
+      }, expected: ${apiVersion}`,
+    );
+  }
+  if (config.kind !== def.kind) {
+    throw badRequest(
+      `Incorrect kind specified in apply patch. Specified patch kind: ${
+        config.kind ?? ""
+      }, expected: ${def.kind}`,
+    );
+  }
+  if (config.metadata === undefined || config.metadata === null) config.metadata = {};
+  if (typeof config.metadata !== "object" || Array.isArray(config.metadata)) {
+    throw badRequest("metadata must be an object");
+  }
+  if (config.metadata.managedFields !== undefined && config.metadata.managedFields !== null) {
+    throw badRequest("metadata.managedFields must be nil");
+  }
+  checkName(config, name);
+  return config;
+}

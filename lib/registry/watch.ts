@@ -1,0 +1,102 @@
+/**
+ * Watches of a registry's objects: the store's change events under a list prefix turned into
+ * API watch events (ADDED, MODIFIED, DELETED), filtered by label and field selectors.
+ */
+
+import type { StoreEvent, Watch } from "../storage/store.ts";
+import type { KubeObject } from "./definition.ts";
+import { type ObjectFilter, selectsObject } from "./filter.ts";
+import type { RegistryCore } from "./core.ts";
+
+export interface WatchEvent {
+  type: "ADDED" | "MODIFIED" | "DELETED";
+  object: KubeObject;
+}
+
+export interface WatchOptions {
+  /** Events of the writes after this revision. */
+  afterRevision: number;
+  filter?: ObjectFilter;
+  signal?: AbortSignal;
+}
+
+/** A watch's events, and how far it has delivered everything (see `ResourceRegistry.watch`). */
+export interface RegistryWatch {
+  /** The next event; done when the watch ends. Throws the store's watch errors. */
+  next(): Promise<IteratorResult<WatchEvent>>;
+  /** The next event if one is ready now (see `Watch.poll`). */
+  poll(): WatchEvent | undefined;
+  /** See `Watch.progress`. */
+  progress(): number | undefined;
+  /** Stops the watch. */
+  return(value?: unknown): Promise<IteratorResult<WatchEvent>>;
+}
+
+/** Store events turned into API watch events (some store events turn into none). */
+class TransformedWatch implements RegistryWatch {
+  readonly #watch: Watch;
+  readonly #events: AsyncIterator<StoreEvent>;
+  readonly #transform: (ev: StoreEvent) => WatchEvent | undefined;
+
+  constructor(watch: Watch, transform: (ev: StoreEvent) => WatchEvent | undefined) {
+    this.#watch = watch;
+    this.#events = watch[Symbol.asyncIterator]();
+    this.#transform = transform;
+  }
+
+  async next(): Promise<IteratorResult<WatchEvent>> {
+    for (;;) {
+      const r = await this.#events.next();
+      if (r.done) return { value: undefined, done: true };
+      const ev = this.#transform(r.value);
+      if (ev) return { value: ev, done: false };
+    }
+  }
+
+  poll(): WatchEvent | undefined {
+    for (let ev = this.#watch.poll(); ev; ev = this.#watch.poll()) {
+      const out = this.#transform(ev);
+      if (out) return out;
+    }
+    return undefined;
+  }
+
+  progress(): number | undefined {
+    return this.#watch.progress();
+  }
+
+  return(): Promise<IteratorResult<WatchEvent>> {
+    this.#watch.stop();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+}
+
+/**
+ * Changes after `afterRevision` as watch events. With a filter, an object that starts
+ * matching arrives as ADDED and one that stops matching as DELETED. Throws `Compacted` /
+ * `FutureRevision` store errors at once; `progress()` tells up to which revision every event
+ * has been delivered (what a bookmark may say). Event objects are shared between watchers:
+ * read them, never change them.
+ */
+export function watchObjects(
+  core: RegistryCore,
+  namespace: string,
+  opts: WatchOptions,
+): RegistryWatch {
+  const w = core.store.watch(core.listPrefix(namespace), {
+    afterRevision: opts.afterRevision,
+    signal: opts.signal,
+  });
+  const selects = (o: KubeObject) => !opts.filter || selectsObject(opts.filter, o, core.def);
+  const transform = (ev: StoreEvent): WatchEvent | undefined => {
+    const obj = core.sharedObject(ev.kv);
+    if (ev.type === "delete") return selects(obj) ? { type: "DELETED", object: obj } : undefined;
+    const now = selects(obj);
+    const before = ev.prevKv ? selects(core.sharedObject(ev.prevKv)) : false;
+    if (now && before) return { type: "MODIFIED", object: obj };
+    if (now) return { type: "ADDED", object: obj };
+    if (before) return { type: "DELETED", object: obj };
+    return undefined;
+  };
+  return new TransformedWatch(w, transform);
+}
