@@ -44,9 +44,6 @@ import {
   similarField,
   valueAt,
 } from "./schema_issues.ts";
-
-// The path of a field as messages write it; its home is schema_issues.ts.
-export { fieldPath };
 import { decodePem, readKeyPair } from "../certificates/pki.ts";
 import {
   DEFAULT_SERVICE_CLUSTER_IP_RANGE,
@@ -59,6 +56,9 @@ import {
   SIGNER_APISERVER_CLIENT_NODEAGENT,
   SIGNER_NODEAGENT_SERVING,
 } from "../certificates/signer.ts";
+
+// The path of a field as messages write it; its home is schema_issues.ts.
+export { fieldPath };
 
 /** The `apiVersion` of a configuration file. */
 export const CONFIG_API_VERSION = "platform.io/v1alpha1";
