@@ -27,7 +27,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import { parseYamlConfig } from "../config/yaml_file.ts";
 import { ConfigError, osReason, parseDuration, quote } from "../config/flags.ts";
-import { fieldPath } from "../config/server_config.ts";
+import { describeValue, formatIssue, type IssueFormat, similarField } from "../config/mod.ts";
 import { CelCompileError, compile, type CompiledExpression } from "../cel/mod.ts";
 import {
   connectionFromKubeconfig,
@@ -150,12 +150,14 @@ export async function loadAuthorizationConfig(
         `and kind: ${AUTHORIZATION_CONFIG_KIND}`,
     );
   }
-  if (!isObj(data)) throw new ConfigError(`${path}: expected a mapping, got ${describe(data)}`);
+  if (!isObj(data)) {
+    throw new ConfigError(`${path}: expected a mapping, got ${describeValue(data)}`);
+  }
 
   const errors: string[] = [];
   const parsed = fileSchema.safeParse(data);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) errors.push(...formatIssue(issue, data));
+    for (const issue of parsed.error.issues) errors.push(...formatIssue(issue, data, ISSUE_FORMAT));
   }
   const checker = new Checker(dirname(file), opts.inCluster ?? {});
   const config = await checker.file(data);
@@ -379,59 +381,21 @@ function celMessage(err: unknown): string {
   return `does not compile${where}: ${err.message}`;
 }
 
-// ---------------------------------------------------------------------------------------
-// Schema issues as `path: what is wrong`
-
-type Issue = z.core.$ZodIssue;
-
-function formatIssue(issue: Issue, data: unknown): string[] {
-  const at = fieldPath(issue.path);
-  if (issue.code === "unrecognized_keys") {
-    return issue.keys.map((key) => {
-      const holder = issue.path.findLast((seg) => typeof seg === "string") ?? "";
-      const hint = FIELDS_IN[holder as string]?.find((f) => f !== key && norm(f) === norm(key));
-      return `${fieldPath([...issue.path, key])}: unknown field` +
-        (hint ? ` (did you mean ${quote(hint)}?)` : "");
-    });
-  }
-  if (issue.code === "invalid_type") {
-    const input = valueAt(data, issue.path);
-    if (input === undefined) return [`${at}: required field is missing`];
-    const field = issue.path.at(-1);
-    const want = typeof field === "string" && DURATION_FIELDS.has(field)
+/** How this file words its schema issues: `expected a string`, a duration field says so, and
+ * an unknown field's hint is a field of the same object. */
+const ISSUE_FORMAT: IssueFormat = {
+  articles: true,
+  suggest: (key, path) => {
+    const holder = path.findLast((seg) => typeof seg === "string") ?? "";
+    return similarField(key, FIELDS_IN[holder as string] ?? []);
+  },
+  expects: (path) => {
+    const field = path.at(-1);
+    return typeof field === "string" && DURATION_FIELDS.has(field)
       ? 'a duration such as "30s"'
-      : typeName(issue.expected);
-    return [`${at}: expected ${want}, got ${describe(input)}`];
-  }
-  return [`${at}: ${issue.message}`];
-}
-
-function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
-  let cur = data;
-  for (const seg of path) {
-    if (cur === null || typeof cur !== "object") return undefined;
-    cur = (cur as Record<PropertyKey, unknown>)[seg];
-  }
-  return cur;
-}
-
-function typeName(expected: string): string {
-  if (expected === "object") return "a mapping";
-  if (expected === "array") return "a list";
-  return `a ${expected}`;
-}
-
-/** A value as shown after "got": strings quoted, containers by kind. */
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "a list";
-  if (typeof value === "object") return "a mapping";
-  return quote(value);
-}
-
-function norm(s: string): string {
-  return s.toLowerCase().replace(/[-_]/g, "");
-}
+      : undefined;
+  },
+};
 
 function oneOf<T extends string>(value: string, values: readonly T[]): value is T {
   return (values as readonly string[]).includes(value);

@@ -49,6 +49,17 @@ export {
   versionStage,
 } from "./runtime_config.ts";
 export {
+  describeValue,
+  fieldPath,
+  type FieldPathOptions,
+  formatIssue,
+  formatIssueAsFieldError,
+  type IssueFormat,
+  type SchemaIssue,
+  similarField,
+  valueAt,
+} from "./schema_issues.ts";
+export {
   checkPortFree,
   clusterSigningFiles,
   CONFIG_API_VERSION,

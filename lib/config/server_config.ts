@@ -36,6 +36,14 @@ import {
   resolveFeatureGates,
 } from "./feature_gates.ts";
 import { normalizeRuntimeConfigKey, parseRuntimeConfig } from "./runtime_config.ts";
+import {
+  describeValue,
+  fieldPath,
+  formatIssue,
+  type SchemaIssue,
+  similarField,
+  valueAt,
+} from "./schema_issues.ts";
 import { decodePem, readKeyPair } from "../certificates/pki.ts";
 import {
   DEFAULT_SERVICE_CLUSTER_IP_RANGE,
@@ -48,6 +56,9 @@ import {
   SIGNER_APISERVER_CLIENT_NODEAGENT,
   SIGNER_NODEAGENT_SERVING,
 } from "../certificates/signer.ts";
+
+// The path of a field as messages write it; its home is schema_issues.ts.
+export { fieldPath };
 
 /** The `apiVersion` of a configuration file. */
 export const CONFIG_API_VERSION = "platform.io/v1alpha1";
@@ -628,11 +639,11 @@ async function fileLayer(path: string, shownPath: string): Promise<Layer> {
     );
   }
   if (typeof data !== "object" || Array.isArray(data)) {
-    throw new ConfigError(`${shownPath}: expected a mapping, got ${describe(data)}`);
+    throw new ConfigError(`${shownPath}: expected a mapping, got ${describeValue(data)}`);
   }
   const parsed = fileSchema.safeParse(data);
   if (!parsed.success) {
-    throw new ConfigError(`${shownPath}: ${formatIssue(parsed.error.issues[0], data)}`);
+    throw new ConfigError(`${shownPath}: ${issueMessage(parsed.error.issues[0], data)}`);
   }
 
   const base = dirname(path);
@@ -728,91 +739,25 @@ function elementOrThrow<T>(fn: () => T, where: string): T {
   }
 }
 
-/** `featureGates.WatchList`, `runtimeConfig["apps/v1"]`, `tlsSANs[0]`. */
-export function fieldPath(path: readonly PropertyKey[]): string {
-  let out = "";
-  for (const seg of path) {
-    if (typeof seg === "number") out += `[${seg}]`;
-    else if (typeof seg === "string" && /^[A-Za-z_][A-Za-z0-9_-]*$/.test(seg)) {
-      out += out === "" ? seg : `.${seg}`;
-    } else out += `[${JSON.stringify(String(seg))}]`;
-  }
-  return out;
-}
-
-type Issue = z.core.$ZodIssue;
-
-/** One zod issue as `path: what is wrong`, with the offending value read from `data`. */
-function formatIssue(issue: Issue, data: unknown): string {
-  const input = valueAt(data, issue.path);
-  const path = fieldPath(issue.path);
-  const prefix = path === "" ? "" : `${path}: `;
-  switch (issue.code) {
-    case "unrecognized_keys": {
-      const key = issue.keys[0];
-      const hint = suggestField(key);
-      return `${fieldPath([...issue.path, key])}: unknown field` +
-        (hint ? ` (did you mean ${quote(hint)}?)` : "");
-    }
-    case "invalid_type":
-      if (input === undefined) return `${prefix}required field is missing`;
-      return `${prefix}expected ${typeName(issue.expected)}, got ${describe(input)}`;
-    case "invalid_value": {
-      const expected = issue.values.map((v) => JSON.stringify(v));
-      const want = expected.length === 1 ? expected[0] : `one of ${expected.join(", ")}`;
-      if (input === undefined) return `${prefix}required field is missing (expected ${want})`;
-      return `${prefix}expected ${want}, got ${describe(input)}`;
-    }
-    case "invalid_union":
-      // runtimeConfig: a string or a mapping to booleans.
-      if (input !== null && typeof input === "object" && !Array.isArray(input)) {
-        for (const [k, v] of Object.entries(input)) {
-          if (typeof v !== "boolean") {
-            return `${fieldPath([...issue.path, k])}: expected boolean, got ${describe(v)}`;
-          }
+/** One zod issue as `path: what is wrong`; only the first unknown key is named. */
+function issueMessage(issue: SchemaIssue, data: unknown): string {
+  if (issue.code === "invalid_union") {
+    // runtimeConfig: a string or a mapping to booleans.
+    const input = valueAt(data, issue.path);
+    const path = fieldPath(issue.path);
+    if (input !== null && typeof input === "object" && !Array.isArray(input)) {
+      for (const [k, v] of Object.entries(input)) {
+        if (typeof v !== "boolean") {
+          return `${fieldPath([...issue.path, k])}: expected boolean, got ${describeValue(v)}`;
         }
       }
-      return `${prefix}expected a string or a mapping of keys to booleans, got ${describe(input)}`;
-    default:
-      return `${prefix}${issue.message}`;
+    }
+    return `${path === "" ? "" : `${path}: `}expected a string or a mapping of keys to ` +
+      `booleans, got ${describeValue(input)}`;
   }
-}
-
-function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
-  let cur = data;
-  for (const seg of path) {
-    if (cur === null || typeof cur !== "object") return undefined;
-    cur = (cur as Record<PropertyKey, unknown>)[seg];
-  }
-  return cur;
-}
-
-function typeName(expected: string): string {
-  switch (expected) {
-    case "int":
-      return "integer";
-    case "record":
-    case "object":
-      return "a mapping";
-    case "array":
-      return "a list";
-    default:
-      return expected;
-  }
-}
-
-/** A value as shown after "got": strings quoted, containers by kind. */
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "a list";
-  if (typeof value === "object") return "a mapping";
-  return quote(value);
-}
-
-/** A known field spelled differently (`data-dir`, `datadir`, `data_dir` → `dataDir`). */
-function suggestField(key: string): string | undefined {
-  const norm = (s: string) => s.toLowerCase().replace(/[-_]/g, "");
-  return [...FIELDS, "apiVersion", "kind"].find((f) => norm(f) === norm(key));
+  return formatIssue(issue, data, {
+    suggest: (key) => similarField(key, [...FIELDS, "apiVersion", "kind"]),
+  })[0];
 }
 
 async function checkReadableFile(path: string, where: string, shown: string): Promise<void> {

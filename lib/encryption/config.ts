@@ -25,6 +25,7 @@ import { resolve } from "node:path";
 import { Buffer } from "node:buffer";
 import { ConfigError, osReason, quote } from "../config/flags.ts";
 import { parseYamlConfig } from "../config/yaml_file.ts";
+import { describeValue } from "../config/mod.ts";
 import type { CipherProvider } from "./providers.ts";
 
 export const ENCRYPTION_CONFIG_API_VERSIONS = [
@@ -136,7 +137,7 @@ class Checker {
       return undefined;
     }
     if (!Array.isArray(v)) {
-      this.error(where, `expected a list, got ${describe(v)}`);
+      this.error(where, `expected a list, got ${describeValue(v)}`);
       return undefined;
     }
     if (v.length === 0) this.error(where, "must not be empty");
@@ -145,7 +146,7 @@ class Checker {
 
   file(data: unknown): EncryptionConfig {
     if (!isObj(data)) {
-      this.error("", `expected a mapping, got ${describe(data)}`);
+      this.error("", `expected a mapping, got ${describeValue(data)}`);
       return { rules: [] };
     }
     this.fields(data, "", ["apiVersion", "kind", "resources"]);
@@ -167,7 +168,7 @@ class Checker {
     for (const [i, raw] of entries.entries()) {
       const at = `resources[${i}]`;
       if (!isObj(raw)) {
-        this.error(at, `expected a mapping, got ${describe(raw)}`);
+        this.error(at, `expected a mapping, got ${describeValue(raw)}`);
         continue;
       }
       this.fields(raw, at, ["resources", "providers"]);
@@ -191,7 +192,7 @@ class Checker {
 
   resource(name: unknown, at: string, seen: Pattern[]): Pattern | undefined {
     if (typeof name !== "string") {
-      this.error(at, `expected a resource name, got ${describe(name)}`);
+      this.error(at, `expected a resource name, got ${describeValue(name)}`);
       return undefined;
     }
     const pattern = parseResource(name);
@@ -213,7 +214,7 @@ class Checker {
 
   provider(raw: unknown, at: string): ProviderConfig | undefined {
     if (!isObj(raw)) {
-      this.error(at, `expected a mapping with one provider, got ${describe(raw)}`);
+      this.error(at, `expected a mapping with one provider, got ${describeValue(raw)}`);
       return undefined;
     }
     const names = Object.keys(raw);
@@ -239,12 +240,12 @@ class Checker {
     }
     if (type === "identity") {
       if (body !== null && body !== undefined && !isObj(body)) {
-        this.error(where, `expected {}, got ${describe(body)}`);
+        this.error(where, `expected {}, got ${describeValue(body)}`);
       } else if (isObj(body)) this.fields(body, where, []);
       return { type: "identity" };
     }
     if (!isObj(body)) {
-      this.error(where, `expected a mapping with keys, got ${describe(body)}`);
+      this.error(where, `expected a mapping with keys, got ${describeValue(body)}`);
       return undefined;
     }
     this.fields(body, where, ["keys"]);
@@ -254,7 +255,7 @@ class Checker {
     for (const [n, key] of (this.list(body, "keys", where) ?? []).entries()) {
       const kat = `${where}.keys[${n}]`;
       if (!isObj(key)) {
-        this.error(kat, `expected a mapping with name and secret, got ${describe(key)}`);
+        this.error(kat, `expected a mapping with name and secret, got ${describeValue(key)}`);
         continue;
       }
       this.fields(key, kat, ["name", "secret"]);
@@ -329,13 +330,6 @@ function covers(a: { group: string; resource: string }, b: { group: string; reso
   const group = a.group === "*" || a.group === b.group;
   const resource = a.resource === "*" || a.resource === b.resource;
   return group && resource;
-}
-
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "a list";
-  if (typeof value === "object") return "a mapping";
-  return quote(value);
 }
 
 function isObj(v: unknown): v is Obj {
