@@ -8,7 +8,7 @@
  */
 
 import { parse as parseYaml } from "yaml";
-import { decodeObject, PROTOBUF_MEDIA_TYPE } from "../lib/codec/protobuf/mod.ts";
+import { decodeObject, PROTOBUF_MEDIA_TYPE } from "../lib/codec/mod.ts";
 import { type Api, createNamespace } from "./watch.ts";
 import type { WrkRequest } from "./wrk.ts";
 import { ROOT_CA_CONFIGMAP } from "../lib/controllers/namespace_defaults.ts";

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { createAsAdmin, testServer } from "./harness.ts";
 import { kubectlEnv, kubectlInstalled } from "./kubectl.ts";
 import { BUILTIN_GROUPS, kubeGroup } from "../lib/api/group_names.ts";
-import { decodeObject } from "../lib/codec/protobuf/mod.ts";
+import { decodeObject } from "../lib/codec/mod.ts";
 
 const bundle = await Deno.readTextFile(
   new URL("../testdata/kube-manifests/bundle.yaml", import.meta.url),

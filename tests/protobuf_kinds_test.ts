@@ -6,7 +6,7 @@
 
 import { assertEquals } from "./assert.ts";
 import { testServer } from "./harness.ts";
-import { decodeObject, encodeObject } from "../lib/codec/protobuf/mod.ts";
+import { decodeObject, encodeObject } from "../lib/codec/mod.ts";
 
 const PB = "application/vnd.platform.protobuf";
 

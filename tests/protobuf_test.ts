@@ -8,7 +8,7 @@ import {
   decodeWatchEvent,
   encodeObject,
   splitWatchFrames,
-} from "../lib/codec/protobuf/mod.ts";
+} from "../lib/codec/mod.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";
 const PB = "application/vnd.platform.protobuf";

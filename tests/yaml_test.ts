@@ -6,7 +6,7 @@
 import { parse, stringify } from "yaml";
 import { assertEquals, assertMatch } from "./assert.ts";
 import { ownConfigMaps, testServer } from "./harness.ts";
-import { emitYaml } from "../lib/codec/yaml_emit.ts";
+import { emitYaml } from "../lib/codec/mod.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";
 const YAML = "application/yaml";

@@ -1,7 +1,7 @@
 /**
  * Extracts the protobuf message definitions of the built-in kinds from Kubernetes'
  * `generated.proto` files into `lib/codec/protobuf/descriptors.json`, the data the protobuf
- * codec (`lib/codec/protobuf/mod.ts`) encodes and decodes with.
+ * codec (`lib/codec/protobuf/`) encodes and decodes with.
  *
  *     deno task protos [proto-root] [output-file]
  *

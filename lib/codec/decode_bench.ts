@@ -5,7 +5,7 @@
  * decoded YAML before) took over ten minutes on such a body and is not run.
  */
 
-import { decodeBody } from "./encode.ts";
+import { decodeBody } from "./decode.ts";
 
 /** A ConfigMap of `keys` data keys, as YAML and as JSON. */
 export function manyKeys(keys: number): { yaml: string; json: string } {

@@ -6,8 +6,7 @@
 import { kubeGroup, kubeSpelled } from "../api/group_names.ts";
 import { isJsonObject } from "../api/json.ts";
 import { type Status, toStatusError } from "../api/errors.ts";
-import { encodeBody } from "../codec/encode.ts";
-import { type Negotiated, negotiateOutput } from "../codec/negotiate.ts";
+import { encodeBody, type Negotiated, negotiateOutput } from "../codec/mod.ts";
 import type { RequestContext } from "./context.ts";
 import { queryParam } from "./request_info.ts";
 

@@ -3,7 +3,7 @@
  * and then resource requests.
  */
 
-import { negotiateOutput } from "../codec/negotiate.ts";
+import { negotiateOutput } from "../codec/mod.ts";
 import type { RequestContext } from "./context.ts";
 import {
   aggregatedDiscovery,

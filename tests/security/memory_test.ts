@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { parse as parseYaml } from "yaml";
-import { decodeObject } from "../../lib/codec/protobuf/mod.ts";
+import { decodeObject } from "../../lib/codec/mod.ts";
 import { ownConfigMaps, testServer } from "../harness.ts";
 
 const COUNT = 700; // over the 500 items from which lists are streamed

@@ -86,3 +86,8 @@ export function messageForKind(apiVersion: string, kind: string): string | undef
     ? kinds[apiVersion][kind]
     : undefined;
 }
+
+/** Whether the kind in that apiVersion (platform.io spelling) has a protobuf encoding. */
+export function hasProtobuf(apiVersion: string, kind: string): boolean {
+  return messageForKind(apiVersion, kind) !== undefined;
+}

@@ -4,11 +4,7 @@
  */
 
 import { MAX_NESTING_DEPTH } from "../../api/nesting.ts";
-
-/** A malformed protobuf input (the HTTP layer answers it with 400). */
-export class ProtobufError extends Error {
-  override name = "ProtobufError";
-}
+import { ProtobufError } from "./errors.ts";
 
 export const WIRE_VARINT = 0;
 export const WIRE_FIXED64 = 1;

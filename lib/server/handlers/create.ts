@@ -1,6 +1,6 @@
 /** POST: create an object in a collection. */
 
-import { negotiateOutput } from "../../codec/negotiate.ts";
+import { negotiateOutput } from "../../codec/mod.ts";
 import type { RequestContext } from "../context.ts";
 import { objectResponse } from "../respond.ts";
 import {

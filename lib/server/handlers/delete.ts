@@ -1,7 +1,7 @@
 /** DELETE of one object, and of a collection (deletecollection). */
 
 import { badRequest } from "../../api/errors.ts";
-import { negotiateOutput } from "../../codec/negotiate.ts";
+import { negotiateOutput } from "../../codec/mod.ts";
 import { parseFilter } from "../../registry/filter.ts";
 import type { KubeObject } from "../../registry/definition.ts";
 import type { DeleteOptions } from "../../registry/generic.ts";

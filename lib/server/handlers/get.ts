@@ -4,10 +4,13 @@
  * it; 504 "Too large resource version" after a few seconds otherwise).
  */
 
-import { negotiateOutput } from "../../codec/negotiate.ts";
-import { parseIncludeObject, toTable } from "../../codec/table.ts";
-import { toPartial } from "../../codec/partial.ts";
-import { encodeEnvelope } from "../../codec/protobuf/mod.ts";
+import {
+  encodeEnvelope,
+  negotiateOutput,
+  parseIncludeObject,
+  toPartial,
+  toTable,
+} from "../../codec/mod.ts";
 import { cachedMessage } from "./list.ts";
 import type { RequestContext } from "../context.ts";
 import { encodedResponse, isPretty, objectResponse } from "../respond.ts";

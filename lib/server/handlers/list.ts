@@ -10,24 +10,25 @@
  *                                                      N left the history)
  */
 
-import { parseIncludeObject, toTable } from "../../codec/table.ts";
-import { toPartialList } from "../../codec/partial.ts";
-import { negotiateOutput } from "../../codec/negotiate.ts";
-import { parseFilter } from "../../registry/filter.ts";
-import type { ListOptions } from "../../registry/generic.ts";
-import type { RequestContext } from "../context.ts";
-import { encodedResponse, isPretty, objectResponse } from "../respond.ts";
 import {
+  emitYaml,
   encodeListBody,
   encodeMessage,
   type GroupVersionKind,
   listBodyChunks,
-} from "../../codec/protobuf/mod.ts";
+  negotiateOutput,
+  parseIncludeObject,
+  toPartialList,
+  toTable,
+} from "../../codec/mod.ts";
+import { parseFilter } from "../../registry/filter.ts";
+import type { ListOptions } from "../../registry/generic.ts";
+import type { RequestContext } from "../context.ts";
+import { encodedResponse, isPretty, objectResponse } from "../respond.ts";
 import type { ResourceRegistry } from "../../registry/generic.ts";
 import type { KeyValue } from "../../storage/store.ts";
 import { parseResourceVersion, readOptionsOf, waitForRevision } from "./read_options.ts";
 import type { ResourceScope } from "./scope.ts";
-import { emitYaml } from "../../codec/yaml_emit.ts";
 import { kubeSpelled, toKubeApiVersion } from "../../api/group_names.ts";
 import type { KubeObject } from "../../registry/definition.ts";
 

@@ -6,8 +6,7 @@
  */
 
 import { badRequest, type FieldError, invalid, unsupportedMediaType } from "../../api/errors.ts";
-import { decodeBody } from "../../codec/encode.ts";
-import { negotiateOutput } from "../../codec/negotiate.ts";
+import { decodeBody, negotiateOutput } from "../../codec/mod.ts";
 import type { PatchType } from "../../registry/generic.ts";
 import { managerFromUserAgent, validateFieldManager } from "../../apply/mod.ts";
 import type { RequestContext } from "../context.ts";

@@ -10,7 +10,7 @@ import type { ResourceDefinition, ReviewServices, Verb } from "../../registry/de
 import { alwaysAllow } from "../../auth/authorizer.ts";
 import { reviewHandler } from "./review.ts";
 import type { RequestContext } from "../context.ts";
-import { hasProtobuf } from "../../codec/protobuf/mod.ts";
+import { hasProtobuf } from "../../codec/mod.ts";
 import { createHandler } from "./create.ts";
 import { deleteCollectionHandler, deleteHandler } from "./delete.ts";
 import { getHandler } from "./get.ts";

@@ -4,7 +4,7 @@
  * these with 201 Created.
  */
 
-import { KUBE_PROTOBUF, negotiateOutput } from "../../codec/negotiate.ts";
+import { KUBE_PROTOBUF, negotiateOutput } from "../../codec/mod.ts";
 import type { KubeObject, ReviewServices } from "../../registry/definition.ts";
 import type { RequestContext } from "../context.ts";
 import { objectResponse } from "../respond.ts";

@@ -12,8 +12,13 @@ import {
   unsupportedMediaType,
 } from "../../api/errors.ts";
 import { managerFromUserAgent, validateFieldManager } from "../../apply/mod.ts";
-import { decodeBody, decodeBytes, type DecodedBody } from "../../codec/encode.ts";
-import { PROTOBUF, requestEncoding } from "../../codec/negotiate.ts";
+import {
+  decodeBody,
+  decodeBytes,
+  type DecodedBody,
+  PROTOBUF,
+  requestEncoding,
+} from "../../codec/mod.ts";
 import type { KubeObject, StrategyContext } from "../../registry/definition.ts";
 import type { FieldValidation, ResourceRegistry } from "../../registry/generic.ts";
 import type { RequestContext } from "../context.ts";

@@ -1,6 +1,6 @@
 /** PUT: replace an object (or a subresource's part of it); creates a missing object. */
 
-import { negotiateOutput } from "../../codec/negotiate.ts";
+import { negotiateOutput } from "../../codec/mod.ts";
 import type { RequestContext } from "../context.ts";
 import { authorizeVerb } from "../filters/authorization.ts";
 import { objectResponse } from "../respond.ts";

@@ -17,10 +17,13 @@
 
 import { badRequest, expired, StatusError } from "../../api/errors.ts";
 import { FieldSelector } from "../../api/selectors.ts";
-import { negotiateOutput } from "../../codec/negotiate.ts";
-import { parseIncludeObject, toTable } from "../../codec/table.ts";
-import { toPartial } from "../../codec/partial.ts";
-import { encodeWatchEvent } from "../../codec/protobuf/mod.ts";
+import {
+  encodeWatchEvent,
+  negotiateOutput,
+  parseIncludeObject,
+  toPartial,
+  toTable,
+} from "../../codec/mod.ts";
 import { parseFilter } from "../../registry/filter.ts";
 import type { KubeObject } from "../../registry/definition.ts";
 import type { RegistryWatch, ResourceRegistry, WatchEvent } from "../../registry/generic.ts";

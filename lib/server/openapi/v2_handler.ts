@@ -14,7 +14,7 @@
 
 import { createHash } from "node:crypto";
 import { notAcceptable } from "../../api/errors.ts";
-import { parseAccept } from "../../codec/negotiate.ts";
+import { parseAccept } from "../../codec/mod.ts";
 import type { RequestContext } from "../context.ts";
 import { responseBody } from "../respond.ts";
 import { encodeOpenAPIv2, OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_AT } from "./v2_proto.ts";
