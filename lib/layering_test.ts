@@ -55,7 +55,6 @@ const KNOWN_OPEN_SURFACES = new Set([
   "apiextensions",
   "auth",
   "certificates",
-  "codec",
   "config",
   "controllers",
   "patch",
