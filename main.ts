@@ -12,7 +12,7 @@ import { ConfigError } from "./lib/config/flags.ts";
 import { clusterSigningFiles, loadServerConfig, type ServerConfig } from "./lib/config/mod.ts";
 import { checkPortFree } from "./lib/config/mod.ts";
 import { startServer } from "./lib/server/server.ts";
-import { createLogger } from "./lib/server/log.ts";
+import { createLogger } from "./lib/api/log.ts";
 import { PLATFORM_VERSION, versionInfo } from "./lib/server/version.ts";
 import { builtinDefinitions } from "./lib/registry/builtin/mod.ts";
 import { rbacAuthorizes, servedDefinitions } from "./lib/server/served_apis.ts";

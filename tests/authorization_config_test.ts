@@ -20,7 +20,7 @@ import {
 } from "./harness.ts";
 import { kubectlFor, kubectlInstalled } from "./kubectl.ts";
 import { ensurePki } from "../lib/certificates/pki.ts";
-import { silentLogger } from "../lib/server/log.ts";
+import { silentLogger } from "../lib/api/log.ts";
 import {
   type Hook,
   type Json,

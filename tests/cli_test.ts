@@ -7,7 +7,7 @@ import { assertConfigError, runPlatform } from "./harness.ts";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { FLAGS } from "../lib/config/flags.ts";
 import { startServer } from "../mod.ts";
-import { silentLogger } from "../lib/server/log.ts";
+import { silentLogger } from "../lib/api/log.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const TESTDATA = new URL("../testdata/config/", import.meta.url).pathname;

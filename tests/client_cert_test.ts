@@ -11,7 +11,7 @@ import { join } from "node:path";
 import * as x509 from "@peculiar/x509";
 import { stringify as stringifyYaml } from "yaml";
 import { type ServerHandle, type StartOptions, startServer } from "../mod.ts";
-import { silentLogger } from "../lib/server/log.ts";
+import { silentLogger } from "../lib/api/log.ts";
 import { encodePem, ensurePki, issueClientCertificate } from "../lib/certificates/pki.ts";
 import { KUBECTL, kubectlInstalled } from "./kubectl.ts";
 

@@ -5,7 +5,7 @@
  */
 
 import { type ServerHandle, type StartOptions, startServer } from "../mod.ts";
-import { silentLogger } from "../lib/server/log.ts";
+import { silentLogger } from "../lib/api/log.ts";
 import { assertEquals, assertMatch } from "./assert.ts";
 
 export interface TestServer extends AsyncDisposable {

@@ -16,7 +16,7 @@
 import diagnostics from "node:diagnostics_channel";
 import { assert, assertEquals } from "./assert.ts";
 import { type ServerHandle, startServer } from "../mod.ts";
-import { silentLogger } from "../lib/server/log.ts";
+import { silentLogger } from "../lib/api/log.ts";
 import { freePort, ROOT_CA_CONFIGMAP } from "./harness.ts";
 
 /**

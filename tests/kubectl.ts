@@ -7,7 +7,7 @@
 
 import { assertEquals } from "./assert.ts";
 import { type ServerHandle, type StartOptions, startServer } from "../mod.ts";
-import { silentLogger } from "../lib/server/log.ts";
+import { silentLogger } from "../lib/api/log.ts";
 
 export const KUBECTL = Deno.env.get("KUBECTL") ?? "/usr/bin/kubectl";
 

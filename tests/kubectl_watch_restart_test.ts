@@ -10,7 +10,7 @@ import { assert, assertEquals } from "./assert.ts";
 import { kubectlFor, kubectlInstalled, liveOutput } from "./kubectl.ts";
 import { freePort, ROOT_CA_CONFIGMAP } from "./harness.ts";
 import { type ServerHandle, startServer } from "../mod.ts";
-import { silentLogger } from "../lib/server/log.ts";
+import { silentLogger } from "../lib/api/log.ts";
 
 interface WatchLine {
   type: string;

@@ -14,7 +14,7 @@ import { ROOT_CA_CONFIGMAP, runPlatform, type TestServer, testServer } from "./h
 import { kubectlFor, kubectlInstalled } from "./kubectl.ts";
 import { ensurePki, type Pki } from "../lib/certificates/pki.ts";
 import { ConfigError } from "../lib/config/flags.ts";
-import { createLogger, silentLogger } from "../lib/server/log.ts";
+import { createLogger, silentLogger } from "../lib/api/log.ts";
 import { startServer } from "../mod.ts";
 import {
   Issuer,

@@ -12,7 +12,7 @@ import { createAsAdmin, runPlatform, type TestServer, testServer } from "./harne
 import { parseRuntimeConfig } from "../lib/config/runtime_config.ts";
 import { ConfigError } from "../lib/config/flags.ts";
 import { startServer } from "../mod.ts";
-import { silentLogger } from "../lib/server/log.ts";
+import { silentLogger } from "../lib/api/log.ts";
 
 const AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 

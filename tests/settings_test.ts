@@ -10,7 +10,7 @@ import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { createAsAdmin, testServer, tokenFile } from "./harness.ts";
 import { ConfigError } from "../lib/config/flags.ts";
 import { startServer } from "../mod.ts";
-import { silentLogger } from "../lib/server/log.ts";
+import { silentLogger } from "../lib/api/log.ts";
 import { openWatch } from "./watch_client.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";

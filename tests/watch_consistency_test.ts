@@ -8,7 +8,7 @@
 
 import { assert, assertEquals } from "./assert.ts";
 import { type ServerHandle, startServer } from "../mod.ts";
-import { silentLogger } from "../lib/server/log.ts";
+import { silentLogger } from "../lib/api/log.ts";
 import { freePort } from "./harness.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";

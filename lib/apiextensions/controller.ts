@@ -31,7 +31,7 @@ import type { RegistryWatch, ResourceRegistry } from "../registry/generic.ts";
 import { type SchemaNode, SchemaSet } from "../registry/schema.ts";
 import { StatusError } from "../api/errors.ts";
 import { type Clock, rfc3339, systemClock } from "../api/time.ts";
-import type { Logger } from "../server/log.ts";
+import type { Logger } from "../api/log.ts";
 import { CLEANUP_FINALIZER, isConditionTrue, setCondition } from "./conditions.ts";
 import { checkNames, namesInUse } from "./names.ts";
 import { type CustomResource, customResource } from "./resource.ts";

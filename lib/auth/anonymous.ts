@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { UserInfo } from "../server/context.ts";
+import type { UserInfo } from "../api/user.ts";
 import { ConfigError } from "../config/flags.ts";
 import type { AnonymousAuthConfig, AuthenticationConfig } from "./authentication_config.ts";
 

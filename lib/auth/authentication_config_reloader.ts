@@ -11,8 +11,8 @@
  * @module
  */
 
-import type { UserInfo } from "../server/context.ts";
-import type { Logger } from "../server/log.ts";
+import type { UserInfo } from "../api/user.ts";
+import type { Logger } from "../api/log.ts";
 import { ConfigError, osReason } from "../config/flags.ts";
 import type { Authenticator } from "./authenticator.ts";
 import {

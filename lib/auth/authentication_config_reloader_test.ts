@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ensurePki } from "../certificates/pki.ts";
 import { ConfigError } from "../config/flags.ts";
-import { createLogger } from "../server/log.ts";
-import type { UserInfo } from "../server/context.ts";
+import { createLogger } from "../api/log.ts";
+import type { UserInfo } from "../api/user.ts";
 import { AuthenticationConfigReloader } from "./authentication_config_reloader.ts";
 import { Issuer, type Json, now, sign, signingKey } from "./oidc_issuer_testdata.ts";
 

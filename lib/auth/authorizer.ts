@@ -7,7 +7,7 @@
  * `system:masters` then RBAC (lib/auth/rbac/).
  */
 
-import type { UserInfo } from "../server/context.ts";
+import type { UserInfo } from "../api/user.ts";
 
 export interface Attributes {
   user: UserInfo;

@@ -7,8 +7,8 @@
  */
 
 import { ADMIN_GROUP } from "../certificates/pki.ts";
-import type { Logger } from "../server/log.ts";
-import type { UserInfo } from "../server/context.ts";
+import type { Logger } from "../api/log.ts";
+import type { UserInfo } from "../api/user.ts";
 import {
   alwaysAllow,
   alwaysDeny,

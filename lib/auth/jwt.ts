@@ -21,8 +21,8 @@
  */
 
 import { decodeJwt, errors as joseErrors, jwtVerify } from "jose";
-import type { UserInfo } from "../server/context.ts";
-import type { Logger } from "../server/log.ts";
+import type { UserInfo } from "../api/user.ts";
+import type { Logger } from "../api/log.ts";
 import { CelEvaluationError, type CompiledExpression } from "../cel/mod.ts";
 import { type Authenticator, bearerToken } from "./authenticator.ts";
 import type {

@@ -3,8 +3,8 @@
 import assert from "node:assert/strict";
 import { type JWTPayload, SignJWT } from "jose";
 import { ensurePki } from "../certificates/pki.ts";
-import { createLogger } from "../server/log.ts";
-import type { UserInfo } from "../server/context.ts";
+import { createLogger } from "../api/log.ts";
+import type { UserInfo } from "../api/user.ts";
 import { parseAuthenticationConfig } from "./authentication_config.ts";
 import { JwtAuthenticator, type JwtAuthenticatorOptions } from "./jwt.ts";
 import {

@@ -12,7 +12,7 @@
 import { serviceAccountGroups, serviceAccountUsername } from "./service_account_names.ts";
 import { decodeJwt, exportPKCS8, importPKCS8, jwtVerify, SignJWT } from "jose";
 import { join } from "node:path";
-import type { UserInfo } from "../server/context.ts";
+import type { UserInfo } from "../api/user.ts";
 import { type Authenticator, bearerToken } from "./authenticator.ts";
 import { writeFileAtomic } from "../storage/fsutil.ts";
 

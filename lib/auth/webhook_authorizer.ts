@@ -26,8 +26,8 @@
 
 import { formatDuration, quote } from "../config/flags.ts";
 import type { CompiledExpression } from "../cel/mod.ts";
-import type { Logger } from "../server/log.ts";
-import type { UserInfo } from "../server/context.ts";
+import type { Logger } from "../api/log.ts";
+import type { UserInfo } from "../api/user.ts";
 import type { Attributes, AuthorizationResult, Authorizer, RuleSet } from "./authorizer.ts";
 import type { WebhookConfig } from "./authorization_config.ts";
 

@@ -21,7 +21,7 @@
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
 import { decodePem } from "../certificates/pki.ts";
-import type { UserInfo } from "../server/context.ts";
+import type { UserInfo } from "../api/user.ts";
 import type { Authenticator } from "./authenticator.ts";
 
 x509.cryptoProvider.set(crypto);

@@ -16,7 +16,7 @@
 import type { Authorizer } from "../auth/authorizer.ts";
 import type { KubeObject, StrategyContext } from "../registry/definition.ts";
 import type { ResourceRegistry } from "../registry/generic.ts";
-import type { Logger } from "../server/log.ts";
+import type { Logger } from "../api/log.ts";
 import { rfc3339 } from "../api/time.ts";
 import { StatusError } from "../api/errors.ts";
 import {

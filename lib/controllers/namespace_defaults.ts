@@ -16,7 +16,7 @@ import { isControllerEnabled } from "../config/server_config.ts";
 import type { KubeObject, StrategyContext } from "../registry/definition.ts";
 import type { ResourceRegistry } from "../registry/generic.ts";
 import { Informer } from "../registry/informer.ts";
-import type { Logger } from "../server/log.ts";
+import type { Logger } from "../api/log.ts";
 import { type KeptObject, NamespaceObjectKeeper } from "./per_namespace.ts";
 
 /** The `--controllers` names, as kube's. */

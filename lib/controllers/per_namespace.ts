@@ -13,7 +13,7 @@ import { parseFieldSelector } from "../api/selectors.ts";
 import type { KubeObject, StrategyContext } from "../registry/definition.ts";
 import type { ResourceRegistry, WatchEvent } from "../registry/generic.ts";
 import { Informer } from "../registry/informer.ts";
-import type { Logger } from "../server/log.ts";
+import type { Logger } from "../api/log.ts";
 
 /** What one controller keeps in every namespace. */
 export interface KeptObject {

@@ -1,6 +1,6 @@
 import { assertEquals } from "../../tests/assert.ts";
 import { MemoryStore } from "../storage/memory.ts";
-import { silentLogger } from "../server/log.ts";
+import { silentLogger } from "../api/log.ts";
 import { Catalogue } from "./catalogue.ts";
 import { builtinDefinitions } from "./builtin/mod.ts";
 import { ResourceRegistry, type WatchEvent } from "./generic.ts";

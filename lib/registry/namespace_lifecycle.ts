@@ -6,7 +6,7 @@
 
 import { type GroupResource, notFound } from "../api/errors.ts";
 import type { KeyValue, Store } from "../storage/store.ts";
-import type { Logger } from "../server/log.ts";
+import type { Logger } from "../api/log.ts";
 import { resourcePrefix, ResourceRegistry } from "./generic.ts";
 import { NAMESPACE_FINALIZER, NAMESPACE_NAME_LABEL } from "./builtin/namespace.ts";
 

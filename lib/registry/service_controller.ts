@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { Logger } from "../server/log.ts";
+import type { Logger } from "../api/log.ts";
 import type { KubeObject, StrategyContext } from "./definition.ts";
 import type { ResourceRegistry } from "./generic.ts";
 import { Informer } from "./informer.ts";

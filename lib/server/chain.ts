@@ -18,7 +18,7 @@ import { type RequestDeadlines, requestTimeoutFilter } from "./filters/timeout.t
 import { methodFilter } from "./filters/method.ts";
 import { requestInfoOf } from "./request_info.ts";
 import { type BodyWriting, errorResponse } from "./respond.ts";
-import type { Logger } from "./log.ts";
+import type { Logger } from "../api/log.ts";
 
 export interface ChainDeps {
   authenticator: Authenticator;

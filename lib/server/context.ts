@@ -2,13 +2,9 @@
 
 import type { RequestInfo } from "./request_info.ts";
 import type { Authorizer } from "../auth/authorizer.ts";
+import type { UserInfo } from "../api/user.ts";
 
-export interface UserInfo {
-  username: string;
-  uid?: string;
-  groups: string[];
-  extra?: Record<string, string[]>;
-}
+export type { UserInfo } from "../api/user.ts";
 
 export interface RequestContext {
   req: Request;

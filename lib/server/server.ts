@@ -21,7 +21,7 @@
 
 import type { Store } from "../storage/store.ts";
 import { WatchPacer } from "./handlers/watch_pacing.ts";
-import { createLogger } from "./log.ts";
+import { createLogger } from "../api/log.ts";
 import type { BodyWriting } from "./respond.ts";
 import { loadConfiguration } from "./start/configuration.ts";
 import { startControllers } from "./start/controllers.ts";

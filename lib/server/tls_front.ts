@@ -24,7 +24,7 @@
 
 import { ClientCAVerifier, type Verification, type VerifiedClient } from "../auth/x509.ts";
 import { ConfigError, osReason, quote } from "../config/flags.ts";
-import type { Logger } from "./log.ts";
+import type { Logger } from "../api/log.ts";
 import { type ConnectionLimits, connectionLimits } from "./connections.ts";
 import type { WorkerIn, WorkerOut } from "./tls_front_worker.ts";
 

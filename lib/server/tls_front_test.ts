@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { ensurePki, issueClientCertificate, type Pki } from "../certificates/pki.ts";
 import { ClientCAVerifier } from "../auth/x509.ts";
-import { silentLogger } from "./log.ts";
+import { silentLogger } from "../api/log.ts";
 import { TlsFront } from "./tls_front.ts";
 
 /** A front on a free port before a loopback Deno.serve that echoes who the client is. */

@@ -7,7 +7,7 @@
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { runPlatform, type TestServer, testServer } from "../harness.ts";
 import type { StartOptions } from "../../mod.ts";
-import { createLogger } from "../../lib/server/log.ts";
+import { createLogger } from "../../lib/api/log.ts";
 
 const KEY_A = btoa("0123456789abcdef0123456789abcdef");
 const KEY_B = btoa("fedcba9876543210fedcba9876543210");

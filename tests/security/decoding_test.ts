@@ -6,7 +6,7 @@
 
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { testServer } from "../harness.ts";
-import { createLogger } from "../../lib/server/log.ts";
+import { createLogger } from "../../lib/api/log.ts";
 import { MAX_NESTING_DEPTH } from "../../lib/api/nesting.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";

@@ -13,7 +13,7 @@ import { stringify } from "yaml";
 import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { createAsAdmin, type TestServer, testServer, tokenFile } from "../harness.ts";
 import { ensurePki } from "../../lib/certificates/pki.ts";
-import { silentLogger } from "../../lib/server/log.ts";
+import { silentLogger } from "../../lib/api/log.ts";
 import {
   type Json,
   review,

@@ -12,7 +12,7 @@ import { labelSelectorFromObject } from "../../api/selectors.ts";
 import type { KubeObject, StrategyContext } from "../../registry/definition.ts";
 import type { ResourceRegistry } from "../../registry/generic.ts";
 import { Informer } from "../../registry/informer.ts";
-import type { Logger } from "../../server/log.ts";
+import type { Logger } from "../../api/log.ts";
 import { SYSTEM_MASTERS } from "./escalation.ts";
 
 const MANAGER = "clusterrole-aggregation-controller";

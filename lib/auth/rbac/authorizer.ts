@@ -20,8 +20,8 @@
 import { canonicalGroup } from "../../api/group_names.ts";
 import type { ResourceRegistry } from "../../registry/generic.ts";
 import { Informer } from "../../registry/informer.ts";
-import type { UserInfo } from "../../server/context.ts";
-import type { Logger } from "../../server/log.ts";
+import type { UserInfo } from "../../api/user.ts";
+import type { Logger } from "../../api/log.ts";
 import type {
   Attributes,
   AuthorizationResult,

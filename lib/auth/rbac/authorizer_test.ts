@@ -4,7 +4,7 @@ import { Catalogue } from "../../registry/catalogue.ts";
 import { builtinDefinitions } from "../../registry/builtin/mod.ts";
 import { ResourceRegistry } from "../../registry/generic.ts";
 import { SchemaSet } from "../../registry/schema.ts";
-import { silentLogger } from "../../server/log.ts";
+import { silentLogger } from "../../api/log.ts";
 import type { Attributes } from "../authorizer.ts";
 import { rbacAuthorizer, type RbacSources } from "./authorizer.ts";
 import { RBAC_GROUP } from "./policy_index.ts";

@@ -18,7 +18,7 @@
 import { forbidden, type GroupResource } from "../../api/errors.ts";
 import { jsonEqual } from "../../api/json.ts";
 import type { KubeObject, StrategyContext } from "../../registry/definition.ts";
-import type { UserInfo } from "../../server/context.ts";
+import type { UserInfo } from "../../api/user.ts";
 import type { Attributes } from "../authorizer.ts";
 import { compactRules, compactString, goQuotedList, uncoveredRules } from "./covers.ts";
 import { aggregateErrors, type PolicyIndex, RBAC_GROUP, type RoleRef } from "./policy_index.ts";

@@ -14,7 +14,7 @@
  * ```
  */
 
-import type { Logger } from "../../server/log.ts";
+import type { Logger } from "../../api/log.ts";
 import { ClusterRoleAggregator } from "./aggregation.ts";
 import { type RbacAuthorizer, rbacAuthorizer, type RbacSources } from "./authorizer.ts";
 import { ensureBootstrapPolicy } from "./bootstrap.ts";

@@ -11,7 +11,7 @@
  */
 
 import { serviceAccountUsername } from "../service_account_names.ts";
-import type { UserInfo } from "../../server/context.ts";
+import type { UserInfo } from "../../api/user.ts";
 import type { KubeObject } from "../../registry/definition.ts";
 import { normalizeRule, type NormalRule } from "./rules.ts";
 

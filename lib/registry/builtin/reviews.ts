@@ -13,7 +13,7 @@ import {
   DEFAULT_EXPIRATION_SECONDS,
   MIN_EXPIRATION_SECONDS,
 } from "../../auth/service_account_tokens.ts";
-import type { UserInfo } from "../../server/context.ts";
+import type { UserInfo } from "../../api/user.ts";
 import type { KubeObject, ResourceDefinition, ReviewContext } from "../definition.ts";
 
 const AUTHORIZATION = "authorization.platform.io";

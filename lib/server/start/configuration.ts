@@ -23,7 +23,7 @@ import {
   serviceNetwork,
 } from "../../registry/builtin/service_ips.ts";
 import type { ResourceDefinition } from "../../registry/definition.ts";
-import type { Logger } from "../log.ts";
+import type { Logger } from "../../api/log.ts";
 import { rbacAuthorizes, servedDefinitions } from "../served_apis.ts";
 import type { OpenResources } from "./open_resources.ts";
 import type { StartOptions } from "./options.ts";

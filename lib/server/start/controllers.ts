@@ -25,7 +25,7 @@ import { certificateSigningRequests } from "../../registry/builtin/certificates.
 import { NamespaceController } from "../../registry/namespace_lifecycle.ts";
 import type { SchemaSet } from "../../registry/schema.ts";
 import { ServiceController } from "../../registry/service_controller.ts";
-import type { Logger } from "../log.ts";
+import type { Logger } from "../../api/log.ts";
 import { rbacServed } from "../served_apis.ts";
 import type { Configuration } from "./configuration.ts";
 import type { OpenResources } from "./open_resources.ts";

@@ -16,7 +16,7 @@ import {
 import { tightenModes } from "../../storage/permissions.ts";
 import type { UserInfo } from "../context.ts";
 import { prepareDataDir } from "../data_dir.ts";
-import { type Logger, silentLogger } from "../log.ts";
+import { type Logger, silentLogger } from "../../api/log.ts";
 import { createTlsFront, type TlsFront } from "../tls_front.ts";
 import type { Configuration } from "./configuration.ts";
 import type { OpenResources } from "./open_resources.ts";

@@ -13,7 +13,7 @@ import type { AnonymousPolicy } from "../filters/authentication.ts";
 import { RequestDeadlines } from "../filters/timeout.ts";
 import { resourceHandler } from "../handlers/resource.ts";
 import type { WatchPacer } from "../handlers/watch_pacing.ts";
-import type { Logger } from "../log.ts";
+import type { Logger } from "../../api/log.ts";
 import { CatalogueOpenAPI } from "../openapi/mod.ts";
 import type { BodyWriting } from "../respond.ts";
 import { router } from "../router.ts";

@@ -15,7 +15,7 @@ import {
 } from "../../registry/namespace_lifecycle.ts";
 import { SchemaSet } from "../../registry/schema.ts";
 import type { Store } from "../../storage/store.ts";
-import type { Logger } from "../log.ts";
+import type { Logger } from "../../api/log.ts";
 import type { Configuration } from "./configuration.ts";
 import type { Storage } from "./storage.ts";
 

@@ -9,7 +9,7 @@ import { ConfigError } from "../../config/flags.ts";
 import { describeListenError } from "../../config/server_config.ts";
 import type { NamespaceDefaults } from "../../controllers/namespace_defaults.ts";
 import { connectionLimits, ConnectionServer, listenTls } from "../connections.ts";
-import type { Logger } from "../log.ts";
+import type { Logger } from "../../api/log.ts";
 import { setListenerNoDelay } from "../nodelay.ts";
 import type { BodyWriting } from "../respond.ts";
 import { renewServingCertificate } from "../serving_cert.ts";

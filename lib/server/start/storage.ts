@@ -8,7 +8,7 @@ import { ConfigError } from "../../config/flags.ts";
 import { FileStore, StoreLockedError } from "../../storage/file.ts";
 import { MemoryStore } from "../../storage/memory.ts";
 import type { Store } from "../../storage/store.ts";
-import type { Logger } from "../log.ts";
+import type { Logger } from "../../api/log.ts";
 import type { Configuration } from "./configuration.ts";
 import type { OpenResources } from "./open_resources.ts";
 import type { StartOptions } from "./options.ts";
