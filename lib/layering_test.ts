@@ -39,7 +39,6 @@ const KNOWN_UPWARD = new Set([
   "certificates -> registry",
   "codec -> registry",
   "config -> certificates",
-  "config -> registry",
   "patch -> registry",
   "registry -> apiextensions",
 ]);

@@ -50,7 +50,7 @@ import {
   DEFAULT_SERVICE_NODE_PORT_RANGE,
   parseNodePortRange,
   parseServiceClusterIPRange,
-} from "../registry/builtin/service_ips.ts";
+} from "./service_network.ts";
 import {
   SIGNER_APISERVER_CLIENT,
   SIGNER_APISERVER_CLIENT_NODEAGENT,
