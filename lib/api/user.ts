@@ -5,3 +5,8 @@ export interface UserInfo {
   groups: string[];
   extra?: Record<string, string[]>;
 }
+
+/** The user of the admin token and the admin kubeconfig. */
+export const ADMIN_USER = "platform-admin";
+/** The group of the admin user: allowed everything by the authorizer. */
+export const ADMIN_GROUP = "system:masters";

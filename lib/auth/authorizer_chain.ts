@@ -6,7 +6,7 @@
  * @module
  */
 
-import { ADMIN_GROUP } from "../certificates/pki.ts";
+import { ADMIN_GROUP } from "../api/user.ts";
 import type { Logger } from "../api/log.ts";
 import type { UserInfo } from "../api/user.ts";
 import {

@@ -25,7 +25,7 @@ import * as x509 from "@peculiar/x509";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { parseDocument } from "yaml";
 import { osReason, quote } from "../config/flags.ts";
-import { decodePem } from "../certificates/pki.ts";
+import { decodePem } from "../api/pem.ts";
 
 x509.cryptoProvider.set(crypto);
 

@@ -20,7 +20,7 @@
 
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
-import { decodePem } from "../certificates/pki.ts";
+import { decodePem } from "../api/pem.ts";
 import type { UserInfo } from "../api/user.ts";
 import type { Authenticator } from "./authenticator.ts";
 

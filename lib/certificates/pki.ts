@@ -23,13 +23,15 @@ import { dirname, join } from "node:path";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { ConfigError, normalizeIp, osReason, quote } from "../config/flags.ts";
 import { writeFileAtomic } from "../storage/fsutil.ts";
+import { decodePem, encodePem } from "../api/pem.ts";
+import { ADMIN_USER } from "../api/user.ts";
 
 x509.cryptoProvider.set(crypto);
 
-/** The user of the admin token and the admin kubeconfig. */
-export const ADMIN_USER = "platform-admin";
-/** The group of the admin user: allowed everything by the authorizer. */
-export const ADMIN_GROUP = "system:masters";
+// PEM text, and the admin user and group, are shared vocabulary (lib/api); kept here too.
+export { decodePem, encodePem, type PemBlock } from "../api/pem.ts";
+export { ADMIN_GROUP, ADMIN_USER } from "../api/user.ts";
+
 /** Common name of the generated cluster CA. */
 export const CA_COMMON_NAME = "platform-ca";
 /** Common name of the generated serving certificate. */
@@ -45,40 +47,6 @@ const BACKDATE_MS = 5 * 60 * 1000;
 
 const EC_P256 = { name: "ECDSA", namedCurve: "P-256" } as const;
 const ECDSA_SHA256 = { name: "ECDSA", hash: "SHA-256" } as const;
-
-// ---------------------------------------------------------------------------------------
-// PEM
-
-/** One PEM block: its label (`CERTIFICATE`, `PRIVATE KEY`, …) and DER bytes. */
-export interface PemBlock {
-  type: string;
-  der: Uint8Array<ArrayBuffer>;
-}
-
-/** The PEM blocks of `text`, in order; blocks whose base64 is malformed are skipped. */
-export function decodePem(text: string): PemBlock[] {
-  const out: PemBlock[] = [];
-  const re = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/g;
-  for (const m of text.matchAll(re)) {
-    const body = m[2].replace(/\s+/g, "");
-    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(body) || body.length === 0) continue;
-    try {
-      out.push({ type: m[1], der: Uint8Array.from(atob(body), (c) => c.charCodeAt(0)) });
-    } catch {
-      // not base64
-    }
-  }
-  return out;
-}
-
-/** DER bytes as a PEM block with 64-character lines. */
-export function encodePem(type: string, der: ArrayBuffer | Uint8Array): string {
-  const bytes = der instanceof Uint8Array ? der : new Uint8Array(der);
-  let bin = "";
-  for (const b of bytes) bin += String.fromCharCode(b);
-  const lines = btoa(bin).match(/.{1,64}/g) ?? [];
-  return `-----BEGIN ${type}-----\n${lines.join("\n")}\n-----END ${type}-----\n`;
-}
 
 // ---------------------------------------------------------------------------------------
 // Keys

@@ -23,6 +23,9 @@ import type { Logger } from "../api/log.ts";
 import { shutdownConnections } from "./proc_sockets.ts";
 
 /** Deno.serve's handler, as each connection's requests are given to it. */
+/** How long a draining connection stays open after its last response was handed over. */
+const DRAIN_FLUSH_MS = 50;
+
 export type ConnectionHandler = (
   req: Request,
   info: Deno.ServeHandlerInfo<Deno.NetAddr>,
@@ -59,6 +62,8 @@ interface Connection {
   /** When the last request was begun or delivered. */
   lastActive: number;
   finished: boolean;
+  /** Set while a draining connection waits for its last response to flush. */
+  flushTimer?: ReturnType<typeof setTimeout>;
 }
 
 // The runtime's per-connection serve (what Deno.serve runs for each accepted connection).
@@ -350,11 +355,21 @@ export class ConnectionServer {
   #delivered(c: Connection): void {
     c.inFlight--;
     c.lastActive = performance.now();
-    if (this.#draining && c.inFlight === 0) this.#close(c);
+    // A response counts as delivered once handed to the HTTP server, whose last frames (a
+    // watch's end, HTTP/2's END_STREAM) may still be on their way out: give them a moment
+    // before the connection goes, or the client reads a cut stream ("unexpected EOF").
+    if (this.#draining && c.inFlight === 0 && !c.flushTimer) {
+      c.flushTimer = setTimeout(() => {
+        c.flushTimer = undefined;
+        if (c.inFlight === 0) this.#close(c);
+      }, DRAIN_FLUSH_MS);
+    }
   }
 
   #forget(c: Connection): void {
     c.finished = true;
+    clearTimeout(c.flushTimer);
+    c.flushTimer = undefined;
     if (!this.#open.delete(c)) return;
     const n = (this.#perClient.get(c.client) ?? 1) - 1;
     if (n > 0) this.#perClient.set(c.client, n);
