@@ -88,14 +88,7 @@ export class Catalogue {
 
   /** Named groups (not the core group) in a stable order, each with its versions. */
   groups(): { name: string; versions: string[] }[] {
-    const out = new Map<string, string[]>();
-    for (const def of this.#definitions) {
-      if (!def.group) continue;
-      const versions = out.get(def.group) ?? [];
-      if (!versions.includes(def.version)) versions.push(def.version);
-      out.set(def.group, versions);
-    }
-    return [...out].map(([name, versions]) => ({ name, versions }));
+    return groupsOf(this.#definitions);
   }
 
   /** Every served group-version, core first. */
@@ -125,6 +118,21 @@ export class Catalogue {
     this.#revision++;
     for (const listener of this.#listeners) listener();
   }
+}
+
+/** The named groups (not the core group) of `defs`, in the order they first appear, each with
+ * its versions. */
+export function groupsOf(
+  defs: readonly ResourceDefinition[],
+): { name: string; versions: string[] }[] {
+  const out = new Map<string, string[]>();
+  for (const def of defs) {
+    if (!def.group) continue;
+    const versions = out.get(def.group) ?? [];
+    if (!versions.includes(def.version)) versions.push(def.version);
+    out.set(def.group, versions);
+  }
+  return [...out].map(([name, versions]) => ({ name, versions }));
 }
 
 function pathKey(group: string, version: string, plural: string): string {

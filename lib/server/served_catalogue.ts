@@ -16,7 +16,7 @@
  */
 
 import { isBuiltinGroup, kubeGroup } from "../api/group_names.ts";
-import type { Catalogue } from "../registry/catalogue.ts";
+import { type Catalogue, groupsOf } from "../registry/catalogue.ts";
 import type { ResourceDefinition } from "../registry/definition.ts";
 
 export class ServedCatalogue {
@@ -48,14 +48,7 @@ export class ServedCatalogue {
 
   /** Named groups (not the core group) in discovery order, each with its versions. */
   groups(): { name: string; versions: string[] }[] {
-    const out = new Map<string, string[]>();
-    for (const def of this.definitions) {
-      if (!def.group) continue;
-      const versions = out.get(def.group) ?? [];
-      if (!versions.includes(def.version)) versions.push(def.version);
-      out.set(def.group, versions);
-    }
-    return [...out].map(([name, versions]) => ({ name, versions }));
+    return groupsOf(this.definitions);
   }
 
   /** Definitions of one group-version, in either spelling. */

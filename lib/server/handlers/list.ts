@@ -181,9 +181,7 @@ function streamedObject(
   item: (i: number) => string,
 ): ReadableStream<Uint8Array> {
   // As objectResponse answers: in the client's spelling of the group.
-  if (ctx.kubeSpelling && typeof head.apiVersion === "string") {
-    head = { ...head, apiVersion: toKubeApiVersion(head.apiVersion) };
-  }
+  if (ctx.kubeSpelling) head = kubeSpelled(head);
   const text = JSON.stringify(head);
   const empty = `${JSON.stringify(field)}:[]}`;
   if (!text.endsWith(empty)) throw new Error(`streamedObject: ${field} is not the last key`);

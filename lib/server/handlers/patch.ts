@@ -13,7 +13,6 @@ import type { RequestContext } from "../context.ts";
 import { authorizeVerb } from "../filters/authorization.ts";
 import { objectResponse } from "../respond.ts";
 import { queryBool } from "../request_info.ts";
-import { toKubeApiVersion } from "../../api/group_names.ts";
 import { isJsonObject } from "../../api/json.ts";
 import {
   dryRunOf,
@@ -21,6 +20,7 @@ import {
   readBody,
   type ResourceScope,
   strategyContext,
+  toCanonicalApiVersion,
 } from "./scope.ts";
 
 const PATCH_TYPES: Record<string, PatchType> = {
@@ -84,13 +84,7 @@ export async function patchHandler(ctx: RequestContext, scope: ResourceScope): P
   // An apply configuration is YAML (JSON is YAML); the other patch types are JSON.
   const decoded = decodeBody(text, type === "apply" ? "yaml" : "json");
   const body = decoded.value;
-  // An apply configuration names the group as the client spelled it in the path.
-  if (
-    ctx.kubeSpelling && type === "apply" && isJsonObject(body) &&
-    body.apiVersion === toKubeApiVersion(scope.registry.apiVersion)
-  ) {
-    body.apiVersion = scope.registry.apiVersion;
-  }
+  if (type === "apply" && isJsonObject(body)) toCanonicalApiVersion(ctx, scope, body);
   // A JSON patch's operations are no object fields.
   const duplicates = type !== "json" && fieldValidation !== "Ignore"
     ? decoded.duplicateFields()

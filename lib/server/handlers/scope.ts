@@ -120,6 +120,18 @@ export async function readDecoded(
   return decodeBody(text, encoding);
 }
 
+/** A body that names the group as the client spelled it in the path (`rbac.authorization.k8s.io`)
+ * is read under the canonical name, as everything past parsing sees it. */
+export function toCanonicalApiVersion(
+  ctx: RequestContext,
+  scope: ResourceScope,
+  body: Record<string, unknown>,
+): void {
+  if (ctx.kubeSpelling && body.apiVersion === toKubeApiVersion(scope.registry.apiVersion)) {
+    body.apiVersion = scope.registry.apiVersion;
+  }
+}
+
 /** Reads and decodes an object body (JSON, YAML or protobuf by Content-Type). */
 export async function readObject(ctx: RequestContext, scope: ResourceScope): Promise<ObjectBody> {
   const decoded = await readDecoded(ctx, scope);
@@ -128,9 +140,7 @@ export async function readObject(ctx: RequestContext, scope: ResourceScope): Pro
   if (!body || typeof body !== "object" || Array.isArray(body)) {
     throw badRequest(`the request body must be a ${scope.registry.def.kind} object`);
   }
-  if (ctx.kubeSpelling && body.apiVersion === toKubeApiVersion(scope.registry.apiVersion)) {
-    body.apiVersion = scope.registry.apiVersion;
-  }
+  toCanonicalApiVersion(ctx, scope, body);
   const wanted = fieldValidationOf(ctx) !== "Ignore";
   return { object: body as KubeObject, duplicateFields: wanted ? decoded.duplicateFields() : [] };
 }
