@@ -9,12 +9,16 @@
  */
 
 import { ConfigError } from "./lib/config/flags.ts";
-import { clusterSigningFiles, loadServerConfig, type ServerConfig } from "./lib/config/mod.ts";
-import { checkPortFree } from "./lib/config/mod.ts";
+import {
+  checkPortFree,
+  clusterSigningFiles,
+  loadServerConfig,
+  type ServerConfig,
+} from "./lib/config/mod.ts";
 import { startServer } from "./lib/server/server.ts";
 import { createLogger } from "./lib/api/log.ts";
 import { PLATFORM_VERSION, versionInfo } from "./lib/server/version.ts";
-import { builtinDefinitions } from "./lib/registry/builtin/mod.ts";
+import { builtinDefinitions } from "./lib/resources/mod.ts";
 import { rbacAuthorizes, servedDefinitions } from "./lib/server/served_apis.ts";
 import { loadAuthenticationConfig } from "./lib/auth/authentication_config.ts";
 import { checkAnonymousFlagConflict } from "./lib/auth/anonymous.ts";

@@ -1,8 +1,6 @@
 /**
  * The layering of lib/ (lib/README.md): a folder imports only folders of lower layers, and
- * only through their `mod.ts`. The code does not all keep these rules yet: what breaks them
- * today is listed below, and the list may only shrink. A new import that breaks a rule fails;
- * so does a listed exception that no longer occurs (delete it from the list).
+ * only through their `mod.ts`. Strictly lower layers also mean the folder graph has no cycle.
  */
 
 import assert from "node:assert/strict";
@@ -17,43 +15,22 @@ export const LAYERS: Record<string, number> = {
   api: 0,
   cel: 1,
   config: 1,
+  schema: 1,
   storage: 1,
   apply: 2,
   codec: 2,
   encryption: 2,
   patch: 2,
+  admission: 3,
   auth: 3,
-  certificates: 3,
   registry: 4,
   apiextensions: 5,
-  controllers: 6,
-  server: 7,
+  certificates: 5,
+  rbac: 5,
+  resources: 6,
+  controllers: 7,
+  server: 8,
 };
-
-/** Folder pairs `from -> to` whose imports break the layering today (issue 19 removes them). */
-const KNOWN_UPWARD = new Set([
-  "apply -> registry",
-  "auth -> registry",
-  "certificates -> auth",
-  "certificates -> registry",
-  "codec -> registry",
-  "config -> certificates",
-  "patch -> registry",
-  "registry -> apiextensions",
-]);
-
-/** Folders whose `mod.ts` is not yet the only way in (issue 19 closes them one by one). */
-const KNOWN_OPEN_SURFACES = new Set([
-  "api",
-  "apiextensions",
-  "auth",
-  "certificates",
-  "config",
-  "controllers",
-  "patch",
-  "registry",
-  "storage",
-]);
 
 interface Import {
   file: string;
@@ -100,35 +77,25 @@ Deno.test("layering: every folder under lib/ has a layer", async () => {
   assert.ok(imports.length > 100, `only ${imports.length} cross-folder imports found`);
 });
 
-Deno.test("layering: folders import only lower layers (known exceptions may only go)", () => {
+Deno.test("layering: folders import only lower layers", () => {
   const upward = new Map<string, string[]>();
   for (const i of imports) {
     if (LAYERS[i.to] < LAYERS[i.from]) continue;
     const pair = `${i.from} -> ${i.to}`;
     upward.set(pair, [...(upward.get(pair) ?? []), `${i.file} imports ${i.target}`]);
   }
-  const added = [...upward].filter(([pair]) => !KNOWN_UPWARD.has(pair));
   assert.deepEqual(
-    added.map(([pair, where]) => `${pair}: ${where.join("; ")}`),
+    [...upward].map(([pair, where]) => `${pair}: ${where.join("; ")}`),
     [],
     "imports that point up a layer (move the shared piece down instead)",
   );
-  const gone = [...KNOWN_UPWARD].filter((pair) => !upward.has(pair));
-  assert.deepEqual(gone, [], "fixed: delete these from KNOWN_UPWARD");
 });
 
-Deno.test("layering: other folders come in through mod.ts (known exceptions may only go)", () => {
-  const inner = new Map<string, string[]>();
-  for (const i of imports) {
-    if (i.target === `${i.to}/mod.ts`) continue;
-    inner.set(i.to, [...(inner.get(i.to) ?? []), `${i.file} imports ${i.target}`]);
-  }
-  const added = [...inner].filter(([to]) => !KNOWN_OPEN_SURFACES.has(to));
+Deno.test("layering: other folders come in through mod.ts", () => {
+  const inner = imports.filter((i) => i.target !== `${i.to}/mod.ts`);
   assert.deepEqual(
-    added.map(([to, where]) => `${to}: ${where.join("; ")}`),
+    inner.map((i) => `${i.file} imports ${i.target}`),
     [],
     "imports past another folder's mod.ts (export it from there)",
   );
-  const closed = [...KNOWN_OPEN_SURFACES].filter((to) => !inner.has(to));
-  assert.deepEqual(closed, [], "closed: delete these from KNOWN_OPEN_SURFACES");
 });

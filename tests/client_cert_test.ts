@@ -12,7 +12,8 @@ import * as x509 from "@peculiar/x509";
 import { stringify as stringifyYaml } from "yaml";
 import { type ServerHandle, type StartOptions, startServer } from "../mod.ts";
 import { silentLogger } from "../lib/api/log.ts";
-import { encodePem, ensurePki, issueClientCertificate } from "../lib/certificates/pki.ts";
+import { ensurePki, issueClientCertificate } from "../lib/certificates/pki.ts";
+import { encodePem } from "../lib/api/mod.ts";
 import { KUBECTL, kubectlInstalled } from "./kubectl.ts";
 
 const REVIEW = "/apis/authentication.platform.io/v1/selfsubjectreviews";

@@ -1,13 +1,13 @@
 /**
  * Extracts the built-in schemas from Kubernetes' published OpenAPI v3 documents into
- * `lib/registry/builtin/schemas.json`, the data the server validates, prunes, patches and
+ * `lib/schema/builtin_schemas.json`, the data the server validates, prunes, patches and
  * documents objects with.
  *
  *     deno task schemas [openapi-dir] [output-file]
  *
  * `openapi-dir` defaults to `../shared/conformance/openapi` (the checkout beside this repo);
- * `output-file` defaults to `lib/registry/builtin/schemas.json`. Only this tool reads
- * `../shared`: it regenerates a checked-in file. The tests use the committed `schemas.json` and
+ * `output-file` defaults to `lib/schema/builtin_schemas.json`. Only this tool reads
+ * `../shared`: it regenerates a checked-in file. The tests use the committed `builtin_schemas.json` and
  * the four documents they compare with in `testdata/k8s-openapi` (not the full set this tool
  * needs).
  *
@@ -144,7 +144,7 @@ const SUPPLEMENT = "tools/openapi_supplement";
 
 function main(args: string[]): void {
   const dir = args[0] ?? "../shared/conformance/openapi";
-  const outFile = args[1] ?? "lib/registry/builtin/schemas.json";
+  const outFile = args[1] ?? "lib/schema/builtin_schemas.json";
   const files = documentOrder(
     readdirSync(dir).filter((f) => f.endsWith(".json")).map((f) => join(dir, f)),
   );

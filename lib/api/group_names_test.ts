@@ -1,5 +1,5 @@
 import { assertEquals } from "../../tests/assert.ts";
-import { builtinDefinitions } from "../registry/builtin/mod.ts";
+import { builtinDefinitions } from "../resources/mod.ts";
 import {
   BUILTIN_GROUPS,
   canonicalGroup,

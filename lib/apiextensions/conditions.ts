@@ -3,7 +3,7 @@
  * cleanup finalizer, with Kubernetes' reasons and messages.
  */
 
-import type { KubeObject } from "../registry/definition.ts";
+import type { KubeObject } from "../registry/mod.ts";
 
 /** Held by a CRD being deleted until its custom resources are gone (Kubernetes:
  * `customresourcecleanup.apiextensions.k8s.io`). */

@@ -25,13 +25,16 @@
  * answers for custom resources from its first request.
  */
 
-import type { Catalogue } from "../registry/catalogue.ts";
-import type { KubeObject, ResourceDefinition, StrategyContext } from "../registry/definition.ts";
-import type { RegistryWatch, ResourceRegistry } from "../registry/generic.ts";
-import { type SchemaNode, SchemaSet } from "../registry/schema.ts";
-import { StatusError } from "../api/errors.ts";
-import { type Clock, rfc3339, systemClock } from "../api/time.ts";
-import type { Logger } from "../api/log.ts";
+import type {
+  Catalogue,
+  KubeObject,
+  RegistryWatch,
+  ResourceDefinition,
+  ResourceRegistry,
+  StrategyContext,
+} from "../registry/mod.ts";
+import { type SchemaNode, SchemaSet } from "../schema/mod.ts";
+import { type Clock, type Logger, rfc3339, StatusError, systemClock } from "../api/mod.ts";
 import { CLEANUP_FINALIZER, isConditionTrue, setCondition } from "./conditions.ts";
 import { checkNames, namesInUse } from "./names.ts";
 import { type CustomResource, customResource } from "./resource.ts";

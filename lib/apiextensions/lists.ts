@@ -5,8 +5,8 @@
  * kind. Errors are worded as Kubernetes words them (`spec.set[2]: Duplicate value: "a"`).
  */
 
-import type { FieldError } from "../api/errors.ts";
-import type { SchemaNode } from "../registry/schema.ts";
+import type { FieldError } from "../api/mod.ts";
+import type { SchemaNode } from "../schema/mod.ts";
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);

@@ -6,7 +6,7 @@
  * `status.acceptedNames` and reported.
  */
 
-import type { KubeObject, ResourceDefinition } from "../registry/definition.ts";
+import type { KubeObject, ResourceDefinition } from "../registry/mod.ts";
 import { type Condition, findCondition } from "./conditions.ts";
 
 /** Names taken in one group: resource names (plural, singular, short names) and kinds

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { checkNames, namesInUse } from "./names.ts";
-import { builtinDefinitions } from "../registry/builtin/mod.ts";
+import { builtinDefinitions } from "../resources/mod.ts";
 
 function crd(group: string, names: Record<string, unknown>, status: Record<string, unknown> = {}) {
   return { metadata: { name: `${names.plural}.${group}` }, spec: { group, names }, status };

@@ -5,9 +5,9 @@
  * a schema name of its own in a {@link SchemaSet} that extends the built-in one.
  */
 
-import { StatusError } from "../api/errors.ts";
-import { ALL_VERBS, type KubeObject, type ResourceDefinition } from "../registry/definition.ts";
-import type { SchemaNode, SchemaSet } from "../registry/schema.ts";
+import { StatusError } from "../api/mod.ts";
+import { ALL_VERBS, type KubeObject, type ResourceDefinition } from "../registry/mod.ts";
+import type { SchemaNode, SchemaSet } from "../schema/mod.ts";
 import { customResourceSchema, customResourceSchemaName, schemasWith } from "./schema.ts";
 import { validateListsAndEmbedded } from "./lists.ts";
 import { servedVersion } from "./validation.ts";

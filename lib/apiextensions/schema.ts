@@ -10,7 +10,7 @@
  * those of built-in kinds.
  */
 
-import { REF_PREFIX, type SchemaNode, SchemaSet } from "../registry/schema.ts";
+import { REF_PREFIX, type SchemaNode, SchemaSet } from "../schema/mod.ts";
 
 const OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { customResourceSchema, customResourceSchemaName, schemasWith } from "./schema.ts";
-import { typeOf, UNTYPED } from "../registry/typed.ts";
-import type { SchemaNode } from "../registry/schema.ts";
+import { typeOf, UNTYPED } from "../schema/typed.ts";
+import type { SchemaNode } from "../schema/schema_set.ts";
 
 const NAME = "com.example.test.v1.Thing";
 

@@ -10,8 +10,8 @@
  * rather than silently ignored.
  */
 
-import type { FieldError } from "../api/errors.ts";
-import { compilePattern } from "../registry/schema.ts";
+import type { FieldError } from "../api/mod.ts";
+import { compilePattern } from "../schema/mod.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;

@@ -9,10 +9,8 @@
  * with a "not supported yet" message rather than accepted and ignored.
  */
 
-import type { FieldError } from "../api/errors.ts";
-import { canonicalGroup, isBuiltinGroup } from "../api/group_names.ts";
-import { isDNS1123Subdomain } from "../api/names.ts";
-import type { KubeObject } from "../registry/definition.ts";
+import { canonicalGroup, type FieldError, isBuiltinGroup, isDNS1123Subdomain } from "../api/mod.ts";
+import type { KubeObject } from "../registry/mod.ts";
 import { validateStructuralSchema } from "./structural.ts";
 
 // deno-lint-ignore no-explicit-any

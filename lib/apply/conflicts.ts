@@ -5,7 +5,7 @@
  * `FieldManagerConflict` cause per path.
  */
 
-import { StatusError } from "../api/errors.ts";
+import { StatusError } from "../api/mod.ts";
 import { type FieldSet, pathString } from "./fieldset.ts";
 import type { ManagerEntry } from "./managed_fields.ts";
 

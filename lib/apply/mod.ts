@@ -14,10 +14,8 @@
  * but status on `/status`) are neither changed nor owned there.
  */
 
-import { badRequest, type FieldError } from "../api/errors.ts";
-import { isJsonObject as isObject } from "../api/json.ts";
-import type { FieldType } from "../registry/typed.ts";
-import { UNTYPED } from "../registry/typed.ts";
+import { badRequest, type FieldError, isJsonObject as isObject } from "../api/mod.ts";
+import { type FieldType, UNTYPED } from "../schema/mod.ts";
 import { type Conflict, conflictError, conflictsOf } from "./conflicts.ts";
 import { FieldSet, pathString } from "./fieldset.ts";
 import {

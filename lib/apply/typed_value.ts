@@ -14,8 +14,8 @@
  * are `untyped`: maps granular, lists atomic.
  */
 
-import { isJsonObject as isObject, jsonEqual as deepEqual } from "../api/json.ts";
-import { type FieldType, UNTYPED } from "../registry/typed.ts";
+import { isJsonObject as isObject, jsonEqual as deepEqual } from "../api/mod.ts";
+import { type FieldType, UNTYPED } from "../schema/mod.ts";
 import { FieldSet, indexElement, keyElement, valueElement } from "./fieldset.ts";
 
 type Json = unknown;

@@ -7,8 +7,8 @@
  * @module
  */
 
-import type { UserInfo } from "../api/user.ts";
-import { ConfigError } from "../config/flags.ts";
+import type { UserInfo } from "../api/mod.ts";
+import { ConfigError } from "../config/mod.ts";
 import type { AnonymousAuthConfig, AuthenticationConfig } from "./authentication_config.ts";
 
 /** The user of an anonymous request (a fresh object each call). */

@@ -17,9 +17,8 @@
  * @module
  */
 
-import { parseYamlConfig } from "../config/yaml_file.ts";
+import { ConfigError, osReason, parseYamlConfig, quote } from "../config/mod.ts";
 import type { CompiledExpression } from "../cel/mod.ts";
-import { ConfigError, osReason, quote } from "../config/flags.ts";
 import { AuthenticationConfigChecker } from "./authentication_config_checks.ts";
 import {
   AUTHENTICATION_CONFIG_API_VERSION,

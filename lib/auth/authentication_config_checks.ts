@@ -12,7 +12,7 @@
  * @module
  */
 
-import { type FieldError, fieldErrorMessage } from "../api/errors.ts";
+import { type FieldError, fieldErrorMessage } from "../api/mod.ts";
 import {
   CelCompileError,
   type CelEnvironmentName,
@@ -20,8 +20,7 @@ import {
   compile,
   type CompiledExpression,
 } from "../cel/mod.ts";
-import { formatIssueAsFieldError, type SchemaIssue } from "../config/mod.ts";
-import { quote } from "../config/flags.ts";
+import { formatIssueAsFieldError, quote, type SchemaIssue } from "../config/mod.ts";
 import type {
   AnonymousAuthConfig,
   AuthenticationConfig,

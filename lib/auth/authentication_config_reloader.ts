@@ -11,9 +11,8 @@
  * @module
  */
 
-import type { UserInfo } from "../api/user.ts";
-import type { Logger } from "../api/log.ts";
-import { ConfigError, osReason } from "../config/flags.ts";
+import type { Logger, UserInfo } from "../api/mod.ts";
+import { ConfigError, osReason } from "../config/mod.ts";
 import type { Authenticator } from "./authenticator.ts";
 import {
   type AuthenticationConfig,

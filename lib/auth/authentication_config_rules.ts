@@ -8,9 +8,7 @@
 
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
-import type { FieldError } from "../api/errors.ts";
-import { isDNS1123Subdomain } from "../api/names.ts";
-import { decodePem } from "../api/pem.ts";
+import { decodePem, type FieldError, isDNS1123Subdomain } from "../api/mod.ts";
 
 /**
  * What is wrong with an issuer or discovery URL, in kube's words: https only, no user

@@ -5,7 +5,7 @@
  * account tokens.
  */
 
-import type { UserInfo } from "../api/user.ts";
+import type { UserInfo } from "../api/mod.ts";
 
 export interface Authenticator {
   /** The user, `undefined` when this authenticator does not recognise the credential. */

@@ -25,9 +25,17 @@
 
 import { dirname, isAbsolute, resolve } from "node:path";
 import { z } from "zod";
-import { parseYamlConfig } from "../config/yaml_file.ts";
-import { ConfigError, osReason, parseDuration, quote } from "../config/flags.ts";
-import { describeValue, formatIssue, type IssueFormat, similarField } from "../config/mod.ts";
+import {
+  ConfigError,
+  describeValue,
+  formatIssue,
+  type IssueFormat,
+  osReason,
+  parseDuration,
+  parseYamlConfig,
+  quote,
+  similarField,
+} from "../config/mod.ts";
 import { CelCompileError, compile, type CompiledExpression } from "../cel/mod.ts";
 import {
   connectionFromKubeconfig,

@@ -4,10 +4,10 @@
  * webhooks (SubjectAccessReview payloads) and access reviews all read the same shape.
  *
  * The server asks one Authorizer for requests and access reviews alike: by default
- * `system:masters` then RBAC (lib/auth/rbac/).
+ * `system:masters` then RBAC (lib/rbac/).
  */
 
-import type { UserInfo } from "../api/user.ts";
+import type { UserInfo } from "../api/mod.ts";
 
 export interface Attributes {
   user: UserInfo;

@@ -6,9 +6,7 @@
  * @module
  */
 
-import { ADMIN_GROUP } from "../api/user.ts";
-import type { Logger } from "../api/log.ts";
-import type { UserInfo } from "../api/user.ts";
+import { ADMIN_GROUP, type Logger, type UserInfo } from "../api/mod.ts";
 import {
   alwaysAllow,
   alwaysDeny,

@@ -21,8 +21,7 @@
  */
 
 import { decodeJwt, errors as joseErrors, jwtVerify } from "jose";
-import type { UserInfo } from "../api/user.ts";
-import type { Logger } from "../api/log.ts";
+import type { Logger, UserInfo } from "../api/mod.ts";
 import { CelEvaluationError, type CompiledExpression } from "../cel/mod.ts";
 import { type Authenticator, bearerToken } from "./authenticator.ts";
 import type {

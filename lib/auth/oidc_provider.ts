@@ -13,7 +13,7 @@
  */
 
 import { createRemoteJWKSet, customFetch, type JWTVerifyGetKey } from "jose";
-import type { Logger } from "../api/log.ts";
+import type { Logger } from "../api/mod.ts";
 import type { IssuerConfig } from "./authentication_config.ts";
 
 /** Options of {@link OidcProvider}. */

@@ -12,9 +12,9 @@
 import { serviceAccountGroups, serviceAccountUsername } from "./service_account_names.ts";
 import { decodeJwt, exportPKCS8, importPKCS8, jwtVerify, SignJWT } from "jose";
 import { join } from "node:path";
-import type { UserInfo } from "../api/user.ts";
+import type { UserInfo } from "../api/mod.ts";
 import { type Authenticator, bearerToken } from "./authenticator.ts";
-import { writeFileAtomic } from "../storage/fsutil.ts";
+import { writeFileAtomic } from "../storage/mod.ts";
 
 /** The `iss` of the tokens we issue, and the default audience. */
 export const SERVICE_ACCOUNT_ISSUER = "https://kubernetes.default.svc.cluster.local";

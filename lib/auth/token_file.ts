@@ -12,7 +12,7 @@
  * @module
  */
 
-import { ConfigError, osReason, quote } from "../config/flags.ts";
+import { ConfigError, osReason, quote } from "../config/mod.ts";
 
 /** The user a static token authenticates as. */
 export interface TokenUser {

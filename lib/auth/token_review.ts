@@ -9,7 +9,7 @@
  * so.
  */
 
-import type { UserInfo } from "../api/user.ts";
+import type { UserInfo } from "../api/mod.ts";
 import type { Authenticator } from "./authenticator.ts";
 import {
   type AccountLookup,

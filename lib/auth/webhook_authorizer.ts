@@ -24,10 +24,9 @@
  * @module
  */
 
-import { formatDuration, quote } from "../config/flags.ts";
+import { formatDuration, quote } from "../config/mod.ts";
 import type { CompiledExpression } from "../cel/mod.ts";
-import type { Logger } from "../api/log.ts";
-import type { UserInfo } from "../api/user.ts";
+import type { Logger, UserInfo } from "../api/mod.ts";
 import type { Attributes, AuthorizationResult, Authorizer, RuleSet } from "./authorizer.ts";
 import type { WebhookConfig } from "./authorization_config.ts";
 

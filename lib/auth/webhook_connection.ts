@@ -24,8 +24,8 @@ import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { parseDocument } from "yaml";
-import { osReason, quote } from "../config/flags.ts";
-import { decodePem } from "../api/pem.ts";
+import { osReason, quote } from "../config/mod.ts";
+import { decodePem } from "../api/mod.ts";
 
 x509.cryptoProvider.set(crypto);
 

@@ -20,8 +20,7 @@
 
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
-import { decodePem } from "../api/pem.ts";
-import type { UserInfo } from "../api/user.ts";
+import { decodePem, type UserInfo } from "../api/mod.ts";
 import type { Authenticator } from "./authenticator.ts";
 
 x509.cryptoProvider.set(crypto);

@@ -13,12 +13,9 @@
  * a race is retried from a fresh read.
  */
 
-import type { Authorizer } from "../auth/authorizer.ts";
-import type { KubeObject, StrategyContext } from "../registry/definition.ts";
-import type { ResourceRegistry } from "../registry/generic.ts";
-import type { Logger } from "../api/log.ts";
-import { rfc3339 } from "../api/time.ts";
-import { StatusError } from "../api/errors.ts";
+import type { Authorizer } from "../auth/mod.ts";
+import type { KubeObject, ResourceRegistry, StrategyContext } from "../registry/mod.ts";
+import { type Logger, rfc3339, StatusError } from "../api/mod.ts";
 import {
   checkSignerRules,
   isWellKnownSigner,

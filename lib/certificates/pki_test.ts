@@ -5,15 +5,14 @@ import { join } from "node:path";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { ConfigError } from "../config/flags.ts";
 import {
-  ADMIN_USER,
   certificateNames,
-  decodePem,
   ensureAdminToken,
   ensurePki,
   issueClientCertificate,
   servingNames,
   writeKubeconfig,
 } from "./pki.ts";
+import { ADMIN_USER, decodePem } from "../api/mod.ts";
 
 async function tempDir(): Promise<{ path: string } & AsyncDisposable> {
   const path = await Deno.makeTempDir({ prefix: "pki_test_" });

@@ -8,7 +8,7 @@
 
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
-import { encodePem } from "./pki.ts";
+import { encodePem } from "../api/mod.ts";
 import {
   BACKDATE_MS,
   DEFAULT_SIGNING_DURATION_MS,

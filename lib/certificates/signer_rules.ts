@@ -10,7 +10,12 @@
 
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
-import { decodePem } from "./pki.ts";
+import {
+  decodePem,
+  isWellKnownSigner,
+  SIGNER_APISERVER_CLIENT,
+  SIGNER_APISERVER_CLIENT_NODEAGENT,
+} from "../api/mod.ts";
 
 import { errText, OID_BASIC_CONSTRAINTS, OID_SAN } from "./x509_helpers.ts";
 
@@ -19,27 +24,14 @@ x509.cryptoProvider.set(crypto);
 // ---------------------------------------------------------------------------------------
 // Names and constants
 
-/** Client certificates for authenticating to the API server; never auto-approved. */
-export const SIGNER_APISERVER_CLIENT = "platform.io/apiserver-client";
-/** Client certificates of node agents; may be auto-approved. */
-export const SIGNER_APISERVER_CLIENT_NODEAGENT = "platform.io/apiserver-client-nodeagent";
-/** Serving certificates of node agents; never auto-approved. */
-export const SIGNER_NODEAGENT_SERVING = "platform.io/nodeagent-serving";
-
-/** The signers this server issues for; requests for other names are left to external signers. */
-export const WELL_KNOWN_SIGNERS = [
+export {
+  isWellKnownSigner,
   SIGNER_APISERVER_CLIENT,
   SIGNER_APISERVER_CLIENT_NODEAGENT,
   SIGNER_NODEAGENT_SERVING,
-] as const;
-
-/** One of {@link WELL_KNOWN_SIGNERS}. */
-export type WellKnownSigner = typeof WELL_KNOWN_SIGNERS[number];
-
-/** Whether `signerName` is one of {@link WELL_KNOWN_SIGNERS}. */
-export function isWellKnownSigner(signerName: string): signerName is WellKnownSigner {
-  return (WELL_KNOWN_SIGNERS as readonly string[]).includes(signerName);
-}
+  WELL_KNOWN_SIGNERS,
+  type WellKnownSigner,
+} from "../api/mod.ts";
 
 /** The reason of the Failed condition when a request breaks its signer's rules (as kube). */
 export const SIGNER_VALIDATION_FAILURE = "SignerValidationFailure";

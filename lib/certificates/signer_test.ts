@@ -1,7 +1,7 @@
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
 import assert from "node:assert/strict";
-import { decodePem, encodePem } from "./pki.ts";
+import { decodePem, encodePem } from "../api/mod.ts";
 import {
   BACKDATE_MS,
   certificateDuration,

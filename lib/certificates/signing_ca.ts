@@ -7,7 +7,7 @@
 
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
-import { decodePem } from "./pki.ts";
+import { decodePem } from "../api/mod.ts";
 import type { SigningCA } from "./signer_rules.ts";
 
 import { errText, OID_BASIC_CONSTRAINTS, OID_KEY_USAGE, signingAlgorithm } from "./x509_helpers.ts";

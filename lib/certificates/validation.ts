@@ -13,14 +13,14 @@
 
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
-import type { FieldError } from "../api/errors.ts";
 import {
   byteLength,
   DNS1123_LABEL_MAX_LENGTH,
   DNS1123_SUBDOMAIN_MAX_LENGTH,
+  type FieldError,
   isDNS1123Label,
   isDNS1123Subdomain,
-} from "../api/names.ts";
+} from "../api/mod.ts";
 
 x509.cryptoProvider.set(crypto);
 

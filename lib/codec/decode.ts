@@ -1,11 +1,10 @@
 /** Parsing request bodies (JSON, YAML, protobuf) into values, with their repeated keys. */
 
-import { badRequest } from "../api/errors.ts";
+import { badRequest, jsonTooDeep, MAX_NESTING_DEPTH } from "../api/mod.ts";
 import type { Encoding } from "./negotiate.ts";
 import { decodeObject } from "./protobuf/mod.ts";
 import { decodeYaml } from "./yaml_decode.ts";
 import { duplicateFields } from "./json_duplicates.ts";
-import { jsonTooDeep, MAX_NESTING_DEPTH } from "../api/nesting.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 

@@ -43,3 +43,4 @@ export {
 } from "./protobuf/mod.ts";
 export { type IncludeObject, parseIncludeObject, toTable } from "./table.ts";
 export { emitYaml } from "./yaml_emit.ts";
+export { AGE, CREATED_AT, keyCount, NAME } from "./columns.ts";

@@ -4,7 +4,7 @@
  * `as=PartialObjectMetadata[List]`, `as=APIGroupDiscoveryList`.
  */
 
-import { notAcceptable, unsupportedMediaType } from "../api/errors.ts";
+import { notAcceptable, unsupportedMediaType } from "../api/mod.ts";
 
 export type Encoding = "json" | "yaml" | "protobuf";
 

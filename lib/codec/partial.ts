@@ -4,7 +4,7 @@
  * without the objects' contents.
  */
 
-import type { KubeObject } from "../registry/definition.ts";
+import type { KubeObject } from "../api/mod.ts";
 
 /** `{kind: PartialObjectMetadata, apiVersion: <group>/<version>, metadata}`. */
 export function toPartial(obj: KubeObject, apiVersion: string): KubeObject {

@@ -4,8 +4,8 @@
  * when they place Name themselves).
  */
 
-import type { KubeObject, ResourceDefinition } from "../registry/definition.ts";
-import { AGE, NAME } from "../registry/builtin/columns.ts";
+import type { KubeObject, PrinterColumn } from "../api/mod.ts";
+import { AGE, NAME } from "./columns.ts";
 
 export type IncludeObject = "None" | "Metadata" | "Object";
 
@@ -14,7 +14,7 @@ export function parseIncludeObject(v: string | null): IncludeObject {
 }
 
 export function toTable(
-  def: ResourceDefinition,
+  def: { printerColumns?: PrinterColumn[] },
   items: KubeObject[],
   opts: { apiVersion: string; listMeta: Record<string, unknown>; include: IncludeObject },
 ): KubeObject {

@@ -17,8 +17,7 @@ import {
   parseEvents,
   type ScalarEvent,
 } from "js-yaml";
-import { badRequest, StatusError } from "../api/errors.ts";
-import { MAX_NESTING_DEPTH } from "../api/nesting.ts";
+import { badRequest, MAX_NESTING_DEPTH, StatusError } from "../api/mod.ts";
 
 /** A decoded YAML document and the keys its mappings repeat. */
 export interface DecodedYaml {

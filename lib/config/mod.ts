@@ -80,3 +80,21 @@ export {
   STORAGE_BACKENDS,
   type StorageBackend,
 } from "./server_config.ts";
+export { osReason, quote } from "./flags.ts";
+export {
+  type FileRef,
+  importMatchingKey,
+  type KeyPair,
+  readKeyPair,
+  signatureParams,
+} from "./key_pair.ts";
+export {
+  DEFAULT_SERVICE_CLUSTER_IP_RANGE,
+  DEFAULT_SERVICE_NODE_PORT_RANGE,
+  type IPRange,
+  parseNodePortRange,
+  parseServiceClusterIPRange,
+  type ServiceNetwork,
+  serviceNetwork,
+} from "./service_network.ts";
+export { parseYamlConfig } from "./yaml_file.ts";

@@ -16,7 +16,7 @@
  */
 
 import { ConfigError, parseBool, quote } from "./flags.ts";
-import { canonicalGroup } from "../api/group_names.ts";
+import { canonicalGroup } from "../api/mod.ts";
 
 /** The `api/*` keys. */
 export const RUNTIME_CONFIG_STAGE_KEYS = ["api/all", "api/ga", "api/beta", "api/alpha"] as const;

@@ -12,7 +12,7 @@
  */
 
 import type { z } from "zod";
-import { fieldErrorMessage } from "../api/errors.ts";
+import { fieldErrorMessage } from "../api/mod.ts";
 import { quote } from "./flags.ts";
 
 /** One problem zod found. */

@@ -44,18 +44,19 @@ import {
   similarField,
   valueAt,
 } from "./schema_issues.ts";
-import { decodePem, readKeyPair } from "../certificates/pki.ts";
+import {
+  decodePem,
+  SIGNER_APISERVER_CLIENT,
+  SIGNER_APISERVER_CLIENT_NODEAGENT,
+  SIGNER_NODEAGENT_SERVING,
+} from "../api/mod.ts";
+import { readKeyPair } from "./key_pair.ts";
 import {
   DEFAULT_SERVICE_CLUSTER_IP_RANGE,
   DEFAULT_SERVICE_NODE_PORT_RANGE,
   parseNodePortRange,
   parseServiceClusterIPRange,
 } from "./service_network.ts";
-import {
-  SIGNER_APISERVER_CLIENT,
-  SIGNER_APISERVER_CLIENT_NODEAGENT,
-  SIGNER_NODEAGENT_SERVING,
-} from "../certificates/signer.ts";
 
 // The path of a field as messages write it; its home is schema_issues.ts.
 export { fieldPath };

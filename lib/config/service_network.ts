@@ -1,12 +1,12 @@
 /**
  * The Service network of `--service-cluster-ip-range` and `--service-node-port-range`: the
  * cluster IP ranges (one CIDR, or one per IP family) and the node port range, parsed and
- * checked as kube does. The allocator (lib/registry/builtin/service_ips.ts) works from it.
+ * checked as kube does. The allocator (lib/resources/service_ips.ts) works from it.
  *
  * @module
  */
 
-import { cidrSize, formatCIDR, type IPFamily, parseCIDR } from "../api/ip.ts";
+import { cidrSize, formatCIDR, type IPFamily, parseCIDR } from "../api/mod.ts";
 import { ConfigError } from "./flags.ts";
 
 /** kube's default `--service-cluster-ip-range`. */

@@ -11,12 +11,14 @@
  * Each runs unless `--controllers` turns it off. Both share one namespace informer.
  */
 
-import { jsonEqual } from "../api/json.ts";
-import { isControllerEnabled } from "../config/server_config.ts";
-import type { KubeObject, StrategyContext } from "../registry/definition.ts";
-import type { ResourceRegistry } from "../registry/generic.ts";
-import { Informer } from "../registry/informer.ts";
-import type { Logger } from "../api/log.ts";
+import { jsonEqual, type Logger } from "../api/mod.ts";
+import { isControllerEnabled } from "../config/mod.ts";
+import {
+  Informer,
+  type KubeObject,
+  type ResourceRegistry,
+  type StrategyContext,
+} from "../registry/mod.ts";
 import { type KeptObject, NamespaceObjectKeeper } from "./per_namespace.ts";
 
 /** The `--controllers` names, as kube's. */

@@ -8,12 +8,14 @@
  * emptied by the namespace lifecycle controller, and a create there would only race it.
  */
 
-import { StatusError } from "../api/errors.ts";
-import { parseFieldSelector } from "../api/selectors.ts";
-import type { KubeObject, StrategyContext } from "../registry/definition.ts";
-import type { ResourceRegistry, WatchEvent } from "../registry/generic.ts";
-import { Informer } from "../registry/informer.ts";
-import type { Logger } from "../api/log.ts";
+import { type Logger, parseFieldSelector, StatusError } from "../api/mod.ts";
+import {
+  Informer,
+  type KubeObject,
+  type ResourceRegistry,
+  type StrategyContext,
+  type WatchEvent,
+} from "../registry/mod.ts";
 
 /** What one controller keeps in every namespace. */
 export interface KeptObject {

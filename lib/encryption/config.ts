@@ -23,9 +23,7 @@
 
 import { resolve } from "node:path";
 import { Buffer } from "node:buffer";
-import { ConfigError, osReason, quote } from "../config/flags.ts";
-import { parseYamlConfig } from "../config/yaml_file.ts";
-import { describeValue } from "../config/mod.ts";
+import { ConfigError, describeValue, osReason, parseYamlConfig, quote } from "../config/mod.ts";
 import type { CipherProvider } from "./providers.ts";
 
 export const ENCRYPTION_CONFIG_API_VERSIONS = [

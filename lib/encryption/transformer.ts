@@ -5,13 +5,13 @@
  * @module
  */
 
-import { canonicalGroup } from "../api/group_names.ts";
+import { canonicalGroup } from "../api/mod.ts";
 import {
   type ReadValue,
   unreadableStored,
   unreadableValue,
   type ValueTransformer,
-} from "../storage/transformer.ts";
+} from "../storage/mod.ts";
 import { type EncryptionConfig, parseResource } from "./config.ts";
 import { ENCRYPTED_PREFIX, type KeyCipher, keyCipher } from "./providers.ts";
 

@@ -9,8 +9,7 @@
  */
 
 import jsonpatch from "fast-json-patch";
-import { badRequest, StatusError } from "../api/errors.ts";
-import { jsonEqual } from "../api/json.ts";
+import { badRequest, jsonEqual, StatusError } from "../api/mod.ts";
 
 /** Kubernetes' limit on the number of operations in one JSON Patch. */
 export const MAX_JSON_PATCH_OPERATIONS = 10_000;

@@ -4,8 +4,7 @@
  * target value. The target is never mutated; what the patch contributes is copied.
  */
 
-import { badRequest } from "../api/errors.ts";
-import { isJsonObject as isObject } from "../api/json.ts";
+import { badRequest, isJsonObject as isObject } from "../api/mod.ts";
 
 /** The deepest nesting a merge patch may have. */
 const MAX_DEPTH = 512;

@@ -34,8 +34,8 @@
  * than {@link MAX_PATCH_DEPTH} are refused before any recursion.
  */
 
-import { badRequest, StatusError } from "../api/errors.ts";
-import type { FieldType } from "../registry/typed.ts";
+import { badRequest, StatusError } from "../api/mod.ts";
+import type { FieldType } from "../schema/mod.ts";
 
 type JsonObject = Record<string, unknown>;
 

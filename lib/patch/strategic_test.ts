@@ -7,8 +7,8 @@
 
 import assert from "node:assert/strict";
 import { StatusError } from "../api/errors.ts";
-import { type SchemaNode, SchemaSet } from "../registry/schema.ts";
-import { type FieldType, typeOf } from "../registry/typed.ts";
+import { type SchemaNode, SchemaSet } from "../schema/schema_set.ts";
+import { type FieldType, typeOf } from "../schema/typed.ts";
 import { applyStrategicMergePatch, MAX_PATCH_DEPTH } from "./strategic.ts";
 import { at, corpus } from "./testing/smp_vectors.ts";
 

@@ -10,7 +10,7 @@
  * an expired list handed back with the 410: it continues at the newest revision.
  */
 
-import { badRequest } from "../api/errors.ts";
+import { badRequest } from "../api/mod.ts";
 
 /** Where a continued list picks up. */
 export interface ContinuePoint {

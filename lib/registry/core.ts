@@ -9,19 +9,18 @@
 
 import {
   alreadyExists,
+  type Clock,
   conflict,
   type GroupResource,
   internalError,
   notFound,
   OBJECT_MODIFIED,
   StatusError,
-} from "../api/errors.ts";
-import { type Clock, systemClock } from "../api/time.ts";
-import { isStoreError, type KeyValue, type Store } from "../storage/store.ts";
-import { unreadableReason } from "../storage/transformer.ts";
+  systemClock,
+} from "../api/mod.ts";
+import { isStoreError, type KeyValue, type Store, unreadableReason } from "../storage/mod.ts";
 import { apiVersionOf, type KubeObject, type ResourceDefinition } from "./definition.ts";
-import type { SchemaSet } from "./schema.ts";
-import { type FieldType, typeOf } from "./typed.ts";
+import { type FieldType, type SchemaSet, typeOf } from "../schema/mod.ts";
 import { EncodedCache } from "./encoded_cache.ts";
 import { randomContinueKey } from "./continue.ts";
 

@@ -5,11 +5,9 @@
  * (the strategy's `beginCreate`), then stored with one Store call.
  */
 
-import { alreadyExists } from "../api/errors.ts";
-import { generateName } from "../api/names.ts";
-import { rfc3339 } from "../api/time.ts";
+import { alreadyExists, generateName, rfc3339 } from "../api/mod.ts";
 import { trackUpdate } from "../apply/mod.ts";
-import { isStoreError } from "../storage/store.ts";
+import { isStoreError } from "../storage/mod.ts";
 import type { KubeObject, StrategyContext } from "./definition.ts";
 import type { RegistryCore } from "./core.ts";
 import { managerContext } from "./managed_fields.ts";

@@ -5,50 +5,16 @@
  * {@link Strategy} hooks.
  */
 
-import type { FieldError } from "../api/errors.ts";
-import type { Authenticator } from "../auth/authenticator.ts";
-import type { Attributes, Authorizer } from "../auth/authorizer.ts";
-import type { ServiceAccountTokens } from "../auth/service_account_tokens.ts";
-import type { TokenReviewer } from "../auth/token_review.ts";
+import type { FieldError, KubeObject, PrinterColumn, Verb } from "../api/mod.ts";
+import type {
+  Attributes,
+  Authenticator,
+  Authorizer,
+  ServiceAccountTokens,
+  TokenReviewer,
+} from "../auth/mod.ts";
 
-/** A JSON object as it travels through the server. */
-// deno-lint-ignore no-explicit-any
-export type KubeObject = Record<string, any>;
-
-export type Verb =
-  | "get"
-  | "list"
-  | "watch"
-  | "create"
-  | "update"
-  | "patch"
-  | "delete"
-  | "deletecollection";
-
-export const ALL_VERBS: Verb[] = [
-  "create",
-  "delete",
-  "deletecollection",
-  "get",
-  "list",
-  "patch",
-  "update",
-  "watch",
-];
-
-/** A column of the Table form (`kubectl get`), besides Name and Age. */
-export interface PrinterColumn {
-  name: string;
-  type: "string" | "integer" | "number" | "boolean" | "date";
-  /** OpenAPI format of the cells (`name` for the Name column). */
-  format?: string;
-  /** Short description for the column header's tooltip. */
-  description?: string;
-  /** Priority 0 = shown by default; >0 only with `-o wide`. */
-  priority?: number;
-  /** Computes the cell from the object. */
-  value: (obj: KubeObject) => unknown;
-}
+export { ALL_VERBS, type KubeObject, type PrinterColumn, type Verb } from "../api/mod.ts";
 
 /** Context passed to strategy hooks. */
 export interface StrategyContext {

@@ -4,9 +4,8 @@
  * object leaves the store at once. Also deletecollection, one delete per selected object.
  */
 
-import { conflict, notFound, StatusError } from "../api/errors.ts";
-import { rfc3339 } from "../api/time.ts";
-import { isStoreError } from "../storage/store.ts";
+import { conflict, notFound, rfc3339, StatusError } from "../api/mod.ts";
+import { isStoreError } from "../storage/mod.ts";
 import type { KubeObject, ResourceDefinition } from "./definition.ts";
 import { MAX_UPDATE_RETRIES, type RegistryCore } from "./core.ts";
 import { listObjects, type ListResult } from "./list.ts";

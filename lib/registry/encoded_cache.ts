@@ -6,7 +6,7 @@
  * beyond what the store itself retains.
  */
 
-import type { KeyValue } from "../storage/store.ts";
+import type { KeyValue } from "../storage/mod.ts";
 
 export class EncodedCache {
   readonly #slots = new Map<string, WeakMap<KeyValue, unknown>>();

@@ -7,7 +7,7 @@ import {
   matchesLabels,
   parseFieldSelector,
   parseLabelSelector,
-} from "../api/selectors.ts";
+} from "../api/mod.ts";
 import type { KubeObject, ResourceDefinition } from "./definition.ts";
 
 export interface ObjectFilter {

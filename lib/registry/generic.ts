@@ -12,8 +12,8 @@
  * validates it and (unless a dry run) writes it with one Store call.
  */
 
-import { forbidden, type GroupResource, notFound, type StatusError } from "../api/errors.ts";
-import type { KeyValue } from "../storage/store.ts";
+import { forbidden, type GroupResource, notFound, type StatusError } from "../api/mod.ts";
+import type { KeyValue } from "../storage/mod.ts";
 import type {
   KubeObject,
   ResourceDefinition,
@@ -21,7 +21,7 @@ import type {
   StrategyContext,
 } from "./definition.ts";
 import type { EncodedCache } from "./encoded_cache.ts";
-import type { FieldType } from "./typed.ts";
+import type { FieldType } from "../schema/mod.ts";
 import { RegistryCore, type RegistryDeps } from "./core.ts";
 import { listObjects, type ListOptions, type ListResult } from "./list.ts";
 import { type RegistryWatch, watchObjects, type WatchOptions } from "./watch.ts";

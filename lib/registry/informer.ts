@@ -10,7 +10,7 @@
  * completed before (an authorizer honours a binding created by the previous request).
  */
 
-import type { Logger } from "../api/log.ts";
+import type { Logger } from "../api/mod.ts";
 import type { KubeObject } from "./definition.ts";
 import type { RegistryWatch, ResourceRegistry, WatchEvent } from "./generic.ts";
 import type { ObjectFilter } from "./filter.ts";

@@ -2,10 +2,10 @@ import { assertEquals } from "../../tests/assert.ts";
 import { MemoryStore } from "../storage/memory.ts";
 import { silentLogger } from "../api/log.ts";
 import { Catalogue } from "./catalogue.ts";
-import { builtinDefinitions } from "./builtin/mod.ts";
+import { builtinDefinitions } from "../resources/mod.ts";
 import { ResourceRegistry, type WatchEvent } from "./generic.ts";
 import { Informer } from "./informer.ts";
-import { SchemaSet } from "./schema.ts";
+import { SchemaSet } from "../schema/schema_set.ts";
 
 const ctx = { user: { username: "u", groups: [] } };
 const settle = () => new Promise((r) => setTimeout(r, 0));

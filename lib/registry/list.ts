@@ -3,8 +3,8 @@
  * revision of the first, and a continue token (continue.ts) says where the next page starts.
  */
 
-import { StatusError } from "../api/errors.ts";
-import type { KeyValue } from "../storage/store.ts";
+import { StatusError } from "../api/mod.ts";
+import type { KeyValue } from "../storage/mod.ts";
 import type { KubeObject } from "./definition.ts";
 import { type ObjectFilter, selectsObject } from "./filter.ts";
 import { decodeContinue, encodeContinue } from "./continue.ts";

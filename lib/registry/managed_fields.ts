@@ -4,8 +4,7 @@
  * configuration passes before it is applied.
  */
 
-import { badRequest } from "../api/errors.ts";
-import { rfc3339 } from "../api/time.ts";
+import { badRequest, rfc3339 } from "../api/mod.ts";
 import type { FieldManagerContext } from "../apply/mod.ts";
 import type { KubeObject } from "./definition.ts";
 import type { RegistryCore } from "./core.ts";

@@ -5,13 +5,10 @@
  * update.
  */
 
-import { badRequest } from "../api/errors.ts";
-import { MAX_NESTING_DEPTH, valueTooDeep } from "../api/nesting.ts";
-import { applyJsonPatch } from "../patch/json_patch.ts";
-import { applyMergePatch } from "../patch/merge_patch.ts";
-import { applyStrategicMergePatch } from "../patch/strategic.ts";
+import { badRequest, MAX_NESTING_DEPTH, valueTooDeep } from "../api/mod.ts";
+import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from "../patch/mod.ts";
 import type { KubeObject } from "./definition.ts";
-import type { FieldType } from "./typed.ts";
+import type { FieldType } from "../schema/mod.ts";
 
 export type PatchType = "json" | "merge" | "strategic" | "apply";
 

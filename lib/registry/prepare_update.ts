@@ -5,8 +5,7 @@
  * the generation bumped when the spec changed, and no new finalizers once deleting.
  */
 
-import { invalid } from "../api/errors.ts";
-import { jsonEqual } from "../api/json.ts";
+import { invalid, jsonEqual } from "../api/mod.ts";
 import type { KubeObject, ResourceDefinition, StrategyContext } from "./definition.ts";
 
 /** Metadata an update always takes from the stored object. */

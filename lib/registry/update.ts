@@ -5,10 +5,9 @@
  * a resourceVersion. A PUT or an apply of a missing object creates it.
  */
 
-import { conflict, notFound, OBJECT_MODIFIED } from "../api/errors.ts";
-import { validateObjectMetaUpdate } from "../api/meta_validation.ts";
+import { conflict, notFound, OBJECT_MODIFIED, validateObjectMetaUpdate } from "../api/mod.ts";
 import { applyConfig, trackUpdate } from "../apply/mod.ts";
-import { isStoreError, type KeyValue } from "../storage/store.ts";
+import { isStoreError, type KeyValue } from "../storage/mod.ts";
 import type { KubeObject, StrategyContext } from "./definition.ts";
 import { MAX_UPDATE_RETRIES, type RegistryCore } from "./core.ts";
 import { createObject } from "./create.ts";

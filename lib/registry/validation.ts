@@ -4,10 +4,9 @@
  * duplicate fields handled as `fieldValidation` says.
  */
 
-import { badRequest, type FieldError, invalid } from "../api/errors.ts";
-import { validateObjectMeta } from "../api/meta_validation.ts";
+import { badRequest, type FieldError, invalid, validateObjectMeta } from "../api/mod.ts";
 import type { KubeObject } from "./definition.ts";
-import type { ValidationResult } from "./schema.ts";
+import type { ValidationResult } from "../schema/mod.ts";
 import type { RegistryCore } from "./core.ts";
 import type { DecodingOptions } from "./write_options.ts";
 

@@ -3,7 +3,7 @@
  * API watch events (ADDED, MODIFIED, DELETED), filtered by label and field selectors.
  */
 
-import type { StoreEvent, Watch } from "../storage/store.ts";
+import type { StoreEvent, Watch } from "../storage/mod.ts";
 import type { KubeObject } from "./definition.ts";
 import { type ObjectFilter, selectsObject } from "./filter.ts";
 import type { RegistryCore } from "./core.ts";

@@ -1,9 +1,9 @@
 import { assert, assertEquals } from "../../tests/assert.ts";
 import { MemoryStore } from "../storage/memory.ts";
 import { Catalogue } from "./catalogue.ts";
-import { builtinDefinitions } from "./builtin/mod.ts";
+import { builtinDefinitions } from "../resources/mod.ts";
 import { ResourceRegistry } from "./generic.ts";
-import { SchemaSet } from "./schema.ts";
+import { SchemaSet } from "../schema/schema_set.ts";
 
 Deno.test("watchers share one decoded object per event; progress follows delivery", async () => {
   const store = new MemoryStore();

@@ -4,9 +4,8 @@
  * Status response.
  */
 
-import type { Authenticator } from "../auth/authenticator.ts";
-import type { Authorizer } from "../auth/authorizer.ts";
-import { internalError, StatusError } from "../api/errors.ts";
+import type { Authenticator, Authorizer } from "../auth/mod.ts";
+import { internalError, type Logger, StatusError } from "../api/mod.ts";
 import type { Filter, Handler, RequestContext } from "./context.ts";
 import { type AnonymousPolicy, authenticationFilter } from "./filters/authentication.ts";
 import { authorizationFilter } from "./filters/authorization.ts";
@@ -18,7 +17,6 @@ import { type RequestDeadlines, requestTimeoutFilter } from "./filters/timeout.t
 import { methodFilter } from "./filters/method.ts";
 import { requestInfoOf } from "./request_info.ts";
 import { type BodyWriting, errorResponse } from "./respond.ts";
-import type { Logger } from "../api/log.ts";
 
 export interface ChainDeps {
   authenticator: Authenticator;

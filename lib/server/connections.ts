@@ -19,7 +19,7 @@
  * @module
  */
 
-import type { Logger } from "../api/log.ts";
+import type { Logger } from "../api/mod.ts";
 import { shutdownConnections } from "./proc_sockets.ts";
 
 /** Deno.serve's handler, as each connection's requests are given to it. */

@@ -1,10 +1,10 @@
 /** The per-request context that filters fill in and handlers read. */
 
 import type { RequestInfo } from "./request_info.ts";
-import type { Authorizer } from "../auth/authorizer.ts";
-import type { UserInfo } from "../api/user.ts";
+import type { Authorizer } from "../auth/mod.ts";
+import type { UserInfo } from "../api/mod.ts";
 
-export type { UserInfo } from "../api/user.ts";
+export type { UserInfo } from "../api/mod.ts";
 
 export interface RequestContext {
   req: Request;

@@ -6,8 +6,8 @@
  * @module
  */
 
-import { ConfigError, osReason, quote } from "../config/flags.ts";
-import { DIR_MODE } from "../storage/permissions.ts";
+import { ConfigError, osReason, quote } from "../config/mod.ts";
+import { DIR_MODE } from "../storage/mod.ts";
 
 /** Create `dir` (mode 0700) if needed and check that a file can be written in it. */
 export async function prepareDataDir(dir: string): Promise<void> {

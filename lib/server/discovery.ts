@@ -4,8 +4,7 @@
  * (`as=APIGroupDiscoveryList`, v2 and v2beta1) that kubectl asks for first.
  */
 
-import { apiVersionOf, type ResourceDefinition } from "../registry/definition.ts";
-import type { Catalogue } from "../registry/catalogue.ts";
+import { apiVersionOf, type Catalogue, type ResourceDefinition } from "../registry/mod.ts";
 
 /** What discovery lists: the catalogue, or the catalogue as served (served_catalogue.ts). */
 export type DiscoverySource = Pick<Catalogue, "groups" | "resources">;

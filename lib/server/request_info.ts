@@ -15,10 +15,8 @@
  * whatever the method. No other method names a verb (the chain answers them 405 first).
  */
 
-import type { Verb } from "../registry/definition.ts";
-import { canonicalGroup } from "../api/group_names.ts";
-import { validatePathSegmentName } from "../api/names.ts";
-import { parseFieldSelectorSyntax } from "../api/selectors.ts";
+import type { Verb } from "../registry/mod.ts";
+import { canonicalGroup, parseFieldSelectorSyntax, validatePathSegmentName } from "../api/mod.ts";
 
 export interface RequestInfo {
   isResourceRequest: boolean;

@@ -3,9 +3,7 @@
  * `Status` in the negotiated encoding.
  */
 
-import { kubeGroup, kubeSpelled } from "../api/group_names.ts";
-import { isJsonObject } from "../api/json.ts";
-import { type Status, toStatusError } from "../api/errors.ts";
+import { isJsonObject, kubeGroup, kubeSpelled, type Status, toStatusError } from "../api/mod.ts";
 import { encodeBody, type Negotiated, negotiateOutput } from "../codec/mod.ts";
 import type { RequestContext } from "./context.ts";
 import { queryParam } from "./request_info.ts";

@@ -17,7 +17,7 @@ import { type HealthCheck, healthResponse } from "./health.ts";
 import { pathNotFound } from "./handlers/resource.ts";
 import { objectResponse, responseBody } from "./respond.ts";
 import { versionInfo } from "./version.ts";
-import { methodNotAllowed } from "../api/errors.ts";
+import { methodNotAllowed } from "../api/mod.ts";
 import { openAPIv2Handler } from "./openapi/mod.ts";
 
 export interface OpenAPIProvider {

@@ -17,11 +17,10 @@
  * @module
  */
 
-import { ConfigError } from "../config/flags.ts";
-import { groupVersionKey, isEnabled, validateRuntimeConfig } from "../config/runtime_config.ts";
-import { RBAC_GROUP } from "../auth/rbac/policy_index.ts";
-import type { ResourceDefinition } from "../registry/definition.ts";
-import type { AuthorizationConfig } from "../auth/authorization_config.ts";
+import { ConfigError, groupVersionKey, isEnabled, validateRuntimeConfig } from "../config/mod.ts";
+import { RBAC_GROUP } from "../rbac/mod.ts";
+import type { ResourceDefinition } from "../registry/mod.ts";
+import type { AuthorizationConfig } from "../auth/mod.ts";
 
 /** The RBAC resources the RBAC authorizer reads. */
 export const RBAC_RESOURCES = ["roles", "rolebindings", "clusterroles", "clusterrolebindings"];

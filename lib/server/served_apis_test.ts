@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { ConfigError } from "../config/flags.ts";
 import { parseRuntimeConfig } from "../config/runtime_config.ts";
-import { builtinDefinitions } from "../registry/builtin/mod.ts";
+import { builtinDefinitions } from "../resources/mod.ts";
 import { rbacAuthorizes, rbacServed, servedDefinitions } from "./served_apis.ts";
 
 const all = builtinDefinitions();

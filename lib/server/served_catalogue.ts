@@ -15,9 +15,8 @@
  * picks its own spelling.
  */
 
-import { isBuiltinGroup, kubeGroup } from "../api/group_names.ts";
-import { type Catalogue, groupsOf } from "../registry/catalogue.ts";
-import type { ResourceDefinition } from "../registry/definition.ts";
+import { isBuiltinGroup, kubeGroup } from "../api/mod.ts";
+import { type Catalogue, groupsOf, type ResourceDefinition } from "../registry/mod.ts";
 
 export class ServedCatalogue {
   readonly #catalogue: Catalogue;

@@ -19,9 +19,9 @@
  * controllers stop, the store closes and a temporary data directory is removed.
  */
 
-import type { Store } from "../storage/store.ts";
+import type { Store } from "../storage/mod.ts";
 import { WatchPacer } from "./handlers/watch_pacing.ts";
-import { createLogger } from "../api/log.ts";
+import { createLogger } from "../api/mod.ts";
 import type { BodyWriting } from "./respond.ts";
 import { loadConfiguration } from "./start/configuration.ts";
 import { startControllers } from "./start/controllers.ts";
@@ -33,7 +33,7 @@ import { buildRegistries } from "./start/registries.ts";
 import { keepServingCertificate, listen, setNoDelay, Shutdown } from "./start/serve.ts";
 import { openStorage } from "./start/storage.ts";
 
-export { ADMIN_GROUP, ADMIN_USER } from "../certificates/pki.ts";
+export { ADMIN_GROUP, ADMIN_USER } from "../api/mod.ts";
 export type { StartOptions } from "./start/options.ts";
 
 /** A running server. */

@@ -5,7 +5,7 @@
  * different pair goes to `onChange`, which starts serving it to new connections.
  */
 
-import type { Logger } from "../api/log.ts";
+import type { Logger } from "../api/mod.ts";
 
 export interface ServingPair {
   certPem: string;

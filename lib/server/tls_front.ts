@@ -22,9 +22,9 @@
  * @module
  */
 
-import { ClientCAVerifier, type Verification, type VerifiedClient } from "../auth/x509.ts";
-import { ConfigError, osReason, quote } from "../config/flags.ts";
-import type { Logger } from "../api/log.ts";
+import { ClientCAVerifier, type Verification, type VerifiedClient } from "../auth/mod.ts";
+import { ConfigError, osReason, quote } from "../config/mod.ts";
+import type { Logger } from "../api/mod.ts";
 import { type ConnectionLimits, connectionLimits } from "./connections.ts";
 import type { WorkerIn, WorkerOut } from "./tls_front_worker.ts";
 

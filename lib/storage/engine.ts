@@ -21,7 +21,7 @@
  * @module
  */
 
-import { type Clock, systemClock } from "../api/time.ts";
+import { type Clock, systemClock } from "../api/mod.ts";
 import { KeyIndex } from "./keyindex.ts";
 import {
   type KeyValue,

@@ -24,7 +24,7 @@
  */
 
 import { type Checkpoint, writeCheckpoint } from "./checkpoint.ts";
-import { type Clock, systemClock } from "../api/time.ts";
+import { type Clock, systemClock } from "../api/mod.ts";
 import { consoleLogger, type StoreLogger } from "./logger.ts";
 import { Engine, type EngineOptions, type EngineState } from "./engine.ts";
 import { eventToRecord } from "./journal/event.ts";

@@ -10,14 +10,14 @@
  * @module
  */
 
-import type { Clock } from "../api/time.ts";
+import type { Clock } from "../api/mod.ts";
 import type { StoreLogger } from "./logger.ts";
 import { FileStore } from "./file.ts";
 import { MemoryStore } from "./memory.ts";
 import type { Store } from "./store.ts";
 
 export * from "./store.ts";
-export { type Clock, systemClock } from "../api/time.ts";
+export { type Clock, systemClock } from "../api/mod.ts";
 export { consoleLogger, type StoreLogger } from "./logger.ts";
 export { type EngineOptions, MAX_KEY_LENGTH } from "./engine.ts";
 export { FileStore, type FileStoreOptions, type FileStoreStats, StoreLockedError } from "./file.ts";
@@ -53,3 +53,5 @@ export async function openStore(opts: OpenStoreOptions): Promise<Store> {
   if (!dir) throw new Error('The "file" storage backend needs a directory');
   return await FileStore.open({ dir, ...common });
 }
+export { writeFileAtomic } from "./fsutil.ts";
+export { unreadableReason, unreadableStored, unreadableValue } from "./transformer.ts";

@@ -19,7 +19,7 @@
  * @module
  */
 
-import type { Clock } from "../api/time.ts";
+import type { Clock } from "../api/mod.ts";
 import type { StoreLogger } from "./logger.ts";
 import { type Checkpoint, readCheckpoint } from "./checkpoint.ts";
 import type { EngineState } from "./engine.ts";

@@ -7,8 +7,7 @@
  */
 
 import type { CelValue } from "@bufbuild/cel";
-import { canonicalGroup } from "../../api/group_names.ts";
-import { nameIsDNSLabel, nameIsDNSSubdomain } from "../../api/names.ts";
+import { canonicalGroup, nameIsDNSLabel, nameIsDNSSubdomain } from "../../api/mod.ts";
 import { AUTHZ_CHECK_COST } from "../cost.ts";
 import type { Library, Overload } from "../library.ts";
 import { identityKey, type OpaqueKind, unwrapOpaque, wrapOpaque } from "../opaque.ts";

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { jsonTooDeep, MAX_NESTING_DEPTH } from "../../api/nesting.ts";
+import { jsonTooDeep, MAX_NESTING_DEPTH } from "../../api/mod.ts";
 import { MAGIC, MAX_OBJECT_DEPTH, readEnvelope } from "./envelope.ts";
 import { noProtobufEncoding } from "./errors.ts";
 import { formatTime, toBase64 } from "./json_scalars.ts";

@@ -78,7 +78,7 @@ export function message(name: string): MessageDescriptor {
   return m;
 }
 
-export { toKubeApiVersion, toPlatformApiVersion } from "../../api/group_names.ts";
+export { toKubeApiVersion, toPlatformApiVersion } from "../../api/mod.ts";
 
 /** The message for an apiVersion (platform.io spelling) and kind, or undefined. */
 export function messageForKind(apiVersion: string, kind: string): string | undefined {

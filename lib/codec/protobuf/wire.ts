@@ -3,7 +3,7 @@
  * checked and throws {@link ProtobufError} on truncated or malformed input.
  */
 
-import { MAX_NESTING_DEPTH } from "../../api/nesting.ts";
+import { MAX_NESTING_DEPTH } from "../../api/mod.ts";
 import { ProtobufError } from "./errors.ts";
 
 export const WIRE_VARINT = 0;

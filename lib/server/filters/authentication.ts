@@ -11,9 +11,8 @@
  * [{path: /livez}]`, `/version` without credentials is 401.
  */
 
-import { unauthorized } from "../../api/errors.ts";
-import type { Authenticator } from "../../auth/authenticator.ts";
-import { anonymousUser } from "../../auth/anonymous.ts";
+import { unauthorized } from "../../api/mod.ts";
+import { anonymousUser, type Authenticator } from "../../auth/mod.ts";
 import type { Filter, Handler, RequestContext, UserInfo } from "../context.ts";
 
 /** Paths anyone may read without credentials while anonymous access is not configured. */

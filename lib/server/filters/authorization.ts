@@ -4,8 +4,8 @@
  * RBAC or what `--authorization-config` lists. Anything but Allow is forbidden.
  */
 
-import { forbidden, StatusError } from "../../api/errors.ts";
-import type { Attributes, AuthorizationResult, Authorizer } from "../../auth/authorizer.ts";
+import { forbidden, StatusError } from "../../api/mod.ts";
+import type { Attributes, AuthorizationResult, Authorizer } from "../../auth/mod.ts";
 import type { Filter, RequestContext, UserInfo } from "../context.ts";
 
 export function authorizationFilter(authorizer: Authorizer): Filter {

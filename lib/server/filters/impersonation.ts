@@ -6,14 +6,15 @@
  * authorization, which then judges the impersonated user.
  */
 
-import { badRequest, unauthorized } from "../../api/errors.ts";
-import type { Attributes, Authorizer } from "../../auth/authorizer.ts";
-import type { Filter, Handler, RequestContext, UserInfo } from "../context.ts";
-import { deniedError } from "./authorization.ts";
+import { badRequest, unauthorized } from "../../api/mod.ts";
 import {
+  type Attributes,
+  type Authorizer,
   parseServiceAccountUsername,
   serviceAccountGroups,
-} from "../../auth/service_account_names.ts";
+} from "../../auth/mod.ts";
+import type { Filter, Handler, RequestContext, UserInfo } from "../context.ts";
+import { deniedError } from "./authorization.ts";
 
 const EXTRA_PREFIX = "impersonate-extra-";
 /** The group of the `uids` and `userextras` impersonation resources. */

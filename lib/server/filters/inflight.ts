@@ -9,7 +9,7 @@
  * who holds none, however many requests others send, and a user alone may use half a pool.
  */
 
-import { tooManyRequests } from "../../api/errors.ts";
+import { tooManyRequests } from "../../api/mod.ts";
 import type { Filter, RequestContext } from "../context.ts";
 import { isLongRunning } from "./timeout.ts";
 

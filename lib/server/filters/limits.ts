@@ -1,6 +1,6 @@
 /** Request limits: refuse bodies over the configured size before any handler reads them. */
 
-import { entityTooLarge } from "../../api/errors.ts";
+import { entityTooLarge } from "../../api/mod.ts";
 import type { Filter } from "../context.ts";
 
 export function bodyLimitFilter(maxBytes: number): Filter {

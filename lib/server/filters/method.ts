@@ -5,7 +5,7 @@
  * verb.
  */
 
-import { methodNotAllowed } from "../../api/errors.ts";
+import { methodNotAllowed } from "../../api/mod.ts";
 import type { Filter } from "../context.ts";
 
 const SERVED_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);

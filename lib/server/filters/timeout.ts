@@ -6,8 +6,8 @@
  * `timeoutSeconds` and `--min-request-timeout` instead.
  */
 
-import { badRequest, timeout } from "../../api/errors.ts";
-import { parseDuration } from "../../config/flags.ts";
+import { badRequest, timeout } from "../../api/mod.ts";
+import { parseDuration } from "../../config/mod.ts";
 import type { Filter, RequestContext } from "../context.ts";
 import { queryParam } from "../request_info.ts";
 

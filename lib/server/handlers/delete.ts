@@ -1,14 +1,11 @@
 /** DELETE of one object, and of a collection (deletecollection). */
 
-import { badRequest } from "../../api/errors.ts";
+import { badRequest, invalid } from "../../api/mod.ts";
 import { negotiateOutput } from "../../codec/mod.ts";
-import { parseFilter } from "../../registry/filter.ts";
-import type { KubeObject } from "../../registry/definition.ts";
-import type { DeleteOptions } from "../../registry/generic.ts";
+import { type DeleteOptions, type KubeObject, parseFilter } from "../../registry/mod.ts";
 import type { RequestContext } from "../context.ts";
 import { objectResponse } from "../respond.ts";
 import { dryRunOf, readDecoded, type ResourceScope } from "./scope.ts";
-import { invalid } from "../../api/errors.ts";
 
 const POLICIES = ["Foreground", "Background", "Orphan"];
 

@@ -21,16 +21,18 @@ import {
   toPartialList,
   toTable,
 } from "../../codec/mod.ts";
-import { parseFilter } from "../../registry/filter.ts";
-import type { ListOptions } from "../../registry/generic.ts";
+import {
+  type KubeObject,
+  type ListOptions,
+  parseFilter,
+  type ResourceRegistry,
+} from "../../registry/mod.ts";
 import type { RequestContext } from "../context.ts";
 import { encodedResponse, isPretty, objectResponse } from "../respond.ts";
-import type { ResourceRegistry } from "../../registry/generic.ts";
-import type { KeyValue } from "../../storage/store.ts";
+import type { KeyValue } from "../../storage/mod.ts";
 import { parseResourceVersion, readOptionsOf, waitForRevision } from "./read_options.ts";
 import type { ResourceScope } from "./scope.ts";
-import { kubeSpelled, toKubeApiVersion } from "../../api/group_names.ts";
-import type { KubeObject } from "../../registry/definition.ts";
+import { kubeSpelled, toKubeApiVersion } from "../../api/mod.ts";
 
 /** Lists of more items than this are sent as the client reads them (see streamedList). */
 const STREAM_ITEMS = 500;

@@ -5,15 +5,20 @@
  * it like an update (apply creates a missing object).
  */
 
-import { badRequest, type FieldError, invalid, unsupportedMediaType } from "../../api/errors.ts";
+import {
+  badRequest,
+  type FieldError,
+  invalid,
+  isJsonObject,
+  unsupportedMediaType,
+} from "../../api/mod.ts";
 import { decodeBody, negotiateOutput } from "../../codec/mod.ts";
-import type { PatchType } from "../../registry/generic.ts";
+import type { PatchType } from "../../registry/mod.ts";
 import { managerFromUserAgent, validateFieldManager } from "../../apply/mod.ts";
 import type { RequestContext } from "../context.ts";
 import { authorizeVerb } from "../filters/authorization.ts";
 import { objectResponse } from "../respond.ts";
 import { queryBool } from "../request_info.ts";
-import { isJsonObject } from "../../api/json.ts";
 import {
   dryRunOf,
   fieldValidationOf,

@@ -8,7 +8,7 @@
  * resourceVersion other than `0`, which is 400.
  */
 
-import { badRequest, type FieldError, invalid, StatusError } from "../../api/errors.ts";
+import { badRequest, type FieldError, invalid, StatusError } from "../../api/mod.ts";
 import { parseQueryBool } from "../request_info.ts";
 
 /** How long a read waits for a resourceVersion newer than the store's before answering 504. */

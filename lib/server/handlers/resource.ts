@@ -3,11 +3,15 @@
  * shape fit it, and hand over to the verb's handler. Routes come from the definitions.
  */
 
-import { methodNotAllowed, notFound, StatusError } from "../../api/errors.ts";
-import type { Catalogue } from "../../registry/catalogue.ts";
-import type { ResourceRegistry } from "../../registry/generic.ts";
-import type { ResourceDefinition, ReviewServices, Verb } from "../../registry/definition.ts";
-import { alwaysAllow } from "../../auth/authorizer.ts";
+import { methodNotAllowed, notFound, StatusError } from "../../api/mod.ts";
+import type {
+  Catalogue,
+  ResourceDefinition,
+  ResourceRegistry,
+  ReviewServices,
+  Verb,
+} from "../../registry/mod.ts";
+import { alwaysAllow } from "../../auth/mod.ts";
 import { reviewHandler } from "./review.ts";
 import type { RequestContext } from "../context.ts";
 import { hasProtobuf } from "../../codec/mod.ts";

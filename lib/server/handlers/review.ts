@@ -5,10 +5,10 @@
  */
 
 import { KUBE_PROTOBUF, negotiateOutput } from "../../codec/mod.ts";
-import type { KubeObject, ReviewServices } from "../../registry/definition.ts";
+import type { KubeObject, ReviewServices } from "../../registry/mod.ts";
 import type { RequestContext } from "../context.ts";
 import { objectResponse } from "../respond.ts";
-import { toKubeApiVersion } from "../../api/group_names.ts";
+import { toKubeApiVersion } from "../../api/mod.ts";
 import {
   checkNamespace,
   dryRunOf,

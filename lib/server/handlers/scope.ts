@@ -9,8 +9,9 @@ import {
   type FieldError,
   invalid,
   type StatusError,
+  toKubeApiVersion,
   unsupportedMediaType,
-} from "../../api/errors.ts";
+} from "../../api/mod.ts";
 import { managerFromUserAgent, validateFieldManager } from "../../apply/mod.ts";
 import {
   decodeBody,
@@ -19,12 +20,15 @@ import {
   PROTOBUF,
   requestEncoding,
 } from "../../codec/mod.ts";
-import type { KubeObject, StrategyContext } from "../../registry/definition.ts";
-import type { FieldValidation, ResourceRegistry } from "../../registry/generic.ts";
+import type {
+  FieldValidation,
+  KubeObject,
+  ResourceRegistry,
+  StrategyContext,
+} from "../../registry/mod.ts";
 import type { RequestContext } from "../context.ts";
-import type { Attributes } from "../../auth/authorizer.ts";
+import type { Attributes } from "../../auth/mod.ts";
 import { authorizeAttributes } from "../filters/authorization.ts";
-import { toKubeApiVersion } from "../../api/group_names.ts";
 import type { WatchPacer } from "./watch_pacing.ts";
 
 export interface ResourceScope {

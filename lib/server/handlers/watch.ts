@@ -15,8 +15,7 @@
  * many streams open, each batches its events over a short window (see watch_pacing.ts).
  */
 
-import { badRequest, expired, StatusError } from "../../api/errors.ts";
-import { FieldSelector } from "../../api/selectors.ts";
+import { badRequest, expired, FieldSelector, kubeSpelled, StatusError } from "../../api/mod.ts";
 import {
   encodeWatchEvent,
   negotiateOutput,
@@ -24,15 +23,18 @@ import {
   toPartial,
   toTable,
 } from "../../codec/mod.ts";
-import { parseFilter } from "../../registry/filter.ts";
-import type { KubeObject } from "../../registry/definition.ts";
-import type { RegistryWatch, ResourceRegistry, WatchEvent } from "../../registry/generic.ts";
-import { isStoreError, type KeyValue } from "../../storage/store.ts";
+import {
+  type KubeObject,
+  parseFilter,
+  type RegistryWatch,
+  type ResourceRegistry,
+  type WatchEvent,
+} from "../../registry/mod.ts";
+import { isStoreError, type KeyValue } from "../../storage/mod.ts";
 import type { RequestContext } from "../context.ts";
 import { parseResourceVersion, readOptionsOf, waitForRevision } from "./read_options.ts";
 import type { ResourceScope } from "./scope.ts";
 import { cachedJson } from "./list.ts";
-import { kubeSpelled } from "../../api/group_names.ts";
 
 /** A bookmark goes out after this much quiet, if the store has moved on. */
 const BOOKMARK_IDLE_MS = 1000;

@@ -1,9 +1,9 @@
 import { assert, assertEquals } from "../../../tests/assert.ts";
 import { MemoryStore } from "../../storage/memory.ts";
 import { Catalogue } from "../../registry/catalogue.ts";
-import { builtinDefinitions } from "../../registry/builtin/mod.ts";
+import { builtinDefinitions } from "../../resources/mod.ts";
 import { ResourceRegistry } from "../../registry/generic.ts";
-import { SchemaSet } from "../../registry/schema.ts";
+import { SchemaSet } from "../../schema/schema_set.ts";
 import { requestInfoOf } from "../request_info.ts";
 import { watchHandler } from "./watch.ts";
 import { WatchPacer } from "./watch_pacing.ts";

@@ -4,7 +4,7 @@
  * of its definitions, then the discovery documents `api`, `apis`, `apis/<group>`, `version`.
  */
 
-import { apiVersionOf, listKindOf, type ResourceDefinition } from "../../registry/definition.ts";
+import { apiVersionOf, listKindOf, type ResourceDefinition } from "../../registry/mod.ts";
 import { documentPath, type GVK, listSchemaName } from "./names.ts";
 import type { DocSpec, Operation } from "./model.ts";
 import { operationsFor } from "./operations.ts";

@@ -5,8 +5,8 @@
  * custom resource).
  */
 
-import { listKindOf, type ResourceDefinition } from "../../registry/definition.ts";
-import type { SchemaNode, SchemaSet } from "../../registry/schema.ts";
+import { listKindOf, type ResourceDefinition } from "../../registry/mod.ts";
+import type { SchemaNode, SchemaSet } from "../../schema/mod.ts";
 import {
   API_GROUP,
   API_GROUP_LIST,

@@ -4,8 +4,8 @@
  * paths (`Core`, `rbacAuthorization_v1`, `apis/<group>/<version>`).
  */
 
-import { REF_PREFIX, type SchemaNode } from "../../registry/schema.ts";
-import { isBuiltinGroup } from "../../api/group_names.ts";
+import { REF_PREFIX, type SchemaNode } from "../../schema/mod.ts";
+import { isBuiltinGroup } from "../../api/mod.ts";
 
 /** A group-version-kind, as `x-kubernetes-group-version-kind` lists it. */
 export interface GVK {

@@ -5,7 +5,7 @@
  * …), with operation ids, tags, parameters, media types and GVK markers.
  */
 
-import type { ResourceDefinition } from "../../registry/definition.ts";
+import type { ResourceDefinition } from "../../registry/mod.ts";
 import {
   article,
   DELETE_OPTIONS,

@@ -4,8 +4,8 @@
  * serves, and spelled with Kubernetes' group names where the document uses them.
  */
 
-import type { SchemaNode } from "../../registry/schema.ts";
-import { kubeGroup } from "../../api/group_names.ts";
+import type { SchemaNode } from "../../schema/mod.ts";
+import { kubeGroup } from "../../api/mod.ts";
 import { type GVK, GVK_KEY, gvString } from "./names.ts";
 
 /**

@@ -13,9 +13,8 @@
  */
 
 import { createHash } from "node:crypto";
-import type { ResourceDefinition } from "../../registry/definition.ts";
-import type { SchemaSet } from "../../registry/schema.ts";
-import type { Catalogue } from "../../registry/catalogue.ts";
+import type { Catalogue, ResourceDefinition } from "../../registry/mod.ts";
+import type { SchemaSet } from "../../schema/mod.ts";
 import type { DocSpec } from "./model.ts";
 import { documentSpecs } from "./documents.ts";
 import { withDocumentSchemas } from "./extra_schemas.ts";

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { ALL_VERBS, type ResourceDefinition } from "../../registry/definition.ts";
-import { SchemaSet } from "../../registry/schema.ts";
+import { SchemaSet } from "../../schema/schema_set.ts";
 import { groupCamel, tagOf } from "./names.ts";
 import { PATCH_MEDIA } from "./model.ts";
 import { operationsFor } from "./operations.ts";
 import { OpenAPIService } from "./service.ts";
 
-// ---- sample definitions (the real ones live in lib/registry/builtin/) ----
+// ---- sample definitions (the real ones live in lib/resources/) ----
 
 function def(
   group: string,

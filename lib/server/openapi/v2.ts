@@ -4,7 +4,7 @@
  * for Swagger 2.0 (`#/definitions/` references, no v3-only keywords).
  */
 
-import { REF_PREFIX, type SchemaNode, type SchemaSet } from "../../registry/schema.ts";
+import { REF_PREFIX, type SchemaNode, type SchemaSet } from "../../schema/mod.ts";
 import { type GVK, GVK_KEY } from "./names.ts";
 import { type DocSpec, OBJECT_MEDIA, type Operation } from "./model.ts";
 import type { Param } from "./parameters.ts";

@@ -13,7 +13,7 @@
  */
 
 import { createHash } from "node:crypto";
-import { notAcceptable } from "../../api/errors.ts";
+import { notAcceptable } from "../../api/mod.ts";
 import { parseAccept } from "../../codec/mod.ts";
 import type { RequestContext } from "../context.ts";
 import { responseBody } from "../respond.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { parse as parseYaml } from "yaml";
-import { builtinDefinitions } from "../../registry/builtin/mod.ts";
-import { SchemaSet } from "../../registry/schema.ts";
+import { builtinDefinitions } from "../../resources/mod.ts";
+import { SchemaSet } from "../../schema/schema_set.ts";
 import { OpenAPIService } from "./service.ts";
 import { encodeOpenAPIv2 } from "./v2_proto.ts";
 import { descriptorText } from "../../../tools/extract_openapiv2.ts";

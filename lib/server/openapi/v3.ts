@@ -4,7 +4,7 @@
  * as {@link presentSchema} shows them.
  */
 
-import type { SchemaSet } from "../../registry/schema.ts";
+import type { SchemaSet } from "../../schema/mod.ts";
 import { GVK_KEY, ref } from "./names.ts";
 import { type DocSpec, OBJECT_MEDIA, type Operation } from "./model.ts";
 import type { Param } from "./parameters.ts";

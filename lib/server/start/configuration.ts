@@ -5,25 +5,25 @@
  * that leaves no trace.
  */
 
-import { AuthenticationConfigReloader } from "../../auth/authentication_config_reloader.ts";
 import {
+  AuthenticationConfigReloader,
   type AuthorizationConfig,
   loadAuthorizationConfig,
-} from "../../auth/authorization_config.ts";
-import { PolicyIndex } from "../../auth/rbac/mod.ts";
-import { SERVICE_ACCOUNT_ISSUER } from "../../auth/service_account_tokens.ts";
-import { loadTokenFile, type TokenUser } from "../../auth/token_file.ts";
-import { resolveFeatureGates } from "../../config/feature_gates.ts";
-import { ConfigError } from "../../config/flags.ts";
+  loadTokenFile,
+  SERVICE_ACCOUNT_ISSUER,
+  type TokenUser,
+} from "../../auth/mod.ts";
+import { PolicyIndex } from "../../rbac/mod.ts";
+import { ConfigError, resolveFeatureGates } from "../../config/mod.ts";
 import { EncryptionTransformer, loadEncryptionConfig } from "../../encryption/mod.ts";
-import { builtinDefinitions } from "../../registry/builtin/mod.ts";
 import {
+  builtinDefinitions,
   type ServiceAllocator,
   type ServiceNetwork,
   serviceNetwork,
-} from "../../registry/builtin/service_ips.ts";
-import type { ResourceDefinition } from "../../registry/definition.ts";
-import type { Logger } from "../../api/log.ts";
+} from "../../resources/mod.ts";
+import type { ResourceDefinition } from "../../registry/mod.ts";
+import type { Logger } from "../../api/mod.ts";
 import { rbacAuthorizes, servedDefinitions } from "../served_apis.ts";
 import type { OpenResources } from "./open_resources.ts";
 import type { StartOptions } from "./options.ts";

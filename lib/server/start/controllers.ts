@@ -10,22 +10,20 @@ import {
   type ChainAuthorizer,
   privilegedGroupsAuthorizer,
   unionAuthorizer,
-} from "../../auth/authorizer_chain.ts";
-import { RBAC_GROUP, startRbac } from "../../auth/rbac/mod.ts";
-import { CrdController } from "../../apiextensions/controller.ts";
-import { CsrController, loadSignerConfig } from "../../certificates/controller.ts";
-import { ADMIN_GROUP, ADMIN_USER, type Pki } from "../../certificates/pki.ts";
-import { isControllerEnabled } from "../../config/server_config.ts";
+} from "../../auth/mod.ts";
+import { RBAC_GROUP, startRbac } from "../../rbac/mod.ts";
+import { CrdController } from "../../apiextensions/mod.ts";
+import { CsrController, loadSignerConfig, type Pki } from "../../certificates/mod.ts";
+import { ADMIN_GROUP, ADMIN_USER, type Logger } from "../../api/mod.ts";
+import { isControllerEnabled } from "../../config/mod.ts";
 import {
+  NamespaceController,
   type NamespaceDefaults,
+  ServiceController,
   startNamespaceDefaults,
-} from "../../controllers/namespace_defaults.ts";
-import { customResourceDefinitions } from "../../registry/builtin/apiextensions.ts";
-import { certificateSigningRequests } from "../../registry/builtin/certificates.ts";
-import { NamespaceController } from "../../registry/namespace_lifecycle.ts";
-import type { SchemaSet } from "../../registry/schema.ts";
-import { ServiceController } from "../../registry/service_controller.ts";
-import type { Logger } from "../../api/log.ts";
+} from "../../controllers/mod.ts";
+import { certificateSigningRequests, customResourceDefinitions } from "../../resources/mod.ts";
+import type { SchemaSet } from "../../schema/mod.ts";
 import { rbacServed } from "../served_apis.ts";
 import type { Configuration } from "./configuration.ts";
 import type { OpenResources } from "./open_resources.ts";

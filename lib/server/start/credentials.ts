@@ -5,18 +5,11 @@
  * the server listens.
  */
 
-import {
-  ADMIN_GROUP,
-  ADMIN_USER,
-  ensureAdminToken,
-  ensurePki,
-  type Pki,
-  writeKubeconfig,
-} from "../../certificates/pki.ts";
-import { tightenModes } from "../../storage/permissions.ts";
+import { ensureAdminToken, ensurePki, type Pki, writeKubeconfig } from "../../certificates/mod.ts";
+import { ADMIN_GROUP, ADMIN_USER, type Logger, silentLogger } from "../../api/mod.ts";
+import { tightenModes } from "../../storage/mod.ts";
 import type { UserInfo } from "../context.ts";
 import { prepareDataDir } from "../data_dir.ts";
-import { type Logger, silentLogger } from "../../api/log.ts";
 import { createTlsFront, type TlsFront } from "../tls_front.ts";
 import type { Configuration } from "./configuration.ts";
 import type { OpenResources } from "./open_resources.ts";

@@ -4,16 +4,19 @@
  * the router and the filter chain around it.
  */
 
-import { tokenAuthenticator, unionAuthenticator } from "../../auth/authenticator.ts";
-import { ServiceAccountTokens } from "../../auth/service_account_tokens.ts";
-import { tokenReviewer } from "../../auth/token_review.ts";
-import { clientCertificateAuthenticator } from "../../auth/x509.ts";
+import {
+  clientCertificateAuthenticator,
+  ServiceAccountTokens,
+  tokenAuthenticator,
+  tokenReviewer,
+  unionAuthenticator,
+} from "../../auth/mod.ts";
 import { buildHandlerChain } from "../chain.ts";
 import type { AnonymousPolicy } from "../filters/authentication.ts";
 import { RequestDeadlines } from "../filters/timeout.ts";
 import { resourceHandler } from "../handlers/resource.ts";
 import type { WatchPacer } from "../handlers/watch_pacing.ts";
-import type { Logger } from "../../api/log.ts";
+import type { Logger } from "../../api/mod.ts";
 import { CatalogueOpenAPI } from "../openapi/mod.ts";
 import type { BodyWriting } from "../respond.ts";
 import { router } from "../router.ts";

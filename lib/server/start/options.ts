@@ -4,7 +4,7 @@
  */
 
 import type { ConnectionLimits } from "../connections.ts";
-import type { Logger } from "../../api/log.ts";
+import type { Logger } from "../../api/mod.ts";
 
 export interface StartOptions {
   /** Where certificates, credentials and (for the file store) objects live. Default: a new

@@ -3,19 +3,12 @@
  * namespaces they need.
  */
 
-import { ADMIN_GROUP, ADMIN_USER } from "../../certificates/pki.ts";
-import { ServiceAllocator } from "../../registry/builtin/service_ips.ts";
-import { Catalogue } from "../../registry/catalogue.ts";
-import type { ResourceDefinition } from "../../registry/definition.ts";
-import { ResourceRegistry } from "../../registry/generic.ts";
-import {
-  labelStoredNamespaces,
-  namespaceGate,
-  SYSTEM_NAMESPACES,
-} from "../../registry/namespace_lifecycle.ts";
-import { SchemaSet } from "../../registry/schema.ts";
-import type { Store } from "../../storage/store.ts";
-import type { Logger } from "../../api/log.ts";
+import { ADMIN_GROUP, ADMIN_USER, type Logger } from "../../api/mod.ts";
+import { ServiceAllocator } from "../../resources/mod.ts";
+import { Catalogue, type ResourceDefinition, ResourceRegistry } from "../../registry/mod.ts";
+import { labelStoredNamespaces, namespaceGate, SYSTEM_NAMESPACES } from "../../controllers/mod.ts";
+import { SchemaSet } from "../../schema/mod.ts";
+import type { Store } from "../../storage/mod.ts";
 import type { Configuration } from "./configuration.ts";
 import type { Storage } from "./storage.ts";
 

@@ -5,11 +5,10 @@
  * requests in flight finish (up to the shutdown timeout), close the connections.
  */
 
-import { ConfigError } from "../../config/flags.ts";
-import { describeListenError } from "../../config/server_config.ts";
-import type { NamespaceDefaults } from "../../controllers/namespace_defaults.ts";
+import { ConfigError, describeListenError } from "../../config/mod.ts";
+import type { NamespaceDefaults } from "../../controllers/mod.ts";
 import { connectionLimits, ConnectionServer, listenTls } from "../connections.ts";
-import type { Logger } from "../../api/log.ts";
+import type { Logger } from "../../api/mod.ts";
 import { setListenerNoDelay } from "../nodelay.ts";
 import type { BodyWriting } from "../respond.ts";
 import { renewServingCertificate } from "../serving_cert.ts";

@@ -3,12 +3,10 @@
  * continue tokens.
  */
 
-import { ensureContinueKey } from "../../certificates/pki.ts";
-import { ConfigError } from "../../config/flags.ts";
-import { FileStore, StoreLockedError } from "../../storage/file.ts";
-import { MemoryStore } from "../../storage/memory.ts";
-import type { Store } from "../../storage/store.ts";
-import type { Logger } from "../../api/log.ts";
+import { ensureContinueKey } from "../../certificates/mod.ts";
+import { ConfigError } from "../../config/mod.ts";
+import { FileStore, MemoryStore, type Store, StoreLockedError } from "../../storage/mod.ts";
+import type { Logger } from "../../api/mod.ts";
 import type { Configuration } from "./configuration.ts";
 import type { OpenResources } from "./open_resources.ts";
 import type { StartOptions } from "./options.ts";

@@ -13,7 +13,7 @@
  */
 
 import assert from "node:assert/strict";
-import type { Clock } from "../../api/time.ts";
+import type { Clock } from "../../api/mod.ts";
 import { isStoreError, type KeyValue, type Store, type StoreEvent } from "../store.ts";
 
 /** Options the suite passes to the factory; backends must honour them. */

@@ -1,0 +1,15 @@
+/** The public surface of lib/certificates/ (lib/README.md). */
+export { CsrController, loadSignerConfig } from "./controller.ts";
+export {
+  ensureAdminToken,
+  ensureContinueKey,
+  ensurePki,
+  type Pki,
+  writeKubeconfig,
+} from "./pki.ts";
+export {
+  defaultConditionTimes,
+  validateCertificate,
+  validateConditions,
+  validateCsrSpec,
+} from "./validation.ts";

@@ -1,0 +1,9 @@
+/** The public surface of lib/controllers/ (lib/README.md). */
+export { type NamespaceDefaults, startNamespaceDefaults } from "./namespace_defaults.ts";
+export {
+  labelStoredNamespaces,
+  NamespaceController,
+  namespaceGate,
+  SYSTEM_NAMESPACES,
+} from "./namespace_lifecycle.ts";
+export { ServiceController } from "./service_controller.ts";

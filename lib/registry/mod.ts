@@ -1,0 +1,28 @@
+/** The public surface of lib/registry/ (lib/README.md). */
+export { Catalogue, groupsOf } from "./catalogue.ts";
+export {
+  ALL_VERBS,
+  apiVersionOf,
+  type KubeObject,
+  listKindOf,
+  type PrinterColumn,
+  type Reservation,
+  type ResourceDefinition,
+  type ReviewContext,
+  type ReviewServices,
+  type Strategy,
+  type StrategyContext,
+  type Verb,
+} from "./definition.ts";
+export { parseFilter } from "./filter.ts";
+export {
+  type DeleteOptions,
+  type FieldValidation,
+  type ListOptions,
+  type PatchType,
+  type RegistryWatch,
+  resourcePrefix,
+  ResourceRegistry,
+  type WatchEvent,
+} from "./generic.ts";
+export { Informer } from "./informer.ts";
