@@ -21,15 +21,15 @@ export const LAYERS: Record<string, number> = {
   codec: 2,
   encryption: 2,
   patch: 2,
-  admission: 3,
   auth: 3,
-  registry: 4,
-  apiextensions: 5,
-  certificates: 5,
-  rbac: 5,
-  resources: 6,
-  controllers: 7,
-  server: 8,
+  admission: 4,
+  registry: 5,
+  apiextensions: 6,
+  certificates: 6,
+  rbac: 6,
+  resources: 7,
+  controllers: 8,
+  server: 9,
 };
 
 interface Import {

@@ -13,3 +13,9 @@ export {
   validateConditions,
   validateCsrSpec,
 } from "./validation.ts";
+export {
+  CERTIFICATE_APPROVAL,
+  CERTIFICATE_SIGNING,
+  certificateApproval,
+  certificateSigning,
+} from "./admission.ts";

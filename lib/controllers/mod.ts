@@ -3,7 +3,7 @@ export { type NamespaceDefaults, startNamespaceDefaults } from "./namespace_defa
 export {
   labelStoredNamespaces,
   NamespaceController,
-  namespaceGate,
+  namespaceLookup,
   SYSTEM_NAMESPACES,
 } from "./namespace_lifecycle.ts";
 export { ServiceController } from "./service_controller.ts";

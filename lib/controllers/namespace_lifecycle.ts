@@ -1,12 +1,13 @@
 /**
- * Namespace lifecycle: the admission rule (no writes into a missing or terminating namespace)
- * and the controller that empties a terminating namespace, then removes its `kubernetes`
- * finalizer so the namespace itself goes away.
+ * Namespace lifecycle: what its admission plugin (lib/admission/namespace_lifecycle.ts) reads
+ * of the stored namespaces, and the controller that empties a terminating namespace, then
+ * removes its `kubernetes` finalizer so the namespace itself goes away.
  */
 
-import { type GroupResource, type Logger, notFound } from "../api/mod.ts";
+import type { Logger } from "../api/mod.ts";
+import type { NamespaceLookup, NamespacePhase } from "../admission/mod.ts";
 import type { KeyValue, Store } from "../storage/mod.ts";
-import { resourcePrefix, ResourceRegistry } from "../registry/mod.ts";
+import { resourcePrefix, type ResourceRegistry } from "../registry/mod.ts";
 import { NAMESPACE_FINALIZER, NAMESPACE_NAME_LABEL } from "../resources/mod.ts";
 
 /** The namespaces that exist after the first start. */
@@ -19,25 +20,22 @@ export const SYSTEM_NAMESPACES = [
 
 const NAMESPACES_PREFIX = resourcePrefix("", "namespaces");
 
-/** A write into `namespace` is allowed only while it exists and is not terminating. */
-export function namespaceGate(store: Store) {
+/** The namespaces as NamespaceLifecycle admission sees them, read from the store. */
+export function namespaceLookup(store: Store): NamespaceLookup {
   // Stored values are immutable and replaced on every write: decode each one once.
-  const terminating = new WeakMap<KeyValue, boolean>();
-  const isTerminating = (kv: KeyValue): boolean => {
-    let t = terminating.get(kv);
-    if (t === undefined) {
+  const phases = new WeakMap<KeyValue, NamespacePhase>();
+  return async (name: string) => {
+    const kv = await store.get(NAMESPACES_PREFIX + name);
+    if (!kv) return undefined;
+    let phase = phases.get(kv);
+    if (phase === undefined) {
       const ns = JSON.parse(kv.value);
-      t = Boolean(ns.metadata?.deletionTimestamp) || ns.status?.phase === "Terminating";
-      terminating.set(kv, t);
+      const terminating = Boolean(ns.metadata?.deletionTimestamp) ||
+        ns.status?.phase === "Terminating";
+      phase = terminating ? "Terminating" : "Active";
+      phases.set(kv, phase);
     }
-    return t;
-  };
-  return async (namespace: string, gr: GroupResource, name: string): Promise<void> => {
-    const kv = await store.get(NAMESPACES_PREFIX + namespace);
-    if (!kv) throw notFound({ group: "", resource: "namespaces" }, namespace);
-    if (isTerminating(kv)) {
-      throw ResourceRegistry.terminating(gr, name, namespace);
-    }
+    return phase;
   };
 }
 

@@ -18,24 +18,19 @@ import {
   StatusError,
   systemClock,
 } from "../api/mod.ts";
+import { type AdmissionChain, NO_ADMISSION } from "../admission/mod.ts";
 import { isStoreError, type KeyValue, type Store, unreadableReason } from "../storage/mod.ts";
 import { apiVersionOf, type KubeObject, type ResourceDefinition } from "./definition.ts";
 import { type FieldType, type SchemaSet, typeOf } from "../schema/mod.ts";
 import { EncodedCache } from "./encoded_cache.ts";
 import { randomContinueKey } from "./continue.ts";
 
-/** Checks that writes into a namespace are allowed (exists and not terminating). */
-export type NamespaceGate = (
-  namespace: string,
-  gr: GroupResource,
-  name: string,
-) => Promise<void>;
-
 export interface RegistryDeps {
   store: Store;
   schemas: SchemaSet;
   clock?: Clock;
-  namespaceGate?: NamespaceGate;
+  /** The admission chain every write of the resource passes. @default none: all admitted */
+  admission?: AdmissionChain;
   /** MAC key of continue tokens; give the same key to a store that outlives the process so
    * that tokens survive restarts. Default: random. */
   continueKey?: Uint8Array;
@@ -60,7 +55,7 @@ export class RegistryCore {
   readonly store: Store;
   readonly schemas: SchemaSet;
   readonly clock: Clock;
-  readonly namespaceGate?: NamespaceGate;
+  readonly admission: AdmissionChain;
   readonly continueKey: Uint8Array;
   /** Encodings of stored values (JSON text, protobuf bytes) made by the read paths, kept as
    * long as the stored value lives: a value never changes, so neither do its encodings. */
@@ -79,7 +74,7 @@ export class RegistryCore {
     this.store = deps.store;
     this.schemas = deps.schemas;
     this.clock = deps.clock ?? systemClock;
-    this.namespaceGate = deps.namespaceGate;
+    this.admission = deps.admission ?? NO_ADMISSION;
     this.continueKey = deps.continueKey ?? randomContinueKey();
     this.#prefix = def.storage
       ? resourcePrefix(def.storage.group, def.storage.resource)

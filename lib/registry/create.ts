@@ -1,7 +1,8 @@
 /**
  * Creates: the object to store is built from the client's body (name or generated name, uid,
  * creation timestamp, generation; server-owned fields never come from the client), prepared
- * and validated, checked against its namespace, given what it reserves from shared pools
+ * and validated, admitted (mutating admission before validation, validating after), given
+ * what it reserves from shared pools
  * (the strategy's `beginCreate`), then stored with one Store call.
  */
 
@@ -10,6 +11,7 @@ import { trackUpdate } from "../apply/mod.ts";
 import { isStoreError } from "../storage/mod.ts";
 import type { KubeObject, StrategyContext } from "./definition.ts";
 import type { RegistryCore } from "./core.ts";
+import { admissionAttributes } from "./admission.ts";
 import { managerContext } from "./managed_fields.ts";
 import { checkBody, checkTypes, validateObject } from "./validation.ts";
 import type { CreateOptions, WriteResult } from "./write_options.ts";
@@ -55,6 +57,15 @@ export async function createObject(
   const typeCheck = checkTypes(core, obj);
   def.strategy?.prepareForCreate?.(obj, ctx);
   if (!how.applied) trackUpdate(undefined, obj, managerContext(core, opts, undefined, obj));
+  const admission = admissionAttributes(core, {
+    operation: "CREATE",
+    namespace,
+    name: meta.name ?? "",
+    ctx,
+    dryRun: opts.dryRun,
+    object: obj,
+  });
+  await core.admission.admit(admission);
   const warnings = await validateObject(
     core,
     obj,
@@ -62,9 +73,7 @@ export async function createObject(
     async () => await def.strategy?.validateCreate?.(obj, ctx) ?? [],
     { typeCheck },
   );
-  if (def.namespaced && core.namespaceGate) {
-    await core.namespaceGate(namespace, core.gr, meta.name ?? "");
-  }
+  await core.admission.validate(admission);
   const reservation = await def.strategy?.beginCreate?.(obj, ctx, {
     dryRun: opts.dryRun === true,
   });

@@ -8,6 +8,7 @@ import { conflict, notFound, rfc3339, StatusError } from "../api/mod.ts";
 import { isStoreError } from "../storage/mod.ts";
 import type { KubeObject, ResourceDefinition } from "./definition.ts";
 import { MAX_UPDATE_RETRIES, type RegistryCore } from "./core.ts";
+import { admissionAttributes, SERVER_CONTEXT } from "./admission.ts";
 import { listObjects, type ListResult } from "./list.ts";
 import type { DeleteCollectionOptions, DeleteOptions, DeleteResult } from "./write_options.ts";
 
@@ -46,6 +47,16 @@ export async function deleteObject(
         `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`,
       );
     }
+    const admission = admissionAttributes(core, {
+      operation: "DELETE",
+      namespace,
+      name,
+      ctx: opts.context ?? SERVER_CONTEXT,
+      dryRun: opts.dryRun,
+      oldObject: obj,
+    });
+    await core.admission.admit(admission);
+    await core.admission.validate(admission);
     if (finalizersPending(def, obj)) {
       if (obj.metadata.deletionTimestamp) return { object: obj, deleted: false };
       obj.metadata.deletionTimestamp = rfc3339(core.clock.now());
@@ -86,6 +97,7 @@ export async function deleteCollection(
     try {
       const res = await deleteObject(core, obj.metadata.namespace ?? "", obj.metadata.name, {
         dryRun: opts.dryRun,
+        context: opts.context,
         preconditions: { uid: obj.metadata.uid },
       });
       items.push(res.object);

@@ -12,7 +12,7 @@
  * validates it and (unless a dry run) writes it with one Store call.
  */
 
-import { forbidden, type GroupResource, notFound, type StatusError } from "../api/mod.ts";
+import { type GroupResource, notFound } from "../api/mod.ts";
 import type { KeyValue } from "../storage/mod.ts";
 import type {
   KubeObject,
@@ -42,7 +42,7 @@ import type {
   WriteResult,
 } from "./write_options.ts";
 
-export { type NamespaceGate, type RegistryDeps, resourcePrefix } from "./core.ts";
+export { type RegistryDeps, resourcePrefix } from "./core.ts";
 export { INCONSISTENT_CONTINUE, type ListOptions, type ListResult } from "./list.ts";
 export type { RegistryWatch, WatchEvent, WatchOptions } from "./watch.ts";
 export type {
@@ -239,16 +239,5 @@ export class ResourceRegistry {
    */
   review(body: KubeObject, ctx: ReviewContext, opts: ReviewOptions = {}): Promise<WriteResult> {
     return reviewObject(this.#core, body, ctx, opts);
-  }
-
-  /** Forbidden for writes into a terminating namespace, in kube's words. */
-  static terminating(gr: GroupResource, name: string, namespace: string): StatusError {
-    const why =
-      `unable to create new content in namespace ${namespace} because it is being terminated`;
-    return forbidden(gr, name, why, [{
-      reason: "NamespaceTerminating",
-      message: why,
-      field: "metadata.namespace",
-    }]);
   }
 }

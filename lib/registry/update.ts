@@ -10,6 +10,7 @@ import { applyConfig, trackUpdate } from "../apply/mod.ts";
 import { isStoreError, type KeyValue } from "../storage/mod.ts";
 import type { KubeObject, StrategyContext } from "./definition.ts";
 import { MAX_UPDATE_RETRIES, type RegistryCore } from "./core.ts";
+import { admissionAttributes } from "./admission.ts";
 import { createObject } from "./create.ts";
 import { finalizersPending } from "./delete.ts";
 import { checkApplyConfig, managerContext } from "./managed_fields.ts";
@@ -139,7 +140,7 @@ export async function patchObject(
 
 /**
  * Writes `input` over the stored `old` (read as `kv`): server-owned fields, strategy,
- * managed fields, validation, the strategy's reservations (main resource only), then one
+ * managed fields, admission around validation, the strategy's reservations (main resource only), then one
  * conditional store update. Undefined means a concurrent write got in first and the caller
  * should read again and retry.
  */
@@ -165,10 +166,22 @@ async function replaceObject(
   } else {
     trackUpdate(old, obj, managerContext(core, opts, old, obj));
   }
+  const admission = admissionAttributes(core, {
+    operation: "UPDATE",
+    namespace: old.metadata.namespace ?? "",
+    name: old.metadata.name,
+    ctx,
+    dryRun: opts.dryRun,
+    subresource,
+    object: obj,
+    oldObject: old,
+  });
+  await core.admission.admit(admission);
   const warnings = await validateObject(core, obj, opts, async () => [
     ...validateObjectMetaUpdate(obj.metadata, old.metadata),
     ...await def.strategy?.validateUpdate?.(obj, old, { ...ctx, subresource }) ?? [],
   ]);
+  await core.admission.validate(admission);
   const reservation = subresource ? undefined : await def.strategy?.beginUpdate?.(
     obj,
     old,

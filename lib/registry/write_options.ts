@@ -4,7 +4,7 @@
  * does not have (`force` on an update, `subresource` on a create) does not type-check.
  */
 
-import type { KubeObject } from "./definition.ts";
+import type { KubeObject, StrategyContext } from "./definition.ts";
 import type { ObjectFilter } from "./filter.ts";
 import type { PatchType } from "./patching.ts";
 
@@ -67,6 +67,8 @@ export interface UpsertResult extends WriteResult {
 
 export interface DeleteOptions {
   dryRun?: boolean;
+  /** Who deletes, as admission sees them. @default the server itself */
+  context?: StrategyContext;
   /** The object must still have this uid / resourceVersion (409 otherwise). */
   preconditions?: { uid?: string; resourceVersion?: string };
 }
@@ -75,6 +77,8 @@ export interface DeleteCollectionOptions {
   /** Which objects: all when absent. */
   filter?: ObjectFilter;
   dryRun?: boolean;
+  /** Who deletes, as admission sees them. @default the server itself */
+  context?: StrategyContext;
 }
 
 export interface DeleteResult {

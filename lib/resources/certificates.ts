@@ -3,25 +3,18 @@
  * at creation and immutable after; `/approval` changes only the Approved and Denied
  * conditions, `/status` only the certificate and the other conditions; the condition and
  * certificate rules hold on every write. Approving needs `approve` on the request's signer,
- * issuing needs `sign`, as kube's admission checks them.
+ * issuing needs `sign`: admission plugins check those (lib/certificates/admission.ts).
  */
 
-import { type FieldError, forbidden, humanDuration, jsonEqual, rfc3339 } from "../api/mod.ts";
+import { type FieldError, humanDuration, jsonEqual, rfc3339 } from "../api/mod.ts";
 import {
   defaultConditionTimes,
   validateCertificate,
   validateConditions,
   validateCsrSpec,
 } from "../certificates/mod.ts";
-import {
-  ALL_VERBS,
-  type KubeObject,
-  type ResourceDefinition,
-  type StrategyContext,
-} from "../registry/mod.ts";
+import { ALL_VERBS, type KubeObject, type ResourceDefinition } from "../registry/mod.ts";
 import { AGE } from "../codec/mod.ts";
-
-const GROUP = "certificates.platform.io";
 
 function conditionsOf(status: KubeObject | undefined): KubeObject[] {
   return Array.isArray(status?.conditions) ? status.conditions : [];
@@ -39,34 +32,6 @@ function specChanges(spec: KubeObject | undefined, old: KubeObject | undefined):
     value: spec[k] ?? null,
     detail: "field is immutable",
   }));
-}
-
-/**
- * kube's CertificateApproval and CertificateSigning admission: `verb` on
- * `signers` named the signer, or `<domain>/*` for all of its signers.
- */
-async function checkSigner(obj: KubeObject, ctx: StrategyContext, verb: "approve" | "sign") {
-  if (!ctx.authorize) return;
-  const signerName: string = obj.spec?.signerName ?? "";
-  const domain = signerName.split("/")[0];
-  for (const name of [signerName, `${domain}/*`]) {
-    if (
-      await ctx.authorize({
-        verb,
-        resourceRequest: true,
-        apiGroup: GROUP,
-        resource: "signers",
-        name,
-      })
-    ) {
-      return;
-    }
-  }
-  throw forbidden(
-    { group: GROUP, resource: "certificatesigningrequests" },
-    obj.metadata?.name ?? "",
-    `user not permitted to ${verb} requests with signerName ${JSON.stringify(signerName)}`,
-  );
 }
 
 function conditionSummary(o: KubeObject): string {
@@ -134,17 +99,12 @@ export const certificateSigningRequests: ResourceDefinition = {
       else delete o.status.conditions;
       defaultConditionTimes(o.status, old.status, rfc3339(new Date()));
     },
-    async validateUpdate(o, old, ctx) {
+    validateUpdate(o, old, ctx) {
       const errors = [
         ...(ctx.subresource ? [] : specChanges(o.spec, old.spec)),
         ...validateConditions(o.status, old.status),
         ...validateCertificate(o.status, old.status),
       ];
-      if (!errors.length && ctx.subresource === "approval") await checkSigner(o, ctx, "approve");
-      const issued = (o.status?.certificate ?? "") !== (old.status?.certificate ?? "");
-      if (!errors.length && ctx.subresource === "status" && issued) {
-        await checkSigner(o, ctx, "sign");
-      }
       return errors;
     },
   },

@@ -5,7 +5,7 @@ import { negotiateOutput } from "../../codec/mod.ts";
 import { type DeleteOptions, type KubeObject, parseFilter } from "../../registry/mod.ts";
 import type { RequestContext } from "../context.ts";
 import { objectResponse } from "../respond.ts";
-import { dryRunOf, readDecoded, type ResourceScope } from "./scope.ts";
+import { dryRunOf, readDecoded, type ResourceScope, strategyContext } from "./scope.ts";
 
 const POLICIES = ["Foreground", "Background", "Orphan"];
 
@@ -56,7 +56,10 @@ export async function deleteHandler(ctx: RequestContext, scope: ResourceScope): 
   const negotiated = negotiateOutput(ctx.req.headers.get("Accept"), { protobuf: scope.protobuf });
   const opts = await deleteOptionsOf(ctx, scope);
   const { namespace, name } = ctx.info;
-  const res = await scope.registry.delete(namespace, name, opts);
+  const res = await scope.registry.delete(namespace, name, {
+    ...opts,
+    context: strategyContext(ctx),
+  });
   const { def } = scope.registry;
   if (!res.deleted || def.deleteReturnsObject) {
     return objectResponse(ctx, 200, res.object, negotiated);
@@ -79,6 +82,7 @@ export async function deleteCollectionHandler(
   const res = await scope.registry.deleteCollection(ctx.info.namespace, {
     filter,
     dryRun: opts.dryRun,
+    context: strategyContext(ctx),
   });
   const list = {
     kind: `${def.kind}List`,

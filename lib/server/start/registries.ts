@@ -6,7 +6,8 @@
 import { ADMIN_GROUP, ADMIN_USER, type Logger } from "../../api/mod.ts";
 import { ServiceAllocator } from "../../resources/mod.ts";
 import { Catalogue, type ResourceDefinition, ResourceRegistry } from "../../registry/mod.ts";
-import { labelStoredNamespaces, namespaceGate, SYSTEM_NAMESPACES } from "../../controllers/mod.ts";
+import { labelStoredNamespaces, SYSTEM_NAMESPACES } from "../../controllers/mod.ts";
+import { buildAdmission } from "./admission.ts";
 import { SchemaSet } from "../../schema/mod.ts";
 import type { Store } from "../../storage/mod.ts";
 import type { Configuration } from "./configuration.ts";
@@ -42,13 +43,13 @@ export async function buildRegistries(
   const definitions = config.servedBuiltins(serviceAllocator);
   const catalogue = new Catalogue(definitions);
   const schemas = SchemaSet.builtin();
-  const gate = namespaceGate(store);
+  const admission = buildAdmission({ store });
   const registries = new Map<ResourceDefinition, ResourceRegistry>();
   const newRegistry = (def: ResourceDefinition, schemas: SchemaSet) =>
     new ResourceRegistry(def, {
       store,
       schemas,
-      namespaceGate: def.namespaced ? gate : undefined,
+      admission,
       continueKey,
     });
   for (const def of catalogue.definitions) {

@@ -1,0 +1,16 @@
+/**
+ * The admission stage (lib/README.md, "Adding an admission plugin" in the README): the
+ * attributes a plugin sees, the plugin interface, the ordered chain the registry runs on
+ * every write, and the plugins that need nothing above this layer.
+ */
+
+export type { AdmissionAttributes, Operation } from "./attributes.ts";
+export type { AdmissionPlugin } from "./plugin.ts";
+export { AdmissionChain, NO_ADMISSION } from "./chain.ts";
+export {
+  NAMESPACE_LIFECYCLE,
+  namespaceLifecycle,
+  type NamespaceLookup,
+  type NamespacePhase,
+  namespaceTerminating,
+} from "./namespace_lifecycle.ts";
