@@ -33,4 +33,8 @@ export interface AdmissionAttributes {
    * authorizer with the request's user). Absent: the server's own write, allowed.
    */
   authorize?: (attributes: Omit<Attributes, "user">) => Promise<boolean>;
+  /** Warnings for the client (`Warning` headers); plugins append. */
+  warnings: string[];
+  /** Audit annotations plugins add (a webhook's keyed `<webhook name>/<key>`). */
+  auditAnnotations: Record<string, string>;
 }

@@ -14,3 +14,22 @@ export {
   type NamespacePhase,
   namespaceTerminating,
 } from "./namespace_lifecycle.ts";
+export {
+  MUTATING_ADMISSION_WEBHOOK,
+  mutatingWebhooks,
+  VALIDATING_ADMISSION_WEBHOOK,
+  validatingWebhooks,
+  type WebhookEnvironment,
+  type WebhookSource,
+} from "./webhook/dispatcher.ts";
+export { type EquivalentResource } from "./webhook/matching.ts";
+export { CallError, WebhookClient, type WebhookCredentials } from "./webhook/client.ts";
+export { StoredWebhooks } from "./webhook/source.ts";
+export {
+  KUBE_REVIEW_GROUP,
+  PLATFORM_REVIEW_GROUP,
+  REVIEW_GROUP_ANNOTATION,
+  type Webhook,
+  webhooksOf,
+  type WebhookType,
+} from "./webhook/webhook.ts";

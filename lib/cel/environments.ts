@@ -4,9 +4,9 @@
  */
 
 import { AUTHORIZER } from "./libraries/authz.ts";
-import { DYN, listOf, mapOf, object, STRING, type Type } from "./types.ts";
+import { BOOL, DYN, listOf, mapOf, object, STRING, type Type } from "./types.ts";
 
-export type CelEnvironmentName = "claims" | "user" | "request";
+export type CelEnvironmentName = "claims" | "user" | "request" | "admission" | "policy";
 
 const STRINGS = listOf(STRING);
 const EXTRA = mapOf(STRING, STRINGS);
@@ -45,10 +45,49 @@ const SUBJECT_ACCESS_REVIEW_SPEC = object("kubernetes.SubjectAccessReviewSpec", 
   nonResourceAttributes: object("kubernetes.NonResourceAttributes", { path: STRING, verb: STRING }),
 });
 
+const GROUP_VERSION_KIND = object("kubernetes.GroupVersionKind", {
+  group: STRING,
+  version: STRING,
+  kind: STRING,
+});
+const GROUP_VERSION_RESOURCE = object("kubernetes.GroupVersionResource", {
+  group: STRING,
+  version: STRING,
+  resource: STRING,
+});
+
+/** The AdmissionRequest of an admission review, as match conditions and policies see it. */
+const ADMISSION_REQUEST = object("kubernetes.AdmissionRequest", {
+  kind: GROUP_VERSION_KIND,
+  resource: GROUP_VERSION_RESOURCE,
+  subResource: STRING,
+  requestKind: GROUP_VERSION_KIND,
+  requestResource: GROUP_VERSION_RESOURCE,
+  requestSubResource: STRING,
+  name: STRING,
+  namespace: STRING,
+  operation: STRING,
+  userInfo: USER_INFO,
+  dryRun: BOOL,
+  options: DYN,
+});
+
+/** What admission expressions see: the objects are dynamic (any resource). */
+const ADMISSION = {
+  object: DYN,
+  oldObject: DYN,
+  request: ADMISSION_REQUEST,
+  namespaceObject: DYN,
+};
+
 export const ENVIRONMENTS: Readonly<Record<CelEnvironmentName, Readonly<Record<string, Type>>>> = {
   claims: { claims: mapOf(STRING, DYN) },
   user: { user: USER_INFO },
   request: { request: SUBJECT_ACCESS_REVIEW_SPEC },
+  // Webhook match conditions.
+  admission: ADMISSION,
+  // ValidatingAdmissionPolicy expressions: also the policy's parameters and variables.
+  policy: { ...ADMISSION, params: DYN, variables: DYN },
 };
 
 /** Declared in addition when the use offers authorization checks. */

@@ -5,7 +5,11 @@
  * Environments (the variables an expression may name):
  * - `claims`:  `claims` (map of the JWT's claims) — JWT claim mappings and claim rules.
  * - `user`:    `user` (UserInfo: username, uid, groups, extra) — user validation rules.
- * - `request`: `request` (a SubjectAccessReviewSpec, v1 JSON shape) — webhook match conditions.
+ * - `request`: `request` (a SubjectAccessReviewSpec, v1 JSON shape) — authorization webhook
+ *   match conditions.
+ * - `admission`: `object`, `oldObject`, `namespaceObject` (dynamic), `request` (an
+ *   AdmissionRequest) — admission webhook match conditions.
+ * - `policy`: as `admission`, and `params`, `variables` — ValidatingAdmissionPolicy.
  * With `authorizer: true` an expression may also name `authorizer` (see {@link CelAuthorizer}).
  *
  * Values go in as JSON (integers may be bigint); results come out as plain JS values

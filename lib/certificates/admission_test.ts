@@ -25,6 +25,8 @@ function attrs(subresource: string, allowed: string[], asked: string[]): Admissi
     oldObject: structuredClone(CSR),
     user: { username: "bob", groups: [] },
     dryRun: false,
+    warnings: [],
+    auditAnnotations: {},
     authorize: (a) => {
       asked.push(`${a.verb} ${a.apiGroup}/${a.resource}/${a.name}`);
       return Promise.resolve(allowed.includes(`${a.verb} ${a.name}`));

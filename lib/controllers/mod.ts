@@ -4,6 +4,7 @@ export {
   labelStoredNamespaces,
   NamespaceController,
   namespaceLookup,
+  namespaceObjects,
   SYSTEM_NAMESPACES,
 } from "./namespace_lifecycle.ts";
 export { ServiceController } from "./service_controller.ts";

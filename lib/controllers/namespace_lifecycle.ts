@@ -4,7 +4,7 @@
  * removes its `kubernetes` finalizer so the namespace itself goes away.
  */
 
-import type { Logger } from "../api/mod.ts";
+import type { KubeObject, Logger } from "../api/mod.ts";
 import type { NamespaceLookup, NamespacePhase } from "../admission/mod.ts";
 import type { KeyValue, Store } from "../storage/mod.ts";
 import { resourcePrefix, type ResourceRegistry } from "../registry/mod.ts";
@@ -19,6 +19,23 @@ export const SYSTEM_NAMESPACES = [
 ];
 
 const NAMESPACES_PREFIX = resourcePrefix("", "namespaces");
+
+/** The stored namespace objects (admission's namespace selectors read their labels). */
+export function namespaceObjects(store: Store): (name: string) => Promise<KubeObject | undefined> {
+  const decoded = new WeakMap<KeyValue, KubeObject>();
+  return async (name: string) => {
+    const kv = await store.get(NAMESPACES_PREFIX + name);
+    if (!kv) return undefined;
+    let ns = decoded.get(kv);
+    if (!ns) {
+      ns = JSON.parse(kv.value) as KubeObject;
+      ns.metadata ??= {};
+      ns.metadata.resourceVersion = String(kv.modRevision);
+      decoded.set(kv, ns);
+    }
+    return structuredClone(ns);
+  };
+}
 
 /** The namespaces as NamespaceLifecycle admission sees them, read from the store. */
 export function namespaceLookup(store: Store): NamespaceLookup {

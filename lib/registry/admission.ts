@@ -38,5 +38,9 @@ export function admissionAttributes(core: RegistryCore, r: AdmissionRequest): Ad
     user: r.ctx.user,
     dryRun: r.dryRun === true,
     authorize: r.ctx.authorize,
+    // Into the request's own warnings when it has them: they reach the client even when the
+    // write fails later.
+    warnings: r.ctx.warnings ?? [],
+    auditAnnotations: {},
   };
 }

@@ -74,6 +74,7 @@ export async function createObject(
     { typeCheck },
   );
   await core.admission.validate(admission);
+  if (!ctx.warnings) warnings.unshift(...admission.warnings);
   const reservation = await def.strategy?.beginCreate?.(obj, ctx, {
     dryRun: opts.dryRun === true,
   });

@@ -24,6 +24,9 @@ export interface StrategyContext {
   /** Whether the user may do something else too (see `RequestContext.authorize`). Absent:
    * allowed. */
   authorize?: (attributes: Omit<Attributes, "user">) => Promise<boolean>;
+  /** The request's `Warning` list: admission appends to it, so that warnings reach the client
+   * also with an error. Absent (the server's own writes): they come back in the result. */
+  warnings?: string[];
 }
 
 /**

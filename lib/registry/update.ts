@@ -182,6 +182,7 @@ async function replaceObject(
     ...await def.strategy?.validateUpdate?.(obj, old, { ...ctx, subresource }) ?? [],
   ]);
   await core.admission.validate(admission);
+  if (!ctx.warnings) warnings.unshift(...admission.warnings);
   const reservation = subresource ? undefined : await def.strategy?.beginUpdate?.(
     obj,
     old,

@@ -65,7 +65,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     const hostname = opts.bindAddress ?? "127.0.0.1";
     const credentials = await prepareCredentials(opts, dataDir, hostname, config, logger);
     const storage = await openStorage(opts, dataDir, config, logger, resources);
-    const api = await buildRegistries(config, storage, logger);
+    const api = await buildRegistries(config, storage, logger, resources);
     const controllers = await startControllers(
       opts,
       config,
@@ -74,6 +74,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
       logger,
       resources,
     );
+    api.bindAuthorizer(controllers.authorizer);
     // This server's own, shared by none other in the process.
     const shutdown = new Shutdown();
     const bodies: BodyWriting = { streamLarge: false };

@@ -206,5 +206,5 @@ export function strategyContext(ctx: RequestContext, subresource = ""): Strategy
   const authorize = ctx.authorizer
     ? (attributes: Omit<Attributes, "user">) => authorizeAttributes(ctx, attributes)
     : undefined;
-  return { user, subresource: subresource || undefined, authorize };
+  return { user, subresource: subresource || undefined, authorize, warnings: ctx.warnings };
 }

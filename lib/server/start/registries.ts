@@ -12,6 +12,8 @@ import { SchemaSet } from "../../schema/mod.ts";
 import type { Store } from "../../storage/mod.ts";
 import type { Configuration } from "./configuration.ts";
 import type { Storage } from "./storage.ts";
+import type { OpenResources } from "./open_resources.ts";
+import type { Authorizer } from "../../auth/mod.ts";
 
 /** The served resources and their registries. */
 export interface ApiRegistries {
@@ -30,6 +32,8 @@ export interface ApiRegistries {
   namespaces: ResourceRegistry;
   /** The registry of a core v1 resource; undefined when it is not served. */
   core(plural: string): ResourceRegistry | undefined;
+  /** Gives admission the authorizer (made after the registries, which RBAC reads). */
+  bindAuthorizer(authorizer: Authorizer): void;
 }
 
 /** Builds the registries over `storage` and makes sure of the system namespaces. */
@@ -37,13 +41,21 @@ export async function buildRegistries(
   config: Configuration,
   storage: Storage,
   logger: Logger,
+  resources: OpenResources,
 ): Promise<ApiRegistries> {
   const { store, continueKey } = storage;
   const serviceAllocator = new ServiceAllocator(store, config.network);
   const definitions = config.servedBuiltins(serviceAllocator);
   const catalogue = new Catalogue(definitions);
   const schemas = SchemaSet.builtin();
-  const admission = buildAdmission({ store });
+  let authorizer: Authorizer | undefined;
+  const admission = buildAdmission({
+    store,
+    catalogue,
+    logger,
+    resources,
+    authorizer: () => authorizer,
+  });
   const registries = new Map<ResourceDefinition, ResourceRegistry>();
   const newRegistry = (def: ResourceDefinition, schemas: SchemaSet) =>
     new ResourceRegistry(def, {
@@ -74,6 +86,7 @@ export async function buildRegistries(
     newRegistry,
     namespaces,
     core,
+    bindAuthorizer: (a) => void (authorizer = a),
   };
 }
 
