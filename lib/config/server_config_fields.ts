@@ -24,7 +24,7 @@ export const CONFIG_KIND = "ServerConfiguration";
 
 /**
  * The storage backends `--storage` and the file's `storage` field accept. The configuration
- * does not import lib/storage (a lower layer's peer): a new backend adds its name here and
+ * does not import lib/storage (a folder of its own layer): a new backend adds its name here and
  * registers itself in lib/storage (`registerStorageBackend`), which opens it by this name.
  */
 export const STORAGE_BACKENDS = ["file", "memory"] as const;
