@@ -1,12 +1,8 @@
 /** The public surface of lib/certificates/ (lib/README.md). */
 export { CsrController, loadSignerConfig } from "./controller.ts";
-export {
-  ensureAdminToken,
-  ensureContinueKey,
-  ensurePki,
-  type Pki,
-  writeKubeconfig,
-} from "./pki.ts";
+export { ensurePki, type Pki } from "./pki.ts";
+export { ensureAdminToken, ensureContinueKey } from "./admin_credentials.ts";
+export { writeKubeconfig } from "./kubeconfig.ts";
 export {
   defaultConditionTimes,
   validateCertificate,

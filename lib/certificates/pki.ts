@@ -1,6 +1,7 @@
 /**
- * The server's PKI on first start and every start after: the cluster CA, the serving
- * certificate, the admin token and the admin kubeconfig.
+ * The server's PKI on first start and every start after: the cluster CA and the serving
+ * certificate. The admin token and continue key (`admin_credentials.ts`) and the admin
+ * kubeconfig (`kubeconfig.ts`) have their own modules.
  *
  * Layout under `<dataDir>/pki/` (directory 0700, keys and token 0600):
  *
@@ -19,8 +20,7 @@
 
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
-import { dirname, join } from "node:path";
-import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import { join } from "node:path";
 import {
   ConfigError,
   importMatchingKey,
@@ -30,7 +30,7 @@ import {
   signatureParams,
 } from "../config/mod.ts";
 import { writeFileAtomic } from "../storage/mod.ts";
-import { ADMIN_USER, decodePem, encodePem } from "../api/mod.ts";
+import { decodePem, encodePem } from "../api/mod.ts";
 
 x509.cryptoProvider.set(crypto);
 
@@ -66,7 +66,8 @@ function randomSerial(): string {
 // ---------------------------------------------------------------------------------------
 // Files
 
-async function readIfExists(path: string): Promise<string | undefined> {
+/** A file's text, or undefined when it does not exist. */
+export async function readIfExists(path: string): Promise<string | undefined> {
   try {
     return await Deno.readTextFile(path);
   } catch (err) {
@@ -460,99 +461,4 @@ export async function issueClientCertificate(
     validityMs: (opts.validityDays ?? 365) * DAY_MS,
     now: opts.now ?? new Date(),
   });
-}
-
-// ---------------------------------------------------------------------------------------
-// Admin credentials
-
-/**
- * The admin bearer token (user {@link ADMIN_USER}, group {@link ADMIN_GROUP}): read from
- * `<dataDir>/pki/admin.token`, or made on first call (32 random bytes, base64url) and
- * written there with mode 0600.
- */
-export function ensureAdminToken(dataDir: string): Promise<string> {
-  return ensureSecret(join(dataDir, "pki", "admin.token"));
-}
-
-/**
- * The key that signs continue tokens (`<dataDir>/pki/continue.key`, generated on first use),
- * so that a paged list can continue after a restart.
- */
-export async function ensureContinueKey(dataDir: string): Promise<Uint8Array> {
-  return new TextEncoder().encode(await ensureSecret(join(dataDir, "pki", "continue.key")));
-}
-
-/** A random 32-byte secret (base64url) kept in `path` (0600), made on first use. */
-async function ensureSecret(path: string): Promise<string> {
-  const existing = (await readIfExists(path))?.trim();
-  if (existing) return existing;
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  const secret = btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_")
-    .replace(/=+$/, "");
-  await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  await writeFileAtomic(path, secret + "\n", { mode: 0o600 });
-  return secret;
-}
-
-/** Options of {@link writeKubeconfig}. */
-export interface KubeconfigOptions {
-  path: string;
-  /** e.g. `https://127.0.0.1:6443`. */
-  server: string;
-  /** Embedded as certificate-authority-data; omitted when undefined (system roots). */
-  caCertPem: string | undefined;
-  token: string;
-  /** @default "platform-admin" */
-  user?: string;
-  /** @default "platform" */
-  clusterName?: string;
-  /** @default "platform" */
-  contextName?: string;
-}
-
-/**
- * Write a kubeconfig with one cluster, one user (bearer token) and one current context,
- * atomically and with mode 0600.
- */
-export async function writeKubeconfig(opts: KubeconfigOptions): Promise<void> {
-  const user = opts.user ?? ADMIN_USER;
-  const clusterName = opts.clusterName ?? "platform";
-  const contextName = opts.contextName ?? "platform";
-  const cluster: Record<string, string> = { server: opts.server };
-  if (opts.caCertPem !== undefined) {
-    cluster["certificate-authority-data"] = btoa(opts.caCertPem);
-  }
-  // The entries this writes replace their namesakes; every other cluster, user and context
-  // the file holds (a user's client-certificate or OIDC context) stays, and so does a
-  // current-context that still names one.
-  const doc = await readKubeconfig(opts.path);
-  const put = (list: string, entry: { name: string; [field: string]: unknown }) => {
-    const items = (Array.isArray(doc[list]) ? doc[list] : []) as { name?: unknown }[];
-    doc[list] = [...items.filter((e) => e?.name !== entry.name), entry];
-  };
-  put("clusters", { name: clusterName, cluster });
-  put("users", { name: user, user: { token: opts.token } });
-  put("contexts", { name: contextName, context: { cluster: clusterName, user } });
-  const contexts = doc.contexts as { name?: unknown }[];
-  if (!contexts.some((c) => c?.name === doc["current-context"])) {
-    doc["current-context"] = contextName;
-  }
-  await writeFileAtomic(opts.path, stringifyYaml(doc), { mode: 0o600 });
-}
-
-/** The kubeconfig at `path` as a mapping: a new one when it is missing or not a mapping. */
-async function readKubeconfig(path: string): Promise<Record<string, unknown>> {
-  const fresh = { apiVersion: "v1", kind: "Config", preferences: {} };
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch {
-    return fresh;
-  }
-  try {
-    const doc = parseYaml(text);
-    return doc && typeof doc === "object" && !Array.isArray(doc) ? doc : fresh;
-  } catch {
-    return fresh;
-  }
 }

@@ -4,14 +4,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { ConfigError } from "../config/flags.ts";
-import {
-  certificateNames,
-  ensureAdminToken,
-  ensurePki,
-  issueClientCertificate,
-  servingNames,
-  writeKubeconfig,
-} from "./pki.ts";
+import { certificateNames, ensurePki, issueClientCertificate, servingNames } from "./pki.ts";
+import { ensureAdminToken } from "./admin_credentials.ts";
+import { writeKubeconfig } from "./kubeconfig.ts";
 import { ADMIN_USER, decodePem } from "../api/mod.ts";
 
 async function tempDir(): Promise<{ path: string } & AsyncDisposable> {

@@ -5,7 +5,8 @@
  * @module
  */
 
-import { ConfigError, parseBool, quote } from "./flags.ts";
+import { ConfigError, quote } from "./config_error.ts";
+import { parseBool } from "./value_parsers.ts";
 
 /** Maturity of a gated feature. */
 export type FeatureStage = "alpha" | "beta" | "ga" | "deprecated";

@@ -6,7 +6,7 @@
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
 import { decodePem } from "../api/mod.ts";
-import { ConfigError, osReason, quote } from "./flags.ts";
+import { ConfigError, osReason, quote } from "./config_error.ts";
 
 x509.cryptoProvider.set(crypto);
 

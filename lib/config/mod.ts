@@ -21,14 +21,9 @@
  * @module
  */
 
-export {
-  ConfigError,
-  FLAGS,
-  type FlagSpec,
-  formatDuration,
-  normalizeIp,
-  parseDuration,
-} from "./flags.ts";
+export { ConfigError, osReason, quote } from "./config_error.ts";
+export { FLAGS, type FlagSpec } from "./flag_table.ts";
+export { formatDuration, normalizeIp, parseDuration } from "./value_parsers.ts";
 export {
   ALL_ALPHA,
   ALL_BETA,
@@ -60,18 +55,10 @@ export {
   valueAt,
 } from "./schema_issues.ts";
 export {
-  checkPortFree,
   clusterSigningFiles,
   CONFIG_API_VERSION,
   CONFIG_KIND,
-  type ControllerOptions,
   DEFAULTS,
-  describeListenError,
-  helpText,
-  hostPort,
-  isControllerEnabled,
-  loadServerConfig,
-  type LoadServerConfigOptions,
   LOG_LEVELS,
   type LogLevel,
   PER_SIGNER_CA_FIELDS,
@@ -79,8 +66,10 @@ export {
   type SigningFiles,
   STORAGE_BACKENDS,
   type StorageBackend,
-} from "./server_config.ts";
-export { osReason, quote } from "./flags.ts";
+} from "./server_config_fields.ts";
+export { helpText, loadServerConfig, type LoadServerConfigOptions } from "./server_config.ts";
+export { type ControllerOptions, isControllerEnabled } from "./controller_selection.ts";
+export { checkPortFree, describeListenError, hostPort } from "./listen.ts";
 export {
   type FileRef,
   importMatchingKey,

@@ -15,7 +15,8 @@
  * @module
  */
 
-import { ConfigError, parseBool, quote } from "./flags.ts";
+import { ConfigError, quote } from "./config_error.ts";
+import { parseBool } from "./value_parsers.ts";
 import { canonicalGroup } from "../api/mod.ts";
 
 /** The `api/*` keys. */

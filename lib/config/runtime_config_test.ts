@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ConfigError } from "./flags.ts";
+import { ConfigError } from "./config_error.ts";
 import {
   isEnabled,
   normalizeRuntimeConfigKey,

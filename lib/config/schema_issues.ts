@@ -13,7 +13,7 @@
 
 import type { z } from "zod";
 import { fieldErrorMessage } from "../api/mod.ts";
-import { quote } from "./flags.ts";
+import { quote } from "./config_error.ts";
 
 /** One problem zod found. */
 export type SchemaIssue = z.core.$ZodIssue;

@@ -1,18 +1,13 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ConfigError, FLAGS } from "./flags.ts";
-import {
-  checkPortFree,
-  clusterSigningFiles,
-  DEFAULTS,
-  describeListenError,
-  fieldPath,
-  helpText,
-  isControllerEnabled,
-  loadServerConfig,
-  type ServerConfig,
-} from "./server_config.ts";
+import { ConfigError } from "./config_error.ts";
+import { FLAGS } from "./flag_table.ts";
+import { helpText, loadServerConfig } from "./server_config.ts";
+import { clusterSigningFiles, DEFAULTS, type ServerConfig } from "./server_config_fields.ts";
+import { isControllerEnabled } from "./controller_selection.ts";
+import { checkPortFree, describeListenError } from "./listen.ts";
+import { fieldPath } from "./schema_issues.ts";
 import { ensurePki } from "../certificates/pki.ts";
 
 const TESTDATA = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "testdata", "config");

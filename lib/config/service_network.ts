@@ -7,7 +7,7 @@
  */
 
 import { cidrSize, formatCIDR, type IPFamily, parseCIDR } from "../api/mod.ts";
-import { ConfigError } from "./flags.ts";
+import { ConfigError } from "./config_error.ts";
 
 /** kube's default `--service-cluster-ip-range`. */
 export const DEFAULT_SERVICE_CLUSTER_IP_RANGE = "10.0.0.0/24";

@@ -1,7 +1,7 @@
 /** The text of a YAML (or JSON) configuration file, read into data with one clear error. */
 
 import { parseDocument } from "yaml";
-import { ConfigError } from "./flags.ts";
+import { ConfigError } from "./config_error.ts";
 
 /**
  * The data of a configuration file's text; messages name the file as `file` says.

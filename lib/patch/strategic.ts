@@ -32,12 +32,27 @@
  * with a bare 500, 422 for a list of lists. Keys are read with `Object.hasOwn` and written with
  * a data-property define for `__proto__`, so no key reaches a prototype; patches nested deeper
  * than {@link MAX_PATCH_DEPTH} are refused before any recursion.
+ *
+ * The order of merged lists is in `strategic_order.ts`; the JSON value helpers and the errors
+ * in Kubernetes' words are in `strategic_values.ts`.
  */
 
-import { badRequest, StatusError } from "../api/mod.ts";
+import { badRequest } from "../api/mod.ts";
 import type { FieldType } from "../schema/mod.ts";
-
-type JsonObject = Record<string, unknown>;
+import { elementKind, normalizeOrder } from "./strategic_order.ts";
+import {
+  badArgType,
+  badPatchType,
+  goType,
+  goValue,
+  isObject,
+  jsonKind,
+  type JsonObject,
+  mergeKeyOf,
+  put,
+  sameScalar,
+  valueAt,
+} from "./strategic_values.ts";
 
 /** The deepest nesting of maps and lists a patch may have. */
 export const MAX_PATCH_DEPTH = 512;
@@ -351,94 +366,6 @@ function mergeMapList(
   return normalizeOrder(merged, items, live, mergeKey);
 }
 
-/**
- * Kubernetes' ordering rule. `merged` splits into items named by `order` (sorted by it) and
- * server-only items (sorted by their `live` position). The two runs are then interleaved:
- * a server-only item goes first only when both it and the next ordered item are in the live
- * list and it comes earlier there; an ordered item that is not live always goes first.
- * Items are compared by merge key (maps) or by value (scalars); duplicates sort as their
- * first occurrence, which groups them.
- */
-function normalizeOrder(
-  merged: unknown[],
-  order: unknown[],
-  live: unknown[],
-  mergeKey: string | undefined,
-): unknown[] {
-  const keyOf = mergeKey ? (item: unknown) => mergeKeyOf(item, mergeKey) : (item: unknown) => item;
-  if (mergeKey) order.forEach((item, i) => orderEntryKey(item, i, mergeKey));
-  const inOrder = firstPositions(order, keyOf);
-  const inLive = firstPositions(live, keyOf);
-  const ordered: unknown[] = [];
-  const serverOnly: unknown[] = [];
-  for (const item of merged) (inOrder.has(keyOf(item)) ? ordered : serverOnly).push(item);
-  const rank = (positions: Map<unknown, number>) => (item: unknown) =>
-    positions.get(keyOf(item)) ?? Infinity;
-  stableSortBy(ordered, rank(inOrder));
-  stableSortBy(serverOnly, rank(inLive));
-  return interleave(serverOnly, ordered, (item) => inLive.get(keyOf(item)));
-}
-
-/** Merges two sorted runs, taking from `left` only when both heads have live positions and
- * the left one is earlier. */
-function interleave(
-  left: unknown[],
-  right: unknown[],
-  livePosition: (item: unknown) => number | undefined,
-): unknown[] {
-  const out: unknown[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < left.length && j < right.length) {
-    const l = livePosition(left[i]);
-    const r = livePosition(right[j]);
-    if (l !== undefined && r !== undefined && l < r) out.push(left[i++]);
-    else out.push(right[j++]);
-  }
-  return out.concat(left.slice(i), right.slice(j));
-}
-
-function firstPositions(list: unknown[], keyOf: (item: unknown) => unknown): Map<unknown, number> {
-  const positions = new Map<unknown, number>();
-  list.forEach((item, i) => {
-    const key = keyOf(item);
-    if (!positions.has(key)) positions.set(key, i);
-  });
-  return positions;
-}
-
-function stableSortBy(list: unknown[], rank: (item: unknown) => number): void {
-  const ranked = list.map((item, i) => ({ item, i, r: rank(item) }));
-  ranked.sort((a, b) => a.r - b.r || a.i - b.i);
-  ranked.forEach((x, i) => list[i] = x.item);
-}
-
-/** An order list entry of a merge list of maps must be a map carrying the merge key. */
-function orderEntryKey(item: unknown, index: number, mergeKey: string): unknown {
-  if (!isObject(item)) throw badRequest(`value for key ${index} is not a map.`);
-  return mergeKeyOf(item, mergeKey);
-}
-
-/**
- * The common element type of the lists (`map`, `string`, `int64`, …), undefined when all are
- * empty. Lists of lists and mixed element types are refused.
- */
-function elementKind(...lists: unknown[][]): string | undefined {
-  let kind: string | undefined;
-  for (const list of lists) {
-    for (const item of list) {
-      const t = goType(item);
-      if (kind === undefined) {
-        if (t === "slice") throw listsOfLists();
-        kind = t;
-      } else if (t !== kind) {
-        throw badRequest(`list element types are not identical: ${goValue(lists)}`);
-      }
-    }
-  }
-  return kind;
-}
-
 // ---- values the patch creates ----
 
 /**
@@ -497,44 +424,6 @@ function otherStrategy(type: FieldType | undefined): string {
   return type?.patchStrategy.find((s) => s !== "retainKeys") ?? "";
 }
 
-// ---- JSON helpers ----
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** Sets an own data property, also for `__proto__` (plain assignment would set the
- * prototype). */
-function put(map: JsonObject, key: string, value: unknown): void {
-  if (key === "__proto__") {
-    Object.defineProperty(map, key, {
-      value,
-      writable: true,
-      enumerable: true,
-      configurable: true,
-    });
-  } else {
-    map[key] = value;
-  }
-}
-
-function valueAt(item: unknown, key: string): unknown {
-  return isObject(item) && Object.hasOwn(item, key) ? item[key] : undefined;
-}
-
-function mergeKeyOf(item: unknown, mergeKey: string): unknown {
-  if (!isObject(item)) throw badArgType("map[string]interface {}", item);
-  if (!Object.hasOwn(item, mergeKey)) {
-    throw badRequest(`map: ${goValue(item)} does not contain declared merge key: ${mergeKey}`);
-  }
-  return item[mergeKey];
-}
-
-/** Go's `==` on decoded JSON: scalars by value, maps and lists never equal. */
-function sameScalar(a: unknown, b: unknown): boolean {
-  return a === b && (a === null || typeof a !== "object");
-}
-
 /** Refuses patches nested deeper than {@link MAX_PATCH_DEPTH}, without recursion. */
 function assertDepth(patch: unknown): void {
   const stack: [unknown, number][] = [[patch, 1]];
@@ -548,78 +437,4 @@ function assertDepth(patch: unknown): void {
       if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
     }
   }
-}
-
-// ---- errors in Kubernetes' words ----
-
-function listsOfLists(): StatusError {
-  return new StatusError(422, "Invalid", "lists of lists are not supported");
-}
-
-function badPatchType(directive: unknown, map: JsonObject): StatusError {
-  return badRequest(`unknown patch type: ${goString(directive)} in map: ${goValue(map)}`);
-}
-
-function badArgType(expected: string, actual: unknown): StatusError {
-  return badRequest(`expected a ${expected}, but received a ${goTypeName(actual)}`);
-}
-
-/** The Go type a decoded JSON value has in Kubernetes (integers stay int64). */
-function goType(value: unknown): string {
-  if (value === null) return "nil";
-  if (Array.isArray(value)) return "slice";
-  switch (typeof value) {
-    case "object":
-      return "map";
-    case "number":
-      return Number.isInteger(value) ? "int64" : "float64";
-    case "boolean":
-      return "bool";
-    default:
-      return typeof value;
-  }
-}
-
-function goTypeName(value: unknown): string {
-  const t = goType(value);
-  if (t === "nil") return "%!s(<nil>)";
-  if (t === "map") return "map[string]interface {}";
-  if (t === "slice") return "[]interface {}";
-  return t;
-}
-
-/** Go's `%v` of a decoded JSON value: `map[a:1 b:[x y]]`, keys sorted. */
-function goValue(value: unknown): string {
-  if (value === null || value === undefined) return "<nil>";
-  if (Array.isArray(value)) return `[${value.map(goValue).join(" ")}]`;
-  if (isObject(value)) {
-    const keys = Object.keys(value).sort();
-    return `map[${keys.map((k) => `${k}:${goValue(value[k])}`).join(" ")}]`;
-  }
-  if (typeof value === "number") return Number.isInteger(value) ? String(value) : goFloat(value);
-  return String(value);
-}
-
-/** Go's `%s`: strings as they are, other values flagged as Go does. */
-function goString(value: unknown): string {
-  if (typeof value === "string") return value;
-  if (value === null) return "%!s(<nil>)";
-  if (typeof value === "number" || typeof value === "boolean") {
-    return `%!s(${goType(value)}=${goValue(value)})`;
-  }
-  return goValue(value);
-}
-
-/** Go's shortest `%v` of a float64: exponent form below 1e-4 and from 1e6 up. */
-function goFloat(v: number): string {
-  if (!Number.isFinite(v)) return Number.isNaN(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf";
-  const [mantissa, e] = v.toExponential().split("e");
-  const exp = Number(e);
-  if (exp >= -4 && exp < 6) return String(v);
-  return `${mantissa}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
-}
-
-function jsonKind(value: unknown): string {
-  if (Array.isArray(value)) return "array";
-  return typeof value === "boolean" ? "bool" : typeof value;
 }

@@ -12,34 +12,30 @@
  * properties, `spec.usages[0]` for list items, `data[key]` for map entries. A JSON `null`
  * counts as an absent field (as Kubernetes decodes built-in types): never a type error, but
  * a `Required` error where the field is required.
+ *
+ * The node type, references and field paths are in `schema_node.ts`; the checks that need no
+ * other schema in `value_checks.ts`; the formats (base64, date-time, patterns) in `formats.ts`.
  */
 
 import type { FieldError } from "../api/mod.ts";
 import builtinSchemas from "./builtin_schemas.json" with { type: "json" };
+import { parsePath, REF_PREFIX, type SchemaNode, wrappedRef } from "./schema_node.ts";
+import { base64ErrorOffset, isDateTime } from "./formats.ts";
+import {
+  ANY,
+  type Check,
+  child,
+  type Ctx,
+  enumDetail,
+  inBody,
+  integerCheck,
+  isPlainObject,
+  typeError,
+  valueChecks,
+} from "./value_checks.ts";
 
-/** One node of an OpenAPI v3 schema as stored (plus any other key it carries). */
-export interface SchemaNode {
-  type?: string;
-  format?: string;
-  description?: string;
-  properties?: Record<string, SchemaNode>;
-  items?: SchemaNode;
-  additionalProperties?: SchemaNode | boolean;
-  required?: string[];
-  enum?: unknown[];
-  default?: unknown;
-  $ref?: string;
-  allOf?: SchemaNode[];
-  nullable?: boolean;
-  "x-kubernetes-list-type"?: "atomic" | "set" | "map";
-  "x-kubernetes-list-map-keys"?: string[];
-  "x-kubernetes-map-type"?: "atomic" | "granular";
-  "x-kubernetes-patch-strategy"?: string;
-  "x-kubernetes-patch-merge-key"?: string;
-  "x-kubernetes-preserve-unknown-fields"?: boolean;
-  "x-kubernetes-group-version-kind"?: { group: string; version: string; kind: string }[];
-  [key: string]: unknown;
-}
+// The node type's home is schema_node.ts; importers of the set get it here too.
+export type { SchemaNode } from "./schema_node.ts";
 
 /** How unknown fields of a request body are treated (the `fieldValidation` parameter). */
 export type FieldValidation = "Strict" | "Warn" | "Ignore";
@@ -55,131 +51,6 @@ export interface ValidationResult {
   /** Paths of fields the schema does not declare (`spec.foo`, `data[x].y`). */
   unknownFields: string[];
 }
-
-/** The prefix of a `$ref` into `components.schemas`. */
-export const REF_PREFIX = "#/components/schemas/";
-
-/** The schema name a `$ref` points at, or undefined when `node` is not a reference. */
-function refName(node: SchemaNode): string | undefined {
-  const ref = node.$ref;
-  if (typeof ref !== "string") return undefined;
-  return ref.startsWith(REF_PREFIX) ? ref.slice(REF_PREFIX.length) : ref;
-}
-
-/** The single reference of an `allOf: [{$ref}]` wrapper (kube's way to attach a description
- * or default to a referenced type), or of a plain `$ref` node. */
-function wrappedRef(node: SchemaNode): string | undefined {
-  const direct = refName(node);
-  if (direct !== undefined) return direct;
-  const all = node.allOf;
-  if (Array.isArray(all) && all.length === 1 && typeof all[0]?.$ref === "string") {
-    return refName(all[0]);
-  }
-  return undefined;
-}
-
-// ---- validation primitives ----
-
-interface Ctx {
-  errors: FieldError[];
-  /** Where unknown field paths go; null when they are not wanted. */
-  unknown: string[] | null;
-  /** Remove unknown fields from the object while walking. */
-  prune: boolean;
-}
-
-type Check = (value: unknown, path: string, ctx: Ctx) => void;
-
-const INT32_MIN = -2147483648;
-const INT32_MAX = 2147483647;
-const INT64_LIMIT = 9223372036854775808; // 2^63; doubles cannot tell 2^63-1 from 2^63
-
-function child(path: string, name: string): string {
-  return path ? `${path}.${name}` : name;
-}
-
-/** The JSON type name of a value, as used in type error messages. */
-export function jsonType(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
-  return typeof value;
-}
-
-function typeError(ctx: Ctx, path: string, value: unknown, expected: string): void {
-  ctx.errors.push({
-    type: "TypeInvalid",
-    field: path || "<root>",
-    value: jsonType(value),
-    detail: `must be of type ${expected}`,
-  });
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-const B64 = new Uint8Array(128);
-for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/") {
-  B64[c.charCodeAt(0)] = 1;
-}
-
-/**
- * Checks standard, padded base64 (what Go's JSON decoder expects for `[]byte`; CR and LF are
- * ignored). Returns -1 when valid, else the offset of the first offending byte.
- */
-export function base64ErrorOffset(s: string): number {
-  let n = 0; // data characters seen
-  let i = 0;
-  for (; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 10 || c === 13) continue;
-    if (c < 128 && B64[c]) {
-      n++;
-      continue;
-    }
-    if (c !== 61 /* = */) return i;
-    // Padding: only after 2 or 3 data characters of a quantum, and it must complete it.
-    const rem = n % 4;
-    if (rem < 2) return i;
-    let pads = 1;
-    for (i++; i < s.length; i++) {
-      const d = s.charCodeAt(i);
-      if (d === 10 || d === 13) continue;
-      if (d === 61 && rem + pads < 4) {
-        pads++;
-        continue;
-      }
-      return i;
-    }
-    return rem + pads === 4 ? -1 : s.length;
-  }
-  return n % 4 === 0 ? -1 : s.length;
-}
-
-const DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:Z|([+-])(\d{2}):(\d{2}))$/;
-
-/** RFC 3339 `date-time` as Kubernetes parses `metav1.Time` (upper-case `T` and `Z`). */
-export function isDateTime(s: string): boolean {
-  const m = DATE_TIME.exec(s);
-  if (!m) return false;
-  const year = +m[1], month = +m[2], day = +m[3];
-  if (month < 1 || month > 12 || day < 1) return false;
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
-  if (day > days) return false;
-  if (+m[4] > 23 || +m[5] > 59 || +m[6] > 59) return false;
-  if (m[7] && (+m[8] > 23 || +m[9] > 59)) return false;
-  return true;
-}
-
-function enumDetail(values: unknown[]): string {
-  return `supported values: ${values.map((v) => JSON.stringify(v)).join(", ")}`;
-}
-
-/** A check that accepts anything (free-form nodes such as RawExtension or FieldsV1). */
-const ANY: Check = () => {};
 
 // ---- the set ----
 
@@ -559,203 +430,4 @@ export class SchemaSet {
       }
     };
   }
-}
-
-/** An Invalid error worded as go-openapi words value validation failures:
- * `spec.replicas in body should be less than or equal to 10`. */
-function inBody(path: string, value: unknown, what: string): FieldError {
-  return {
-    type: "Invalid",
-    field: path || "<root>",
-    value,
-    detail: `${path || "<root>"} in body ${what}`,
-  };
-}
-
-function numberKeyword(node: SchemaNode, key: string): number | undefined {
-  const v = node[key];
-  return typeof v === "number" && Number.isFinite(v) ? v : undefined;
-}
-
-/** Counts code points, as Go's `utf8.RuneCountInString` does. */
-function runeCount(s: string): number {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
-}
-
-/** Compiles a `pattern` as a Unicode regular expression; undefined when JavaScript cannot. */
-export function compilePattern(pattern: string): RegExp | undefined {
-  try {
-    return new RegExp(pattern, "u");
-  } catch {
-    try {
-      return new RegExp(pattern);
-    } catch {
-      return undefined;
-    }
-  }
-}
-
-/**
- * The value validations of JSON Schema that custom resource schemas use (`maximum`,
- * `minimum` and their exclusive forms, `multipleOf`, `maxLength`, `minLength`, `pattern`,
- * `maxItems`, `minItems`, `maxProperties`, `minProperties`), each applying only to values of
- * its JSON type. Undefined when the node has none. Messages follow Kubernetes.
- */
-function valueChecks(node: SchemaNode): Check | undefined {
-  const checks: Check[] = [];
-  const max = numberKeyword(node, "maximum");
-  if (max !== undefined) {
-    const exclusive = node.exclusiveMaximum === true;
-    checks.push((v, p, c) => {
-      if (typeof v !== "number") return;
-      if (exclusive ? v >= max : v > max) {
-        c.errors.push(
-          inBody(p, v, `should be less than ${exclusive ? "" : "or equal to "}${max}`),
-        );
-      }
-    });
-  }
-  const min = numberKeyword(node, "minimum");
-  if (min !== undefined) {
-    const exclusive = node.exclusiveMinimum === true;
-    checks.push((v, p, c) => {
-      if (typeof v !== "number") return;
-      if (exclusive ? v <= min : v < min) {
-        c.errors.push(
-          inBody(p, v, `should be greater than ${exclusive ? "" : "or equal to "}${min}`),
-        );
-      }
-    });
-  }
-  const multipleOf = numberKeyword(node, "multipleOf");
-  if (multipleOf !== undefined && multipleOf > 0) {
-    checks.push((v, p, c) => {
-      if (typeof v !== "number") return;
-      const q = v / multipleOf;
-      if (Math.abs(q - Math.round(q)) > 1e-9) {
-        c.errors.push(inBody(p, v, `should be a multiple of ${multipleOf}`));
-      }
-    });
-  }
-  const maxLength = numberKeyword(node, "maxLength");
-  if (maxLength !== undefined) {
-    checks.push((v, p, c) => {
-      if (typeof v === "string" && v.length > maxLength && runeCount(v) > maxLength) {
-        const unit = maxLength === 1 ? "byte" : "bytes";
-        c.errors.push({
-          type: "TooLong",
-          field: p,
-          detail: `may not be more than ${maxLength} ${unit}`,
-        });
-      }
-    });
-  }
-  const minLength = numberKeyword(node, "minLength");
-  if (minLength !== undefined) {
-    checks.push((v, p, c) => {
-      if (typeof v === "string" && runeCount(v) < minLength) {
-        c.errors.push(inBody(p, v, `should be at least ${minLength} chars long`));
-      }
-    });
-  }
-  if (typeof node.pattern === "string") {
-    const pattern = node.pattern;
-    const re = compilePattern(pattern);
-    if (re) {
-      checks.push((v, p, c) => {
-        if (typeof v === "string" && !re.test(v)) {
-          c.errors.push(inBody(p, v, `should match '${pattern}'`));
-        }
-      });
-    }
-  }
-  const maxItems = numberKeyword(node, "maxItems");
-  if (maxItems !== undefined) {
-    checks.push((v, p, c) => {
-      if (Array.isArray(v) && v.length > maxItems) {
-        c.errors.push({ type: "TooMany", field: p, detail: `must have at most ${maxItems} items` });
-      }
-    });
-  }
-  const minItems = numberKeyword(node, "minItems");
-  if (minItems !== undefined) {
-    checks.push((v, p, c) => {
-      if (Array.isArray(v) && v.length < minItems) {
-        c.errors.push(inBody(p, v, `should have at least ${minItems} items`));
-      }
-    });
-  }
-  const maxProperties = numberKeyword(node, "maxProperties");
-  if (maxProperties !== undefined) {
-    checks.push((v, p, c) => {
-      if (isPlainObject(v) && Object.keys(v).length > maxProperties) {
-        c.errors.push({
-          type: "TooMany",
-          field: p,
-          detail: `must have at most ${maxProperties} items`,
-        });
-      }
-    });
-  }
-  const minProperties = numberKeyword(node, "minProperties");
-  if (minProperties !== undefined) {
-    checks.push((v, p, c) => {
-      if (isPlainObject(v) && Object.keys(v).length < minProperties) {
-        c.errors.push(inBody(p, v, `should have at least ${minProperties} properties`));
-      }
-    });
-  }
-  if (!checks.length) return undefined;
-  if (checks.length === 1) return checks[0];
-  return (v, p, c) => {
-    for (const check of checks) check(v, p, c);
-  };
-}
-
-function integerCheck(format: string | undefined): Check {
-  if (format === "int32") {
-    return (v, p, c) => {
-      if (v === null) return;
-      if (typeof v !== "number" || !Number.isInteger(v)) return typeError(c, p, v, "integer");
-      if (v < INT32_MIN || v > INT32_MAX) typeError(c, p, v, "int32");
-    };
-  }
-  return (v, p, c) => {
-    if (v === null) return;
-    if (typeof v !== "number" || !Number.isInteger(v)) return typeError(c, p, v, "integer");
-    if (v < -INT64_LIMIT || v >= INT64_LIMIT) typeError(c, p, v, "int64");
-  };
-}
-
-/** `spec.usages[0]`, `data[a.b]`, `status.conditions[]` -> segments. */
-export function parsePath(path: string): (string | number)[] {
-  const out: (string | number)[] = [];
-  let i = 0;
-  while (i < path.length) {
-    const c = path[i];
-    if (c === ".") {
-      i++;
-      continue;
-    }
-    if (c === "[") {
-      const end = path.indexOf("]", i);
-      const inner = end < 0 ? path.slice(i + 1) : path.slice(i + 1, end);
-      i = end < 0 ? path.length : end + 1;
-      out.push(inner === "" ? "[]" : /^\d+$/.test(inner) ? Number(inner) : inner);
-      continue;
-    }
-    let j = i;
-    while (j < path.length && path[j] !== "." && path[j] !== "[") j++;
-    out.push(path.slice(i, j));
-    i = j;
-  }
-  return out;
-}
-
-/** The text of a strict decoding failure, as kube words it:
- * `unknown field "spec.foo", unknown field "bar"`. */
-export function unknownFieldsMessage(paths: string[]): string {
-  return paths.map((p) => `unknown field ${JSON.stringify(p)}`).join(", ");
 }

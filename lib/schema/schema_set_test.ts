@@ -1,11 +1,7 @@
 import assert from "node:assert/strict";
-import {
-  base64ErrorOffset,
-  isDateTime,
-  parsePath,
-  SchemaSet,
-  unknownFieldsMessage,
-} from "./schema_set.ts";
+import { SchemaSet } from "./schema_set.ts";
+import { parsePath, unknownFieldsMessage } from "./schema_node.ts";
+import { base64ErrorOffset, isDateTime } from "./formats.ts";
 import { type FieldError, fieldErrorMessage } from "../api/errors.ts";
 import type { KubeObject } from "../registry/definition.ts";
 

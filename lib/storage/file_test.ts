@@ -5,10 +5,11 @@ import { parseObject, serializeObject } from "./objects.ts";
 import { decodeRecord } from "./journal/record.ts";
 import { isStoreError, type KeyValue } from "./store.ts";
 import { storeContract, take } from "./testing/contract.ts";
+import { openStore } from "./backends.ts";
 
 storeContract("file", async (opts) => {
   const dir = await Deno.makeTempDir({ prefix: "filestore-" });
-  const store = await FileStore.open({ dir, ...opts });
+  const store = await openStore({ backend: "file", dir, ...opts });
   return {
     store,
     cleanup: async () => {

@@ -1,7 +1,7 @@
-import { MemoryStore } from "./memory.ts";
+import { openStore } from "./backends.ts";
 import { storeContract } from "./testing/contract.ts";
 
-storeContract("memory", (opts) => {
-  const store = new MemoryStore(opts);
-  return Promise.resolve({ store, cleanup: () => store.close() });
+storeContract("memory", async (opts) => {
+  const store = await openStore({ backend: "memory", ...opts });
+  return { store, cleanup: () => store.close() };
 });

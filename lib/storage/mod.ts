@@ -1,5 +1,6 @@
 /**
- * The storage layer: the {@link Store} interface, its errors, and the embedded backends.
+ * The storage layer: the {@link Store} interface, its errors, and the embedded backends,
+ * opened by name through {@link openStore} (the backend registry of `backends.ts`).
  *
  * @example
  * ```ts
@@ -9,12 +10,6 @@
  * ```
  * @module
  */
-
-import type { Clock } from "../api/mod.ts";
-import type { StoreLogger } from "./logger.ts";
-import { FileStore } from "./file.ts";
-import { MemoryStore } from "./memory.ts";
-import type { Store } from "./store.ts";
 
 export * from "./store.ts";
 export { type Clock, systemClock } from "../api/mod.ts";
@@ -28,30 +23,15 @@ export type { ObjectFileStats, ObjectWritePolicy } from "./objects.ts";
 export { keyToPath } from "./keypath.ts";
 export type { ReadValue, ValueTransformer } from "./transformer.ts";
 export { DIR_MODE, FILE_MODE, tightenModes } from "./permissions.ts";
+export {
+  type BackendOptions,
+  openStore,
+  type OpenStoreOptions,
+  registerStorageBackend,
+  type StorageBackend,
+  storageBackend,
+  storageBackendNames,
+} from "./backends.ts";
 
-/** Options of {@link openStore}. */
-export interface OpenStoreOptions {
-  /** `file`: durable, in `dir`. `memory`: throwaway, for tests. */
-  backend: "file" | "memory";
-  /** The file backend's directory (required for `file`). */
-  dir?: string;
-  /** How long history is kept for old reads and watches. @default 300_000 */
-  historyRetentionMs?: number;
-  /** Receives repair and trouble warnings. @default console.warn */
-  logger?: StoreLogger;
-  /** Source of write times. @default Date.now */
-  clock?: Clock;
-  /** Undelivered events a watcher may hold before it ends with "Overflow". @default 10_000 */
-  watchBufferSize?: number;
-}
-
-/** Opens the chosen backend. Throws if `backend` is `file` and `dir` is missing. */
-export async function openStore(opts: OpenStoreOptions): Promise<Store> {
-  const { backend, dir, ...common } = opts;
-  if (backend === "memory") return new MemoryStore(common);
-  if (backend !== "file") throw new Error(`Unknown storage backend "${backend}"`);
-  if (!dir) throw new Error('The "file" storage backend needs a directory');
-  return await FileStore.open({ dir, ...common });
-}
 export { writeFileAtomic } from "./fsutil.ts";
 export { unreadableReason, unreadableStored, unreadableValue } from "./transformer.ts";

@@ -14,8 +14,9 @@ export interface StartOptions {
   bindAddress?: string;
   /** 0 picks a free port. @default 0 */
   securePort?: number;
-  /** @default "file" */
-  storage?: "file" | "memory";
+  /** The storage backend by name (`storageBackendNames()` of lib/storage: `file`, `memory`,
+   * or one registered with `registerStorageBackend`). @default "file" */
+  storage?: string;
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
   tlsSANs?: string[];

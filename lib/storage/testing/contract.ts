@@ -1,12 +1,13 @@
 /**
  * The one behaviour suite every {@link Store} implementation runs. Call
- * {@link storeContract} from a backend's `_test.ts` with a factory that opens a fresh store.
+ * {@link storeContract} from a backend's `_test.ts` with a factory that opens a fresh store,
+ * through `openStore` by the backend's registered name.
  *
  * @example
  * ```ts
- * storeContract("memory", (opts) => {
- *   const store = new MemoryStore(opts);
- *   return Promise.resolve({ store, cleanup: () => store.close() });
+ * storeContract("memory", async (opts) => {
+ *   const store = await openStore({ backend: "memory", ...opts });
+ *   return { store, cleanup: () => store.close() };
  * });
  * ```
  * @module

@@ -1,0 +1,324 @@
+/**
+ * The flag table of `platform serve`: every flag with the configuration-file field it sets,
+ * the kind of value it takes, its default as `--help` shows it and its help text. Names follow
+ * kube-apiserver wherever it has one. The tokenizer and `--help` formatting (`flags.ts`) and
+ * the flag layer of the configuration (`config_layers.ts`) read it; nothing here parses values.
+ *
+ * @module
+ */
+
+import { LOG_LEVELS, STORAGE_BACKENDS } from "./server_config_fields.ts";
+
+/** The value a flag takes, which decides how it is parsed and shown in `--help`. */
+export type FlagKind =
+  | "string"
+  | "path"
+  | "host"
+  | "port"
+  | "list"
+  | "map"
+  | "duration"
+  | "bytes"
+  | "int"
+  | "enum"
+  | "bool";
+
+/** One flag of `platform serve`. */
+export interface FlagSpec {
+  /** Name without the leading dashes, e.g. `secure-port`. */
+  name: string;
+  /** The configuration-file field set by this flag; absent for `--config`. */
+  field?: string;
+  kind: FlagKind;
+  /** The default as shown in `--help`; `undefined` means "none". */
+  defaultText?: string;
+  /** For `enum` flags: the accepted values. */
+  values?: readonly string[];
+  /** Repeatable: every occurrence adds to the value (lists and maps). */
+  repeatable?: boolean;
+  help: string;
+}
+
+/** Every flag of `platform serve`, in the order `--help` lists them. */
+export const FLAGS: readonly FlagSpec[] = [
+  {
+    name: "config",
+    kind: "path",
+    help: "Path of a ServerConfiguration YAML file. Flags override the file; the file " +
+      "overrides defaults. Relative paths in the file resolve against its directory.",
+  },
+  {
+    name: "data-dir",
+    field: "dataDir",
+    kind: "path",
+    defaultText: "./data",
+    help: "Directory holding the stored objects, the journal and the generated PKI.",
+  },
+  {
+    name: "bind-address",
+    field: "bindAddress",
+    kind: "host",
+    defaultText: "127.0.0.1",
+    help: "IP address or host name to listen on for HTTPS (0.0.0.0 or :: for all interfaces).",
+  },
+  {
+    name: "secure-port",
+    field: "securePort",
+    kind: "port",
+    defaultText: "6443",
+    help: "Port to serve HTTPS on; 0 picks a free port.",
+  },
+  {
+    name: "tls-cert-file",
+    field: "tlsCertFile",
+    kind: "path",
+    help: "PEM serving certificate (leaf first, then intermediates). Without it a " +
+      "certificate signed by the generated cluster CA is used.",
+  },
+  {
+    name: "tls-private-key-file",
+    field: "tlsPrivateKeyFile",
+    kind: "path",
+    help: "PEM private key matching --tls-cert-file.",
+  },
+  {
+    name: "tls-san",
+    field: "tlsSANs",
+    kind: "list",
+    repeatable: true,
+    help: "Extra subject alternative names (IP addresses or DNS names) for the generated " +
+      "serving certificate. Repeatable and/or comma-separated.",
+  },
+  {
+    name: "token-auth-file",
+    field: "tokenAuthFile",
+    kind: "path",
+    help: 'Static bearer tokens, one per line as CSV: token,user,uid,"group1,group2".',
+  },
+  {
+    name: "client-ca-file",
+    field: "clientCAFile",
+    kind: "path",
+    help: "PEM CA bundle that verifies client certificates. Given, the server asks every " +
+      "client for a certificate and one that verifies authenticates as user = subject CN, " +
+      "groups = subject O. The cluster CA is <data-dir>/pki/ca.crt. Without it client " +
+      "certificates are not asked for.",
+  },
+  {
+    name: "authentication-config",
+    field: "authenticationConfig",
+    kind: "path",
+    help: "AuthenticationConfiguration file (apiserver.platform.io/v1beta1): JWT issuers with " +
+      "their claim mappings, and anonymous access. Validated at start; re-read when it " +
+      "changes (an invalid new version is logged and the old one stays in force).",
+  },
+  {
+    name: "kubernetes-group-names",
+    field: "kubernetesGroupNames",
+    kind: "bool",
+    defaultText: "true",
+    help: "Discovery and OpenAPI also list each built-in group under its Kubernetes name " +
+      "(rbac.authorization.k8s.io beside rbac.authorization.platform.io), so manifests and " +
+      "clients written for Kubernetes work unchanged. Requests work under either name.",
+  },
+  {
+    name: "anonymous-auth",
+    field: "anonymousAuth",
+    kind: "bool",
+    defaultText: "false",
+    help: "Serve requests without credentials as user system:anonymous (group " +
+      "system:unauthenticated), for the authorizers to judge. Not together with an " +
+      "authentication configuration that has an anonymous section.",
+  },
+  {
+    name: "authorization-config",
+    field: "authorizationConfig",
+    kind: "path",
+    defaultText: "RBAC, with system:masters as superusers",
+    help: "AuthorizationConfiguration file (apiserver.platform.io/v1beta1): the ordered " +
+      "authorizers (RBAC, Webhook, AlwaysAllow, AlwaysDeny).",
+  },
+  {
+    name: "cluster-signing-cert-file",
+    field: "clusterSigningCertFile",
+    kind: "path",
+    defaultText: "<data-dir>/pki/ca.crt",
+    help: "PEM CA certificate (then its intermediates) with which the built-in CSR signer " +
+      "issues certificates for every well-known signer. With --cluster-signing-key-file.",
+  },
+  {
+    name: "cluster-signing-key-file",
+    field: "clusterSigningKeyFile",
+    kind: "path",
+    defaultText: "<data-dir>/pki/ca.key",
+    help: "PEM private key of --cluster-signing-cert-file.",
+  },
+  ...perSignerFlags("apiserver-client", "ApiserverClient"),
+  ...perSignerFlags("apiserver-client-nodeagent", "ApiserverClientNodeagent"),
+  ...perSignerFlags("nodeagent-serving", "NodeagentServing"),
+  {
+    name: "cluster-signing-duration",
+    field: "clusterSigningDuration",
+    kind: "duration",
+    defaultText: "8760h",
+    help: "Longest lifetime of a certificate the built-in signer issues; a request's " +
+      "spec.expirationSeconds may ask for less.",
+  },
+  {
+    name: "runtime-config",
+    field: "runtimeConfig",
+    kind: "map",
+    repeatable: true,
+    help: "Enable or disable built-in API versions and resources: key[=true|false],… with " +
+      "keys api/all, api/ga, api/beta, api/alpha, v1 (core), group/version, " +
+      "group/version/resource (a built-in group in either spelling, coordination.k8s.io = " +
+      "coordination.platform.io). What is off leaves discovery, OpenAPI and routing; " +
+      "v1/namespaces, and RBAC's resources while RBAC authorizes, cannot be turned off.",
+  },
+  {
+    name: "feature-gates",
+    field: "featureGates",
+    kind: "map",
+    repeatable: true,
+    help: "Feature gates: Name=true|false,… (see the list below).",
+  },
+  {
+    name: "storage",
+    field: "storage",
+    kind: "enum",
+    values: STORAGE_BACKENDS,
+    defaultText: "file",
+    help: "Storage backend: file (durable, under --data-dir) or memory (lost on exit).",
+  },
+  {
+    name: "encryption-provider-config",
+    field: "encryptionProviderConfig",
+    kind: "path",
+    defaultText: "none: values are stored in clear",
+    help: "EncryptionConfiguration file (apiserver.config.platform.io/v1): the resources the " +
+      "file store encrypts at rest (aescbc, aesgcm, secretbox, identity) and their keys.",
+  },
+  {
+    name: "history-retention",
+    field: "historyRetention",
+    kind: "duration",
+    defaultText: "5m",
+    help: "How long past revisions stay available to watches and consistent lists.",
+  },
+  {
+    name: "controllers",
+    field: "controllers",
+    kind: "list",
+    repeatable: true,
+    defaultText: "*",
+    help: "Controllers to run: '*' runs every one, 'name' enables one, '-name' disables " +
+      "one, e.g. '*,-csrsigning'. Names: clusterrole-aggregation, csrapproving, csrsigning, " +
+      "root-ca-cert-publisher, serviceaccount.",
+  },
+  {
+    name: "service-cluster-ip-range",
+    field: "serviceClusterIPRange",
+    kind: "string",
+    defaultText: "10.0.0.0/24",
+    help: "CIDR the cluster IPs of Services are allocated from; an IPv4 and an IPv6 CIDR " +
+      "separated by a comma for dual-stack (the first is the primary family). Its first " +
+      "address is the kubernetes Service's.",
+  },
+  {
+    name: "service-node-port-range",
+    field: "serviceNodePortRange",
+    kind: "string",
+    defaultText: "30000-32767",
+    help: "Port range the node ports of NodePort and LoadBalancer Services are allocated from.",
+  },
+  {
+    name: "shutdown-timeout",
+    field: "shutdownTimeout",
+    kind: "duration",
+    defaultText: "30s",
+    help: "How long a graceful shutdown waits for in-flight requests.",
+  },
+  {
+    name: "request-timeout",
+    field: "requestTimeout",
+    kind: "duration",
+    defaultText: "60s",
+    help: "Default deadline of a non-watch request.",
+  },
+  {
+    name: "min-request-timeout",
+    field: "minRequestTimeout",
+    kind: "int",
+    defaultText: "1800",
+    help: "Seconds a watch without timeoutSeconds lasts at least (it ends at a random time " +
+      "between this and twice this, as kube's do).",
+  },
+  {
+    name: "max-requests-inflight",
+    field: "maxRequestsInflight",
+    kind: "int",
+    defaultText: "400",
+    help: "Non-mutating requests (watches aside) served at once; more get 429. 0: no limit.",
+  },
+  {
+    name: "max-mutating-requests-inflight",
+    field: "maxMutatingRequestsInflight",
+    kind: "int",
+    defaultText: "200",
+    help: "Mutating requests served at once; more get 429. 0: no limit.",
+  },
+  {
+    name: "max-connections",
+    field: "maxConnections",
+    kind: "int",
+    defaultText: "the open-file limit less 128",
+    help: "Open client connections at most; more are closed at once. 0: the default.",
+  },
+  {
+    name: "max-connections-per-client",
+    field: "maxConnectionsPerClient",
+    kind: "int",
+    defaultText: "half of --max-connections",
+    help: "Open connections from one client address at most. 0: the default.",
+  },
+  {
+    name: "max-request-body-bytes",
+    field: "maxRequestBodyBytes",
+    kind: "bytes",
+    defaultText: "3145728",
+    help: "Largest accepted request body, in bytes.",
+  },
+  {
+    name: "log-level",
+    field: "logLevel",
+    kind: "enum",
+    values: LOG_LEVELS,
+    defaultText: "info",
+    help: "Least severe log level written.",
+  },
+];
+
+/**
+ * The `--cluster-signing-<signer>-{cert,key}-file` pair of one well-known signer
+ * (`platform.io/<signer>`): fields `clusterSigning<Field>CertFile` / `…KeyFile`.
+ */
+function perSignerFlags(signer: string, field: string): FlagSpec[] {
+  return [
+    {
+      name: `cluster-signing-${signer}-cert-file`,
+      field: `clusterSigning${field}CertFile`,
+      kind: "path",
+      defaultText: "the cluster CA",
+      help: `PEM CA certificate with which the built-in signer issues certificates for ` +
+        `platform.io/${signer} requests (with its key file). Not together with ` +
+        `--cluster-signing-cert-file and --cluster-signing-key-file.`,
+    },
+    {
+      name: `cluster-signing-${signer}-key-file`,
+      field: `clusterSigning${field}KeyFile`,
+      kind: "path",
+      defaultText: "the cluster CA key",
+      help: `PEM private key of --cluster-signing-${signer}-cert-file.`,
+    },
+  ];
+}
