@@ -105,6 +105,12 @@ async function checkAccessConfigFiles(config: ServerConfig): Promise<void> {
 async function serve(config: ServerConfig): Promise<number> {
   const logger = createLogger(config.logLevel);
   let server;
+  // Listening from the start: a signal that comes while the server starts (its kubeconfig may
+  // already be written) stops it once it has started, instead of killing it half-way.
+  let onSignal: (signal: string) => void = (signal) => void (early ??= signal);
+  let early: string | undefined;
+  Deno.addSignalListener("SIGINT", () => onSignal("SIGINT"));
+  Deno.addSignalListener("SIGTERM", () => onSignal("SIGTERM"));
   try {
     // Before anything is generated or logged: a taken port is a configuration error.
     checkPortFree(config.bindAddress, config.securePort);
@@ -179,8 +185,8 @@ async function serve(config: ServerConfig): Promise<number> {
       Deno.exit(1);
     }, config.shutdownTimeout + 10_000);
   };
-  Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
-  Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
+  onSignal = stop;
+  if (early) stop(early);
   await server.finished;
   await server.close();
   return 0;
