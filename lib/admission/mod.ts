@@ -33,3 +33,12 @@ export {
   webhooksOf,
   type WebhookType,
 } from "./webhook/webhook.ts";
+export {
+  type PolicyEnvironment,
+  type PolicySource,
+  VALIDATING_ADMISSION_POLICY,
+  validatingAdmissionPolicy,
+  VALIDATION_FAILURE_ANNOTATION,
+} from "./policy/validating_policy.ts";
+export { StoredPolicies } from "./policy/source.ts";
+export { type Binding, bindingOf, type Policy, policyOf } from "./policy/policy.ts";

@@ -17,6 +17,7 @@ export {
   OBJECT_MODIFIED,
   type Status,
   StatusError,
+  type StatusReason,
   timeout,
   tooManyRequests,
   toStatusError,

@@ -14,12 +14,11 @@ import {
   type KubeObject,
   type Logger,
   StatusError,
-  type UserInfo,
 } from "../../api/mod.ts";
 import type { Authorizer } from "../../auth/mod.ts";
-import type { CelAuthorizer, CelAuthorizerAttributes } from "../../cel/mod.ts";
 import { applyJsonPatch } from "../../patch/mod.ts";
 import type { AdmissionAttributes } from "../attributes.ts";
+import { evaluateWithAuthorizer } from "../authorizer_checks.ts";
 import type { AdmissionPlugin } from "../plugin.ts";
 import { CallError, type WebhookClient } from "./client.ts";
 import { type EquivalentResource, type Matched, matchRules, matchSelectors } from "./matching.ts";
@@ -152,7 +151,7 @@ async function select(
     const errors: string[] = [];
     for (const c of webhook.matchConditions) {
       try {
-        const ok = await evaluateWithAuthorizer(env, a.user, c.expression, variables);
+        const ok = await evaluateWithAuthorizer(env.authorizer, a.user, c.expression, variables);
         if (ok === false) return undefined;
       } catch (err) {
         errors.push(`${c.name}: ${(err as Error).message}`);
@@ -230,56 +229,4 @@ function denial(webhook: Webhook, status: KubeObject | undefined): StatusError {
 function replaceContents(target: KubeObject, source: KubeObject): void {
   for (const k of Object.keys(target)) if (!(k in source)) delete target[k];
   Object.assign(target, source);
-}
-
-/**
- * Evaluates a condition whose `authorizer` checks are asynchronous here: each round answers
- * the checks seen so far (no opinion for new ones) and collects the new ones, which are then
- * asked; an expression is pure, so the round in which it asks nothing new is its answer.
- */
-async function evaluateWithAuthorizer(
-  env: WebhookEnvironment,
-  user: UserInfo,
-  expression: { evaluate(v: Record<string, unknown>, o: { authorizer: CelAuthorizer }): unknown },
-  variables: Record<string, unknown>,
-): Promise<unknown> {
-  const answers = new Map<string, { decision: "allow" | "deny" | "noOpinion"; reason: string }>();
-  for (let round = 0; round < 16; round++) {
-    const asked: CelAuthorizerAttributes[] = [];
-    const authorizer: CelAuthorizer = {
-      check(attributes) {
-        const known = answers.get(JSON.stringify(attributes));
-        if (known) return known;
-        asked.push(attributes);
-        return { decision: "noOpinion", reason: "" };
-      },
-    };
-    const result = expression.evaluate(variables, { authorizer });
-    if (!asked.length || !env.authorizer) return result;
-    for (const attributes of asked) {
-      answers.set(JSON.stringify(attributes), await authorize(env.authorizer, user, attributes));
-    }
-  }
-  throw new Error("too many authorizer checks");
-}
-
-async function authorize(
-  authorizer: Authorizer,
-  user: UserInfo,
-  c: CelAuthorizerAttributes,
-): Promise<{ decision: "allow" | "deny" | "noOpinion"; reason: string }> {
-  const subject = c.serviceAccount
-    ? {
-      username: `system:serviceaccount:${c.serviceAccount.namespace}:${c.serviceAccount.name}`,
-      groups: ["system:serviceaccounts", `system:serviceaccounts:${c.serviceAccount.namespace}`],
-    }
-    : user;
-  const { serviceAccount: _, ...attributes } = c;
-  const result = await authorizer.authorize({ ...attributes, user: subject });
-  const decision = result.decision === "Allow"
-    ? "allow"
-    : result.decision === "Deny"
-    ? "deny"
-    : "noOpinion";
-  return { decision, reason: result.reason ?? "" };
 }

@@ -32,7 +32,7 @@ export interface Matched {
 
 /** The rule match of `webhook` for `a`, or undefined when its rules do not select it. */
 export function matchRules(
-  webhook: Webhook,
+  webhook: Pick<Webhook, "rules" | "matchPolicy">,
   a: AdmissionAttributes,
   equivalents: readonly EquivalentResource[],
 ): Matched | undefined {
@@ -76,7 +76,7 @@ export function matchRules(
  * used.
  */
 export function matchSelectors(
-  webhook: Webhook,
+  webhook: Pick<Webhook, "namespaceSelector" | "objectSelector">,
   a: AdmissionAttributes,
   namespace: KubeObject | undefined,
 ): boolean {

@@ -103,7 +103,7 @@ function clientConfigOf(c: KubeObject): ClientConfig {
 }
 
 /** Absent means everything here (kube defaults both selectors to `{}`). */
-function selectorOf(obj: unknown): LabelSelector | Error {
+export function selectorOf(obj: unknown): LabelSelector | Error {
   try {
     return labelSelectorFromObject((obj ?? {}) as Record<string, never>);
   } catch (err) {

@@ -1,0 +1,300 @@
+/**
+ * kube's ValidatingAdmissionPolicy plugin (validating phase): every binding whose policy and
+ * match resources select the request evaluates the policy's CEL, once per parameter object:
+ * match conditions, then variables, then validations. A failed validation is acted on as the
+ * binding says: Deny (the request fails with the validation's reason), Warn (a warning for the
+ * client), Audit (an audit annotation). An expression that errors follows the policy's
+ * failurePolicy: Ignore skips it, Fail acts on it as on a failed validation.
+ */
+
+import {
+  type KubeObject,
+  type LabelSelector,
+  type Logger,
+  StatusError,
+  type StatusReason,
+} from "../../api/mod.ts";
+import type { Authorizer } from "../../auth/mod.ts";
+import type { AdmissionAttributes } from "../attributes.ts";
+import { evaluateWithAuthorizer } from "../authorizer_checks.ts";
+import type { AdmissionPlugin } from "../plugin.ts";
+import {
+  type EquivalentResource,
+  type Matched,
+  matchRules,
+  matchSelectors,
+} from "../webhook/matching.ts";
+import { admissionRequest } from "../webhook/review.ts";
+import type { Binding, Compiled, MatchResources, NamedRule, Policy } from "./policy.ts";
+
+export const VALIDATING_ADMISSION_POLICY = "ValidatingAdmissionPolicy";
+
+/** The audit annotation of Audit actions (kube's key). */
+export const VALIDATION_FAILURE_ANNOTATION =
+  "validation.policy.admission.k8s.io/validation_failure";
+
+export interface PolicySource {
+  /** The stored policies (by name) and bindings (in name order), current as of the call. */
+  current(): Promise<{ policies: ReadonlyMap<string, Policy>; bindings: readonly Binding[] }>;
+}
+
+export interface PolicyEnvironment {
+  source: PolicySource;
+  namespace(name: string): Promise<KubeObject | undefined>;
+  equivalents(resource: AdmissionAttributes["resource"]): readonly EquivalentResource[];
+  /**
+   * The parameter objects of `kind`: the one named `name` (in `namespace` when the kind is
+   * namespaced), or those `selector` selects. Undefined: the kind is not served.
+   */
+  params(
+    kind: { apiVersion: string; kind: string },
+    query: { namespace: string; name?: string; selector?: LabelSelector },
+  ): Promise<KubeObject[] | undefined>;
+  authorizer?: Authorizer;
+  logger: Logger;
+}
+
+export function validatingAdmissionPolicy(env: PolicyEnvironment): AdmissionPlugin {
+  return {
+    name: VALIDATING_ADMISSION_POLICY,
+    operations: ["CREATE", "UPDATE", "DELETE", "CONNECT"],
+    validate: (a) => validate(env, a),
+  };
+}
+
+/** A failed validation (or an error under Fail) of one policy through one binding. */
+interface Violation {
+  message: string;
+  reason: string;
+}
+
+async function validate(env: PolicyEnvironment, a: AdmissionAttributes): Promise<void> {
+  const { policies, bindings } = await env.source.current();
+  if (!bindings.length) return;
+  const namespace = a.namespace ? await env.namespace(a.namespace) : undefined;
+  const audits: KubeObject[] = [];
+  for (const binding of bindings) {
+    const policy = policies.get(binding.policyName);
+    if (!policy) continue;
+    const name = `ValidatingAdmissionPolicy '${policy.name}' with binding '${binding.name}'`;
+    let violations: Violation[];
+    try {
+      const matched = select(env, a, policy, binding, namespace);
+      if (!matched) continue;
+      violations = await evaluate(env, a, policy, binding, matched, namespace);
+    } catch (err) {
+      // A binding that cannot be configured (no params, bad selector): failurePolicy decides.
+      if (policy.failurePolicy === "Ignore") {
+        env.logger.warn(`admission: ${name}: ${(err as Error).message} (failurePolicy Ignore)`);
+        continue;
+      }
+      violations = [{ message: (err as Error).message, reason: "Forbidden" }];
+    }
+    for (const [i, v] of violations.entries()) {
+      if (binding.validationActions.includes("Warn")) {
+        a.warnings.push(`Validation failed for ${name}: ${v.message}`);
+      }
+      if (binding.validationActions.includes("Audit")) {
+        audits.push({
+          message: v.message,
+          policy: policy.name,
+          binding: binding.name,
+          expressionIndex: i,
+          validationActions: binding.validationActions,
+        });
+      }
+    }
+    if (audits.length) a.auditAnnotations[VALIDATION_FAILURE_ANNOTATION] = JSON.stringify(audits);
+    const denied = binding.validationActions.includes("Deny") ? violations[0] : undefined;
+    if (denied) {
+      const [code, reason] = STATUS_OF_REASON[denied.reason] ?? STATUS_OF_REASON.Invalid;
+      throw new StatusError(code, reason, `${name} denied request: ${denied.message}`);
+    }
+  }
+}
+
+const STATUS_OF_REASON: Record<string, [number, StatusReason]> = {
+  Unauthorized: [401, "Unauthorized"],
+  Forbidden: [403, "Forbidden"],
+  Invalid: [422, "Invalid"],
+  RequestEntityTooLarge: [413, "RequestEntityTooLarge"],
+};
+
+/** Whether the policy's constraints and the binding's match resources select `a`. */
+function select(
+  env: PolicyEnvironment,
+  a: AdmissionAttributes,
+  policy: Policy,
+  binding: Binding,
+  namespace: KubeObject | undefined,
+): Matched | undefined {
+  const matched = matchResources(env, a, policy.matchConstraints, namespace);
+  if (!matched) return undefined;
+  // A binding's resource rules, when it has none, do not narrow the policy's.
+  const narrowing = binding.matchResources;
+  if (narrowing && !matchResources(env, a, narrowing, namespace, !narrowing.rules.length)) {
+    return undefined;
+  }
+  return matched;
+}
+
+function matchResources(
+  env: PolicyEnvironment,
+  a: AdmissionAttributes,
+  m: MatchResources,
+  namespace: KubeObject | undefined,
+  anyResource = false,
+): Matched | undefined {
+  const named = (rules: NamedRule[]) =>
+    rules.filter((r) => !r.resourceNames?.length || r.resourceNames.includes(a.name));
+  if (matchRules({ rules: named(m.excludeRules), matchPolicy: "Exact" }, a, [])) return undefined;
+  const rules = anyResource
+    ? [{ operations: ["*"], apiGroups: ["*"], apiVersions: ["*"], resources: ["*", "*/*"] }]
+    : named(m.rules);
+  const matched = matchRules(
+    { rules, matchPolicy: m.matchPolicy },
+    a,
+    env.equivalents(a.resource),
+  );
+  if (!matched || !matchSelectors(m, a, namespace)) return undefined;
+  return matched;
+}
+
+/** The violations of the policy for `a`, evaluated once per parameter object. */
+async function evaluate(
+  env: PolicyEnvironment,
+  a: AdmissionAttributes,
+  policy: Policy,
+  binding: Binding,
+  matched: Matched,
+  namespace: KubeObject | undefined,
+): Promise<Violation[]> {
+  const params = await paramsOf(env, a, policy, binding);
+  if (params === "skip") return [];
+  const base = {
+    object: matched.target.object ?? null,
+    oldObject: matched.target.oldObject ?? null,
+    request: admissionRequest("", a, matched.target, false),
+    namespaceObject: namespace ?? null,
+  };
+  const violations: Violation[] = [];
+  for (const param of params) {
+    const run = (e: Compiled, variables: Record<string, unknown>) => {
+      if (e instanceof Error) return Promise.reject(e);
+      return evaluateWithAuthorizer(env.authorizer, a.user, e, {
+        ...base,
+        params: param,
+        variables,
+      });
+    };
+    const failed = (what: string, err: unknown): Violation | undefined =>
+      policy.failurePolicy === "Ignore"
+        ? void env.logger.warn(
+          `admission: policy ${policy.name}: ${what}: ${(err as Error).message}`,
+        )
+        : { message: `${what} resulted in error: ${(err as Error).message}`, reason: "Invalid" };
+    const noVariables = {};
+    let skip = false;
+    for (const c of policy.matchConditions) {
+      try {
+        if (await run(c.expression, noVariables) === false) skip = true;
+      } catch (err) {
+        const v = failed(`match condition '${c.name}'`, err);
+        if (v) violations.push(v);
+        skip = true;
+      }
+      if (skip) break;
+    }
+    if (skip) continue;
+    const variables: Record<string, unknown> = {};
+    let broken: Violation | undefined;
+    for (const v of policy.variables) {
+      try {
+        variables[v.name] = await run(v.expression, variables);
+      } catch (err) {
+        broken = failed(`variable '${v.name}'`, err) ?? { message: "", reason: "" };
+        break;
+      }
+    }
+    if (broken) {
+      if (broken.message) violations.push(broken);
+      continue;
+    }
+    for (const v of policy.validations) {
+      let ok: unknown;
+      try {
+        ok = await run(v.expression, variables);
+      } catch (err) {
+        const f = failed(`expression '${v.text}'`, err);
+        if (f) violations.push(f);
+        continue;
+      }
+      if (ok === true) continue;
+      violations.push({ message: await messageOf(v, run, variables), reason: v.reason });
+    }
+    for (const annotation of policy.auditAnnotations) {
+      try {
+        const value = await run(annotation.valueExpression, variables);
+        if (value !== null && value !== undefined) {
+          a.auditAnnotations[`${policy.name}/${annotation.key}`] = String(value);
+        }
+      } catch (err) {
+        env.logger.warn(
+          `admission: policy ${policy.name}: audit annotation ${annotation.key}: ${
+            (err as Error).message
+          }`,
+        );
+      }
+    }
+  }
+  return violations;
+}
+
+async function messageOf(
+  v: Policy["validations"][number],
+  run: (e: Compiled, variables: Record<string, unknown>) => Promise<unknown>,
+  variables: Record<string, unknown>,
+): Promise<string> {
+  if (v.messageExpression) {
+    try {
+      const m = await run(v.messageExpression, variables);
+      if (typeof m === "string" && m.trim()) return m;
+    } catch { /* kube falls back to message */ }
+  }
+  return v.message ?? `failed expression: ${v.text}`;
+}
+
+/** The parameter objects to evaluate with: `[null]` without paramKind; "skip" when none is
+ * found and the binding allows that. Throws when the binding cannot be configured. */
+async function paramsOf(
+  env: PolicyEnvironment,
+  a: AdmissionAttributes,
+  policy: Policy,
+  binding: Binding,
+): Promise<(KubeObject | null)[] | "skip"> {
+  if (!policy.paramKind) return [null];
+  const ref = binding.paramRef;
+  if (!ref) {
+    throw new Error(
+      "failed to configure binding: paramRef is required when the policy has a paramKind",
+    );
+  }
+  if (ref.selector instanceof Error) {
+    throw new Error(`failed to configure binding: ${ref.selector.message}`);
+  }
+  const found = await env.params(policy.paramKind, {
+    namespace: ref.namespace ?? a.namespace,
+    name: ref.name,
+    selector: ref.selector,
+  });
+  if (found === undefined) {
+    throw new Error(
+      `failed to configure binding: paramKind ${policy.paramKind.apiVersion}, Kind=${policy.paramKind.kind} is not served`,
+    );
+  }
+  if (found.length) return found;
+  if (ref.parameterNotFoundAction === "Allow") return "skip";
+  throw new Error(
+    "failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction",
+  );
+}

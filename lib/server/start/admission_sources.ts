@@ -1,0 +1,135 @@
+/**
+ * What the admission plugins read of the server, in one place: the stored webhook
+ * configurations, policies and bindings, namespaces, parameter objects, and the resources
+ * stored alike (equivalence). Made once per server; the webhook client's connections close
+ * with it.
+ */
+
+import {
+  type EquivalentResource,
+  type PolicyEnvironment,
+  StoredPolicies,
+  StoredWebhooks,
+  WebhookClient,
+  type WebhookCredentials,
+  type WebhookEnvironment,
+} from "../../admission/mod.ts";
+import { canonicalGroup, type KubeObject, type LabelSelector, type Logger } from "../../api/mod.ts";
+import type { Authorizer } from "../../auth/mod.ts";
+import { namespaceObjects } from "../../controllers/mod.ts";
+import { type Catalogue, type ResourceDefinition, resourcePrefix } from "../../registry/mod.ts";
+import type { Store } from "../../storage/mod.ts";
+
+const GROUP = "admissionregistration.platform.io";
+
+export interface AdmissionServerParts {
+  store: Store;
+  catalogue: Catalogue;
+  logger: Logger;
+  /** The authorizer comes later than the chain (RBAC reads the registries the chain is built
+   * into): looked up when a plugin needs it. */
+  authorizer: () => Authorizer | undefined;
+  /** Credentials the server presents to a webhook (WebhookAdmission's kubeconfig). */
+  webhookCredentials?: (url: string) => WebhookCredentials | undefined;
+}
+
+/** The environments of the webhook and policy plugins, sharing lookups. */
+export function admissionEnvironments(parts: AdmissionServerParts): {
+  webhooks: WebhookEnvironment;
+  policies: PolicyEnvironment;
+  close(): void;
+} {
+  const { store, catalogue, logger } = parts;
+  const unreadable = (key: string, err: unknown) =>
+    logger.warn(`admission: cannot read ${key}: ${(err as Error).message}`);
+  const namespace = namespaceObjects(store);
+  const equivalents = (r: { group: string; version: string; resource: string }) =>
+    equivalentResources(catalogue, r);
+  const client = new WebhookClient({
+    credentials: parts.webhookCredentials && ((w) => parts.webhookCredentials!(w.clientConfig.url)),
+  });
+  const webhooks: WebhookEnvironment = {
+    source: new StoredWebhooks(store, {
+      mutating: resourcePrefix(GROUP, "mutatingwebhookconfigurations"),
+      validating: resourcePrefix(GROUP, "validatingwebhookconfigurations"),
+    }, unreadable),
+    client,
+    namespace,
+    equivalents,
+    get authorizer() {
+      return parts.authorizer();
+    },
+    logger,
+  };
+  const policies: PolicyEnvironment = {
+    source: new StoredPolicies(store, {
+      policies: resourcePrefix(GROUP, "validatingadmissionpolicies"),
+      bindings: resourcePrefix(GROUP, "validatingadmissionpolicybindings"),
+    }, unreadable),
+    namespace,
+    equivalents,
+    params: (kind, query) => paramObjects(store, catalogue, kind, query),
+    get authorizer() {
+      return parts.authorizer();
+    },
+    logger,
+  };
+  return { webhooks, policies, close: () => client.close() };
+}
+
+/** The served resources stored where `resource` is, with conversions through the stored form
+ * (core v1 events and events.platform.io/v1 events). */
+function equivalentResources(
+  catalogue: Catalogue,
+  resource: { group: string; version: string; resource: string },
+): EquivalentResource[] {
+  const def = catalogue.lookup(resource.group, resource.version, resource.resource);
+  if (!def) return [];
+  const where = storedAt(def);
+  const toStored = (d: ResourceDefinition, o: KubeObject) =>
+    d.storage ? d.storage.conversion.toStorage(o) : o;
+  const fromStored = (d: ResourceDefinition, o: KubeObject) =>
+    d.storage ? d.storage.conversion.fromStorage(o) : o;
+  return catalogue.definitions.filter((d) => d !== def && storedAt(d) === where).map((d) => ({
+    resource: { group: d.group, version: d.version, resource: d.plural },
+    kind: { group: d.group, version: d.version, kind: d.kind },
+    toEquivalent: (o) => fromStored(d, toStored(def, structuredClone(o))),
+    fromEquivalent: (o) => fromStored(def, toStored(d, structuredClone(o))),
+  }));
+}
+
+function storedAt(d: ResourceDefinition): string {
+  return d.storage ? `${d.storage.group}/${d.storage.resource}` : `${d.group}/${d.plural}`;
+}
+
+/** A policy's parameter objects, read from the store in the stored form of their kind. */
+async function paramObjects(
+  store: Store,
+  catalogue: Catalogue,
+  kind: { apiVersion: string; kind: string },
+  query: { namespace: string; name?: string; selector?: LabelSelector },
+): Promise<KubeObject[] | undefined> {
+  const slash = kind.apiVersion.lastIndexOf("/");
+  const group = slash < 0 ? "" : canonicalGroup(kind.apiVersion.slice(0, slash));
+  const version = kind.apiVersion.slice(slash + 1);
+  const def = catalogue.definitions.find((d) =>
+    d.group === group && d.version === version && d.kind === kind.kind
+  );
+  if (!def) return undefined;
+  const prefix = def.storage
+    ? resourcePrefix(def.storage.group, def.storage.resource)
+    : resourcePrefix(def.group, def.plural);
+  const decode = (value: string) => {
+    const obj = JSON.parse(value) as KubeObject;
+    return def.storage ? def.storage.conversion.fromStorage(obj) : obj;
+  };
+  const scope = def.namespaced && query.namespace ? `${prefix}${query.namespace}/` : prefix;
+  if (query.name !== undefined) {
+    const kv = await store.get(def.namespaced ? `${scope}${query.name}` : `${prefix}${query.name}`);
+    return kv ? [decode(kv.value)] : [];
+  }
+  const { items } = await store.list(def.namespaced ? scope : prefix);
+  return items.map((kv) => decode(kv.value)).filter((o) =>
+    !query.selector || query.selector.matches(o.metadata?.labels)
+  );
+}
