@@ -6,7 +6,12 @@
 import { AUTHORIZER } from "./libraries/authz.ts";
 import { DYN, listOf, mapOf, object, STRING, type Type } from "./types.ts";
 
-export type CelEnvironmentName = "claims" | "user" | "request";
+export type CelEnvironmentName =
+  | "claims"
+  | "user"
+  | "request"
+  | "admission"
+  | "admissionPolicy";
 
 const STRINGS = listOf(STRING);
 const EXTRA = mapOf(STRING, STRINGS);
@@ -49,6 +54,18 @@ export const ENVIRONMENTS: Readonly<Record<CelEnvironmentName, Readonly<Record<s
   claims: { claims: mapOf(STRING, DYN) },
   user: { user: USER_INFO },
   request: { request: SUBJECT_ACCESS_REVIEW_SPEC },
+  // Admission webhooks' match conditions: the request's objects and attributes, typed dyn.
+  admission: { object: DYN, oldObject: DYN, request: DYN, namespaceObject: DYN },
+  // ValidatingAdmissionPolicy expressions: those, the binding's params and the policy's
+  // variables (`variables.<name>`).
+  admissionPolicy: {
+    object: DYN,
+    oldObject: DYN,
+    request: DYN,
+    namespaceObject: DYN,
+    params: DYN,
+    variables: mapOf(STRING, DYN),
+  },
 };
 
 /** Declared in addition when the use offers authorization checks. */

@@ -6,6 +6,10 @@
  * - `claims`:  `claims` (map of the JWT's claims) — JWT claim mappings and claim rules.
  * - `user`:    `user` (UserInfo: username, uid, groups, extra) — user validation rules.
  * - `request`: `request` (a SubjectAccessReviewSpec, v1 JSON shape) — webhook match conditions.
+ * - `admission`: `object`, `oldObject`, `request`, `namespaceObject` (dyn) — admission webhook
+ *   match conditions.
+ * - `admissionPolicy`: those and `params`, `variables` (a map) — ValidatingAdmissionPolicy
+ *   validations, audit annotations, variables and match conditions.
  * With `authorizer: true` an expression may also name `authorizer` (see {@link CelAuthorizer}).
  *
  * Values go in as JSON (integers may be bigint); results come out as plain JS values
