@@ -126,6 +126,75 @@ const KINDS: { path: string; obj: any }[] = [
       subjects: [{ kind: "Group", apiGroup: "rbac.authorization.platform.io", name: "g" }],
     },
   },
+  {
+    // RuleWithOperations embeds its Rule inline; the defaults fill the pointer fields.
+    path: "/apis/admissionregistration.platform.io/v1/validatingwebhookconfigurations",
+    obj: {
+      apiVersion: "admissionregistration.platform.io/v1",
+      kind: "ValidatingWebhookConfiguration",
+      metadata: { name: "pbvwc" },
+      webhooks: [{
+        name: "check.pb.example.com",
+        clientConfig: { service: { namespace: "default", name: "hook", path: "/v" } },
+        rules: [{
+          operations: ["CREATE"],
+          apiGroups: [""],
+          apiVersions: ["v1"],
+          resources: ["configmaps"],
+        }],
+        sideEffects: "None",
+        admissionReviewVersions: ["v1"],
+        matchConditions: [{ name: "not-system", expression: "request.name != 'x'" }],
+      }],
+    },
+  },
+  {
+    path: "/apis/admissionregistration.platform.io/v1/mutatingwebhookconfigurations",
+    obj: {
+      apiVersion: "admissionregistration.platform.io/v1",
+      kind: "MutatingWebhookConfiguration",
+      metadata: { name: "pbmwc" },
+      webhooks: [{
+        name: "mutate.pb.example.com",
+        clientConfig: { url: "https://hook.example.com/m" },
+        sideEffects: "NoneOnDryRun",
+        admissionReviewVersions: ["v1"],
+      }],
+    },
+  },
+  {
+    path: "/apis/admissionregistration.platform.io/v1/validatingadmissionpolicies",
+    obj: {
+      apiVersion: "admissionregistration.platform.io/v1",
+      kind: "ValidatingAdmissionPolicy",
+      metadata: { name: "pbvap" },
+      spec: {
+        paramKind: { apiVersion: "v1", kind: "ConfigMap" },
+        matchConstraints: {
+          resourceRules: [{
+            operations: ["*"],
+            apiGroups: ["apps"],
+            apiVersions: ["v1"],
+            resources: ["deployments"],
+          }],
+        },
+        validations: [{ expression: "object.spec.replicas < 5", reason: "Forbidden" }],
+      },
+    },
+  },
+  {
+    path: "/apis/admissionregistration.platform.io/v1/validatingadmissionpolicybindings",
+    obj: {
+      apiVersion: "admissionregistration.platform.io/v1",
+      kind: "ValidatingAdmissionPolicyBinding",
+      metadata: { name: "pbvapb" },
+      spec: {
+        policyName: "pbvap",
+        paramRef: { name: "limits", namespace: "default" },
+        validationActions: ["Deny", "Audit"],
+      },
+    },
+  },
 ];
 
 Deno.test("protobuf: every built-in kind is created, read and listed in protobuf", async (t) => {

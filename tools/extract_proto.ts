@@ -22,7 +22,8 @@
  * - records the JSON name of fields whose Go json tag differs from the proto name
  *   ({@link JSON_NAMES}, e.g. JSONSchemaProps' `$ref` and `x-kubernetes-*`), and the JSON form of
  *   messages that are not an object of their fields ({@link FORMS}: times, raw JSON, string
- *   lists, the JSONSchemaPropsOr… unions);
+ *   lists, the JSONSchemaPropsOr… unions), and the message fields that are Go structs embedded
+ *   inline ({@link INLINE}: admissionregistration's Rule in RuleWithOperations);
  * - maps each served apiVersion/kind (groups renamed from `k8s.io` to `platform.io`) to its
  *   message;
  * - writes stable, sorted JSON so reruns produce identical bytes.
@@ -45,6 +46,7 @@ const PROTO_FILES = [
   "k8s.io/api/authentication/v1/generated.proto",
   "k8s.io/api/authorization/v1/generated.proto",
   "k8s.io/api/rbac/v1/generated.proto",
+  "k8s.io/api/admissionregistration/v1/generated.proto",
   "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1/generated.proto",
 ];
 
@@ -54,6 +56,7 @@ const CORE = "k8s.io.api.core.v1";
 const AUTHN = "k8s.io.api.authentication.v1";
 const AUTHZ = "k8s.io.api.authorization.v1";
 const APIEXT = "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1";
+const ADMREG = "k8s.io.api.admissionregistration.v1";
 
 /**
  * Served group versions and their kinds. Each kind also gets its `…List`, except in groups with
@@ -75,6 +78,15 @@ const SERVED: Record<string, { pkg: string; kinds: string[]; lists?: false }> = 
   "rbac.authorization.platform.io/v1": {
     pkg: "k8s.io.api.rbac.v1",
     kinds: ["Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"],
+  },
+  "admissionregistration.platform.io/v1": {
+    pkg: ADMREG,
+    kinds: [
+      "MutatingWebhookConfiguration",
+      "ValidatingWebhookConfiguration",
+      "ValidatingAdmissionPolicy",
+      "ValidatingAdmissionPolicyBinding",
+    ],
   },
   "authentication.platform.io/v1": {
     pkg: AUTHN,
@@ -199,6 +211,33 @@ const WRITTEN_WHEN_SET: Record<string, string[]> = {
   [`${APIEXT}.JSONSchemaPropsOrStringArray`]: ["schema"],
   [`${APIEXT}.JSON`]: ["raw"],
   [`${APIEXT}.ValidationRule`]: ["reason", "optionalOldSelf"],
+  // admissionregistration/v1 (types.go)
+  [`${ADMREG}.Rule`]: ["scope"],
+  [`${ADMREG}.ValidatingWebhook`]: [
+    "failurePolicy",
+    "matchPolicy",
+    "namespaceSelector",
+    "objectSelector",
+    "sideEffects",
+    "timeoutSeconds",
+  ],
+  [`${ADMREG}.MutatingWebhook`]: [
+    "failurePolicy",
+    "matchPolicy",
+    "namespaceSelector",
+    "objectSelector",
+    "sideEffects",
+    "timeoutSeconds",
+    "reinvocationPolicy",
+  ],
+  [`${ADMREG}.WebhookClientConfig`]: ["url", "service", "caBundle"],
+  [`${ADMREG}.ServiceReference`]: ["path", "port"],
+  [`${ADMREG}.ValidatingAdmissionPolicySpec`]: ["paramKind", "matchConstraints", "failurePolicy"],
+  [`${ADMREG}.ValidatingAdmissionPolicyStatus`]: ["typeChecking"],
+  [`${ADMREG}.Validation`]: ["reason"],
+  [`${ADMREG}.ValidatingAdmissionPolicyBindingSpec`]: ["paramRef", "matchResources"],
+  [`${ADMREG}.ParamRef`]: ["selector", "parameterNotFoundAction"],
+  [`${ADMREG}.MatchResources`]: ["namespaceSelector", "objectSelector", "matchPolicy"],
 };
 
 /**
@@ -207,6 +246,10 @@ const WRITTEN_WHEN_SET: Record<string, string[]> = {
  */
 const JSON_NAMES: Record<string, Record<string, string>> = {
   [`${AUTHN}.BoundObjectReference`]: { uID: "uid" },
+  [`${ADMREG}.MutatingWebhookConfiguration`]: { Webhooks: "webhooks" },
+  [`${ADMREG}.ValidatingWebhookConfiguration`]: { Webhooks: "webhooks" },
+  [`${ADMREG}.Validation`]: { Expression: "expression" },
+  [`${ADMREG}.Variable`]: { Name: "name", Expression: "expression" },
   [`${APIEXT}.JSONSchemaProps`]: {
     schema: "$schema",
     ref: "$ref",
@@ -218,6 +261,15 @@ const JSON_NAMES: Record<string, Record<string, string>> = {
     xKubernetesMapType: "x-kubernetes-map-type",
     xKubernetesValidations: "x-kubernetes-validations",
   },
+};
+
+/**
+ * Fields of Go structs embedded with `json:",inline"`: a message field in protobuf whose own
+ * fields sit beside the parent's in JSON (RuleWithOperations' Rule). Always written (Go value).
+ */
+const INLINE: Record<string, string[]> = {
+  [`${ADMREG}.RuleWithOperations`]: ["rule"],
+  [`${ADMREG}.NamedRuleWithOperations`]: ["ruleWithOperations"],
 };
 
 /**
@@ -290,6 +342,8 @@ export interface FieldDescriptor {
   always?: boolean;
   /** the JSON name, when it is not `name` */
   json?: string;
+  /** a Go struct embedded inline: its fields are the parent's in JSON */
+  inline?: boolean;
 }
 
 export interface MessageDescriptor {
@@ -339,6 +393,7 @@ export function extract(protoRoot: string): Descriptors {
     const type = root.lookupType(name);
     const whenSet = new Set(WRITTEN_WHEN_SET[name] ?? []);
     const jsonNames = new Map(Object.entries(JSON_NAMES[name] ?? {}));
+    const inline = new Set(INLINE[name] ?? []);
     const fields: FieldDescriptor[] = [];
     for (const field of type.fieldsArray) {
       field.resolve();
@@ -359,6 +414,12 @@ export function extract(protoRoot: string): Descriptors {
       if (isMap) out.label = "map";
       else if (field.repeated) out.label = "repeated";
       else out.always = !whenSet.delete(field.name);
+      if (inline.delete(field.name)) {
+        if (!(field.resolvedType instanceof protobuf.Type) || field.repeated || isMap) {
+          throw new Error(`INLINE names ${name}.${field.name}, not a singular message field`);
+        }
+        out.inline = true;
+      }
       const json = jsonNames.get(field.name);
       if (json !== undefined) {
         jsonNames.delete(field.name);
@@ -368,6 +429,9 @@ export function extract(protoRoot: string): Descriptors {
     }
     if (whenSet.size > 0) {
       throw new Error(`Unknown fields in WRITTEN_WHEN_SET for ${name}: ${[...whenSet]}`);
+    }
+    if (inline.size > 0) {
+      throw new Error(`Unknown fields in INLINE for ${name}: ${[...inline]}`);
     }
     if (jsonNames.size > 0) {
       throw new Error(`Unknown fields in JSON_NAMES for ${name}: ${[...jsonNames.keys()]}`);
@@ -382,7 +446,7 @@ export function extract(protoRoot: string): Descriptors {
     }
     messages[name] = form ? { ...form, fields } : { fields };
   }
-  for (const table of [WRITTEN_WHEN_SET, JSON_NAMES, FORMS]) {
+  for (const table of [WRITTEN_WHEN_SET, JSON_NAMES, FORMS, INLINE]) {
     for (const name of Object.keys(table)) {
       if (!messages[name]) throw new Error(`${name} is not a message the served kinds reach`);
     }

@@ -10,6 +10,7 @@
  * `apidiscovery`, whose kinds (Table, the options kinds, discovery documents) are not resources.
  * The core group (`""`) has one spelling. */
 export const BUILTIN_GROUPS: ReadonlySet<string> = new Set([
+  "admissionregistration.platform.io",
   "apidiscovery.platform.io",
   "apiextensions.platform.io",
   "authentication.platform.io",

@@ -50,6 +50,7 @@ export {
   DNS1123_LABEL_MAX_LENGTH,
   DNS1123_SUBDOMAIN_MAX_LENGTH,
   generateName,
+  isDNS1035Label,
   isDNS1123Label,
   isDNS1123Subdomain,
   isQualifiedName,

@@ -6,7 +6,12 @@
 import { AUTHORIZER } from "./libraries/authz.ts";
 import { BOOL, DYN, listOf, mapOf, object, STRING, type Type } from "./types.ts";
 
-export type CelEnvironmentName = "claims" | "user" | "request" | "admission" | "policy";
+export type CelEnvironmentName =
+  | "claims"
+  | "user"
+  | "request"
+  | "admission"
+  | "admissionPolicy";
 
 const STRINGS = listOf(STRING);
 const EXTRA = mapOf(STRING, STRINGS);
@@ -86,8 +91,9 @@ export const ENVIRONMENTS: Readonly<Record<CelEnvironmentName, Readonly<Record<s
   request: { request: SUBJECT_ACCESS_REVIEW_SPEC },
   // Webhook match conditions.
   admission: ADMISSION,
-  // ValidatingAdmissionPolicy expressions: also the policy's parameters and variables.
-  policy: { ...ADMISSION, params: DYN, variables: DYN },
+  // ValidatingAdmissionPolicy expressions: also the binding's params and the policy's
+  // variables (`variables.<name>`).
+  admissionPolicy: { ...ADMISSION, params: DYN, variables: mapOf(STRING, DYN) },
 };
 
 /** Declared in addition when the use offers authorization checks. */

@@ -9,7 +9,8 @@
  *   match conditions.
  * - `admission`: `object`, `oldObject`, `namespaceObject` (dynamic), `request` (an
  *   AdmissionRequest) — admission webhook match conditions.
- * - `policy`: as `admission`, and `params`, `variables` — ValidatingAdmissionPolicy.
+ * - `admissionPolicy`: those and `params` (dynamic), `variables` (a map) —
+ *   ValidatingAdmissionPolicy validations, audit annotations, variables and match conditions.
  * With `authorizer: true` an expression may also name `authorizer` (see {@link CelAuthorizer}).
  *
  * Values go in as JSON (integers may be bigint); results come out as plain JS values

@@ -10,6 +10,7 @@ import { reviewDefinitions } from "./reviews.ts";
 import { rbacDefinitions } from "./rbac.ts";
 import { PolicyIndex } from "../rbac/mod.ts";
 import { serviceDefinition } from "./services.ts";
+import { admissionRegistrationDefinitions } from "./admissionregistration.ts";
 import type { ServiceAllocator } from "./service_ips.ts";
 
 export interface BuiltinOptions {
@@ -35,9 +36,14 @@ export function builtinDefinitions(opts: BuiltinOptions = {}): ResourceDefinitio
     customResourceDefinitions,
     ...reviewDefinitions,
     ...rbacDefinitions(opts.rbacPolicy ?? new PolicyIndex()),
+    ...admissionRegistrationDefinitions,
   ];
 }
 export { customResourceDefinitions } from "./apiextensions.ts";
+export {
+  ADMISSIONREGISTRATION_GROUP,
+  admissionRegistrationDefinitions,
+} from "./admissionregistration.ts";
 export { certificateSigningRequests } from "./certificates.ts";
 export { NAMESPACE_FINALIZER, NAMESPACE_NAME_LABEL } from "./namespace.ts";
 export { ServiceAllocator, type ServiceNetwork, serviceNetwork } from "./service_ips.ts";

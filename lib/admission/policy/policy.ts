@@ -1,7 +1,7 @@
 /**
  * ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding as the evaluator uses them:
  * read once from their stored objects, selectors parsed, every expression compiled in the
- * `policy` CEL environment (`object`, `oldObject`, `request`, `params`, `namespaceObject`,
+ * `admissionPolicy` CEL environment (`object`, `oldObject`, `request`, `params`, `namespaceObject`,
  * `variables`, `authorizer`). An expression that does not compile (refused at write time;
  * an old stored object could still hold one) is kept as an error that failurePolicy decides.
  */
@@ -62,7 +62,7 @@ export interface Binding {
 
 function compiled(expression: unknown, expect: "bool" | "string" | "any"): Compiled {
   try {
-    return compile("policy", String(expression ?? ""), { expect, authorizer: true });
+    return compile("admissionPolicy", String(expression ?? ""), { expect, authorizer: true });
   } catch (err) {
     return err as Error;
   }

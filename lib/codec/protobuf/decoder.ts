@@ -2,7 +2,8 @@
  * The protobuf decoder: a body (magic + envelope + message) to the object in the JSON form the
  * JSON API serves. Empty strings, zeros, false, empty lists and maps and zero times of value
  * fields are left out (kube's `omitempty`), empty nested structs stay as `{}`, pointer fields
- * are kept whenever present, and lists always carry `items` (`[]` when empty). Malformed,
+ * are kept whenever present, lists always carry `items` (`[]` when empty), and the fields of
+ * a struct embedded inline sit beside its parent's. Malformed,
  * truncated or unsupported input throws `ProtobufError` saying what and where.
  *
  * @module
@@ -83,6 +84,9 @@ export function decodeMessage(r: Reader, desc: MessageDescriptor, depth: number)
       } else {
         list.push(decodeValue(r, field, wireType, depth));
       }
+    } else if (field.inline) {
+      const inner = decodeValue(r, field, wireType, depth) as JsonObject;
+      for (const [k, v] of Object.entries(inner)) setKey(out, k, v);
     } else {
       setKey(out, key, decodeValue(r, field, wireType, depth));
     }

@@ -12,7 +12,9 @@
  *   complete encoded object (with magic and envelope) or JSON text;
  * - `double` (a schema's `maximum`, …) is 8 bytes little-endian (wire type 1);
  * - the JSONSchemaPropsOr… unions hold each JSON shape in its own field (a schema, a list of
- *   schemas or of strings, a boolean); `ExtraValue`-like messages are a JSON list of strings.
+ *   schemas or of strings, a boolean); `ExtraValue`-like messages are a JSON list of strings;
+ * - a Go struct embedded inline (admissionregistration's Rule in RuleWithOperations) is a
+ *   message field read from the parent's own JSON object, always written.
  *
  * @module
  */
@@ -153,6 +155,8 @@ interface EncField {
   typeName: string;
   label: number;
   always: boolean;
+  /** embedded inline: the message's fields are read from the parent's object */
+  inline: boolean;
   /** the name is also a property of Object.prototype: read it only when own */
   inherited: boolean;
   /** the nested message (T_MESSAGE), resolved on first use */
@@ -231,6 +235,7 @@ function compileField(f: FieldDescriptor): EncField {
     typeName: f.type,
     label,
     always: f.always === true,
+    inline: f.inline === true,
     inherited: name in Object.prototype,
     msg: undefined,
   };
@@ -261,6 +266,10 @@ function fieldWriter(fields: EncField[]): FieldWriter {
     const read = field.inherited
       ? `Object.hasOwn(obj, ${key}) ? obj[${key}] : undefined`
       : `obj[${key}]`;
+    if (field.inline) {
+      lines.push(`f = ${f}; writeValue(w, F[${f}], ${field.tag}, obj, depth);`);
+      return;
+    }
     lines.push(`f = ${f}; v = ${read};`);
     if (field.label === L_SINGLE) {
       const call = `writeValue(w, F[${f}], ${field.tag}, v, depth);`;

@@ -16,6 +16,9 @@ export interface FieldDescriptor {
   always?: boolean;
   /** the JSON name, when it is not `name` (e.g. `$ref`, `x-kubernetes-list-type`) */
   json?: string;
+  /** a Go struct embedded with `json:",inline"` (a singular message field): its fields sit
+   * beside the parent's in JSON */
+  inline?: boolean;
 }
 
 /**

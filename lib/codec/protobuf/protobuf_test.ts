@@ -43,6 +43,8 @@ const CASES: { file: string; as?: { apiVersion: string; kind: string } }[] = [
   { file: "rbac.authorization.k8s.io.v1.ClusterRole" },
   { file: "rbac.authorization.k8s.io.v1.RoleBinding" },
   { file: "rbac.authorization.k8s.io.v1.ClusterRoleBinding" },
+  { file: "admissionregistration.k8s.io.v1.MutatingWebhookConfiguration" },
+  { file: "admissionregistration.k8s.io.v1.ValidatingWebhookConfiguration" },
 ];
 
 function fixture(file: string): { json: JsonObject; pb: Uint8Array } {
@@ -322,6 +324,60 @@ Deno.test("protobuf round-trips Lease, events.platform.io Event and CSR with gro
       }],
     },
   });
+});
+
+Deno.test("protobuf round-trips admission policies and webhooks: inline rules, unset pointers absent", () => {
+  const webhooks = {
+    kind: "ValidatingWebhookConfiguration",
+    apiVersion: "admissionregistration.platform.io/v1",
+    metadata: { name: "hooks" },
+    webhooks: [{
+      name: "a.example.com",
+      clientConfig: { service: { namespace: "ns", name: "svc" } },
+      // Rule is embedded inline in RuleWithOperations: its fields sit beside operations
+      rules: [{
+        operations: ["CREATE"],
+        apiGroups: [""],
+        apiVersions: ["v1"],
+        resources: ["pods"],
+      }],
+      sideEffects: "None",
+      admissionReviewVersions: ["v1"],
+    }],
+  };
+  assertEquals(roundTrip(webhooks), webhooks);
+  const policy = {
+    kind: "ValidatingAdmissionPolicy",
+    apiVersion: "admissionregistration.platform.io/v1",
+    metadata: { name: "p" },
+    spec: {
+      matchConstraints: {
+        resourceRules: [{
+          resourceNames: ["x"],
+          operations: ["*"],
+          apiGroups: ["apps"],
+          apiVersions: ["v1"],
+          resources: ["deployments"],
+          scope: "*",
+        }],
+      },
+      validations: [{ expression: "true", messageExpression: "'m'" }],
+      variables: [{ name: "v", expression: "1" }],
+    },
+    status: { observedGeneration: 2 },
+  };
+  assertEquals(roundTrip(policy), policy);
+  const binding = {
+    kind: "ValidatingAdmissionPolicyBinding",
+    apiVersion: "admissionregistration.platform.io/v1",
+    metadata: { name: "b" },
+    spec: {
+      policyName: "p",
+      paramRef: { name: "cfg", parameterNotFoundAction: "Deny" },
+      validationActions: ["Deny"],
+    },
+  };
+  assertEquals(roundTrip(binding), binding);
 });
 
 Deno.test("protobuf round-trips a small CRD: unset pointer fields stay absent", () => {
