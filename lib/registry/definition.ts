@@ -27,6 +27,8 @@ export interface StrategyContext {
   /** The request's `Warning` list: admission appends to it, so that warnings reach the client
    * also with an error. Absent (the server's own writes): they come back in the result. */
   warnings?: string[];
+  /** The request named the resource under Kubernetes' group name (`…k8s.io`). */
+  kubeSpelling?: boolean;
 }
 
 /**

@@ -2,18 +2,24 @@
  * `admissionregistration.platform.io/v1`: MutatingWebhookConfiguration,
  * ValidatingWebhookConfiguration, ValidatingAdmissionPolicy (with `/status`) and
  * ValidatingAdmissionPolicyBinding, all cluster-scoped. Kube's v1 defaults are filled in on
- * every create and update; validation is kube's (admissionregistration_validation.ts). Only
+ * every create and update; validation is kube's (webhook_configuration_validation.ts, admission_policy_validation.ts). Only
  * the objects are served here: calling the webhooks and evaluating the policies is admission's.
  */
 
-import { ALL_VERBS, type KubeObject, type ResourceDefinition } from "../registry/mod.ts";
+import { KUBE_REVIEW_GROUP, REVIEW_GROUP_ANNOTATION } from "../admission/mod.ts";
+import {
+  ALL_VERBS,
+  type KubeObject,
+  type ResourceDefinition,
+  type StrategyContext,
+} from "../registry/mod.ts";
 import { AGE } from "../codec/mod.ts";
 import {
   validatePolicy,
   validatePolicyBinding,
   validatePolicyStatus,
-  validateWebhookConfiguration,
-} from "./admissionregistration_validation.ts";
+} from "./admission_policy_validation.ts";
+import { validateWebhookConfiguration } from "./webhook_configuration_validation.ts";
 
 export const ADMISSIONREGISTRATION_GROUP = "admissionregistration.platform.io";
 
@@ -68,6 +74,22 @@ function defaultBinding(o: KubeObject): void {
   if (isObj(o.spec.paramRef)) o.spec.paramRef.parameterNotFoundAction ??= "Deny";
 }
 
+/**
+ * Webhooks built on Kubernetes' libraries decode `admission.k8s.io/v1` reviews only: a
+ * configuration written under `admissionregistration.k8s.io` is marked so that its webhooks
+ * are sent reviews in that spelling (lib/admission/webhook/review.ts). Each write decides
+ * anew, by the group name it used.
+ */
+function recordReviewGroup(o: KubeObject, ctx: StrategyContext): void {
+  const meta = o.metadata ??= {};
+  if (ctx.kubeSpelling) {
+    meta.annotations = { ...meta.annotations, [REVIEW_GROUP_ANNOTATION]: KUBE_REVIEW_GROUP };
+  } else if (meta.annotations?.[REVIEW_GROUP_ANNOTATION] !== undefined) {
+    delete meta.annotations[REVIEW_GROUP_ANNOTATION];
+    if (!Object.keys(meta.annotations).length) delete meta.annotations;
+  }
+}
+
 const common = {
   group: ADMISSIONREGISTRATION_GROUP,
   version: "v1",
@@ -92,8 +114,14 @@ function webhookConfiguration(mutating: boolean): ResourceDefinition {
       AGE,
     ],
     strategy: {
-      prepareForCreate: prepare,
-      prepareForUpdate: prepare,
+      prepareForCreate: (o, ctx) => {
+        prepare(o);
+        recordReviewGroup(o, ctx);
+      },
+      prepareForUpdate: (o, _old, ctx) => {
+        prepare(o);
+        recordReviewGroup(o, ctx);
+      },
       validateCreate: (o) => validateWebhookConfiguration(o, mutating),
       validateUpdate: (o) => validateWebhookConfiguration(o, mutating),
     },

@@ -49,6 +49,9 @@ export interface WebhookEnvironment {
 
 const OPERATIONS = ["CREATE", "UPDATE", "DELETE", "CONNECT"] as const;
 
+/** The group of webhook configurations and admission policies. */
+const ADMISSION_CONFIGURATION_GROUP = "admissionregistration.platform.io";
+
 export function mutatingWebhooks(env: WebhookEnvironment): AdmissionPlugin {
   return {
     name: MUTATING_ADMISSION_WEBHOOK,
@@ -132,6 +135,9 @@ async function select(
   a: AdmissionAttributes,
   webhook: Webhook,
 ): Promise<Call | undefined> {
+  // As kube: webhooks never see writes of the objects that configure admission, so that a
+  // broken webhook cannot lock its own configuration in.
+  if (a.resource.group === ADMISSION_CONFIGURATION_GROUP) return undefined;
   const matched = matchRules(webhook, a, env.equivalents(a.resource));
   if (!matched) return undefined;
   const namespace = a.namespace ? await env.namespace(a.namespace) : undefined;

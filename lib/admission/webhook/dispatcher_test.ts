@@ -342,3 +342,35 @@ Deno.test("webhooks: a match condition that errors follows failurePolicy", async
   );
   assert.equal(fx.hook.received.length, 0);
 });
+
+Deno.test("webhooks: writes of admission configuration objects are never sent to webhooks", async () => {
+  await using fx = await fixture();
+  fx.add(
+    "validating",
+    fx.webhook("/all", {
+      rules: [{ operations: ["*"], apiGroups: ["*"], apiVersions: ["*"], resources: ["*"] }],
+    }),
+  );
+  const def = new Catalogue(builtinDefinitions()).lookup(
+    "admissionregistration.platform.io",
+    "v1",
+    "validatingwebhookconfigurations",
+  )!;
+  const configs = new ResourceRegistry(def, {
+    store: new MemoryStore(),
+    schemas: SchemaSet.builtin(),
+    admission: new AdmissionChain([validatingWebhooks({
+      source: {
+        webhooks: () => Promise.resolve(webhooksOf("validating", fx.configs.validating[0])),
+      },
+      client: new WebhookClient(),
+      namespace: () => Promise.resolve(undefined),
+      equivalents: () => [],
+      logger: silentLogger,
+    })]),
+  });
+  await configs.create("", { metadata: { name: "c" } }, ALICE);
+  assert.equal(fx.hook.received.length, 0);
+  await fx.registry.create("prod", { metadata: { name: "a" } }, ALICE);
+  assert.equal(fx.hook.received.length, 1);
+});

@@ -206,5 +206,11 @@ export function strategyContext(ctx: RequestContext, subresource = ""): Strategy
   const authorize = ctx.authorizer
     ? (attributes: Omit<Attributes, "user">) => authorizeAttributes(ctx, attributes)
     : undefined;
-  return { user, subresource: subresource || undefined, authorize, warnings: ctx.warnings };
+  return {
+    user,
+    subresource: subresource || undefined,
+    authorize,
+    warnings: ctx.warnings,
+    kubeSpelling: ctx.kubeSpelling,
+  };
 }
