@@ -33,7 +33,7 @@ export interface AuthOptions {
     concurrency: number,
     ms: number,
     req: WrkRequest & { expected: number },
-  ): Promise<{ perSec: number; errors: number; firstError?: string }>;
+  ): Promise<{ perSec: number; errors: number; firstError?: string; p50?: number; p99?: number }>;
   ms: number;
   note: (msg: string) => void;
 }

@@ -31,6 +31,7 @@ import { haveWrk, wrk, type WrkRequest } from "./wrk.ts";
 import { limitsFigures } from "./limits.ts";
 import { authFigures, type AuthOptions } from "./auth.ts";
 import { encryptionFigures } from "./encryption.ts";
+import { admissionFigures } from "./admission.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -741,6 +742,8 @@ async function main(): Promise<void> {
     const access = await authRows(tmp, track, trackApi, problems);
     // aesgcm vs identity for Secrets, on servers of their own.
     const atRest = await encryptionRows(tmp, track, trackApi, problems);
+    // No admission configuration vs two webhooks vs one policy, on a server of its own.
+    const admission = await admissionRows(tmp, track, trackApi, problems);
 
     // The table.
     const ratio = (v: number, b: number, pct = false) =>
@@ -947,7 +950,7 @@ async function main(): Promise<void> {
         met: yes(perItemRatio <= 2 && pagingOk),
       },
     );
-    rows.push(...access, ...atRest);
+    rows.push(...access, ...atRest, ...admission);
     for (
       const [label, r] of [
         ["creates 1", creates1],
@@ -1113,7 +1116,50 @@ async function encryptionRows(
   ];
 }
 
-/** `deno task bench --only=auth`, `--only=limits` or `--only=encryption`: those figures alone. */
+/** Creates with webhooks and with a policy vs none (bench/admission.ts), as table rows. */
+async function admissionRows(
+  tmp: string,
+  track: (c: Child) => Child,
+  trackApi: (a: Api) => Api,
+  problems: string[],
+): Promise<Row[]> {
+  const adm = await admissionFigures(
+    serverPairOptions(`${tmp}/admission`, "admission server", track, trackApi),
+  );
+  problems.push(...adm.problems);
+  const ok = adm.problems.length === 0;
+  const row = (figure: string, value: number, target: number): Row => ({
+    figure,
+    value: fmt(value),
+    baseline: `none ${fmt(adm.createsNone)}`,
+    ratio: fmt(value / adm.createsNone, 2),
+    target: `≥ ${target}`,
+    met: ok && value / adm.createsNone >= target ? "yes" : "**no**",
+  });
+  return [
+    row(
+      "configmap creates/s, 32 clients, 1 mutating + 1 validating webhook",
+      adm.createsWebhooks,
+      0.5,
+    ),
+    row(
+      "configmap creates/s, 32 clients, 1 ValidatingAdmissionPolicy (3 validations)",
+      adm.createsPolicy,
+      0.85,
+    ),
+    {
+      figure: "create latency added by the two webhook round trips, 1 client, p50 / p99 ms",
+      value: `${fmt(adm.p50Webhooks - adm.p50None, 2)} / ${fmt(adm.p99Webhooks - adm.p99None, 2)}`,
+      baseline: `none ${fmt(adm.p50None, 2)} / ${fmt(adm.p99None, 2)}`,
+      ratio: "—",
+      target: "—",
+      met: "—",
+    },
+  ];
+}
+
+/** `deno task bench --only=auth`, `--only=limits`, `--only=encryption` or `--only=admission`:
+ * those figures alone. */
 async function onlyMain(rowsOf: typeof authRows): Promise<void> {
   const tmp = await Deno.makeTempDir({ prefix: "platform-bench-" });
   const children: Child[] = [];
@@ -1141,5 +1187,7 @@ if (import.meta.main) {
     ? onlyMain(limitsRows)
     : Deno.args.includes("--only=encryption")
     ? onlyMain(encryptionRows)
+    : Deno.args.includes("--only=admission")
+    ? onlyMain(admissionRows)
     : main());
 }

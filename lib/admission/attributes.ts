@@ -35,6 +35,8 @@ export interface AdmissionAttributes {
   authorize?: (attributes: Omit<Attributes, "user">) => Promise<boolean>;
   /** Warnings for the client (`Warning` headers); plugins append. */
   warnings: string[];
+  /** The webhooks that changed the object, in order (a validation error then names them). */
+  mutatedBy?: string[];
   /** Audit annotations plugins add (a webhook's keyed `<webhook name>/<key>`). */
   auditAnnotations: Record<string, string>;
 }

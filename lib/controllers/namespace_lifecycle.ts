@@ -31,10 +31,19 @@ export function namespaceObjects(store: Store): (name: string) => Promise<KubeOb
       ns = JSON.parse(kv.value) as KubeObject;
       ns.metadata ??= {};
       ns.metadata.resourceVersion = String(kv.modRevision);
+      deepFreeze(ns);
       decoded.set(kv, ns);
     }
-    return structuredClone(ns);
+    // Shared and frozen: admission only reads it (selectors, CEL's namespaceObject).
+    return ns;
   };
+}
+
+function deepFreeze(o: unknown): void {
+  if (o && typeof o === "object" && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    for (const v of Object.values(o)) deepFreeze(v);
+  }
 }
 
 /** The namespaces as NamespaceLifecycle admission sees them, read from the store. */

@@ -5,6 +5,7 @@
  */
 
 import type { AdmissionAttributes, Operation } from "../admission/mod.ts";
+import { StatusError } from "../api/mod.ts";
 import type { KubeObject, StrategyContext } from "./definition.ts";
 import type { RegistryCore } from "./core.ts";
 
@@ -12,6 +13,22 @@ import type { RegistryCore } from "./core.ts";
 export const SERVER_CONTEXT: StrategyContext = {
   user: { username: "system:apiserver", groups: ["system:masters"] },
 };
+
+/**
+ * A validation error of an object admission webhooks changed names them: the client sent
+ * something valid, and needs to know who made it invalid.
+ */
+export function blameMutations(err: unknown, attrs: AdmissionAttributes): unknown {
+  const by = attrs.mutatedBy ?? [];
+  if (!(err instanceof StatusError) || err.code !== 422 || !by.length) return err;
+  const webhooks = [...new Set(by)].map((n) => JSON.stringify(n)).join(", ");
+  return new StatusError(
+    err.code,
+    err.reason,
+    `${err.message} (the object was changed by admission webhook ${webhooks})`,
+    { details: err.details, headers: err.headers },
+  );
+}
 
 export interface AdmissionRequest {
   operation: Operation;

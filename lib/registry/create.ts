@@ -11,7 +11,7 @@ import { trackUpdate } from "../apply/mod.ts";
 import { isStoreError } from "../storage/mod.ts";
 import type { KubeObject, StrategyContext } from "./definition.ts";
 import type { RegistryCore } from "./core.ts";
-import { admissionAttributes } from "./admission.ts";
+import { admissionAttributes, blameMutations } from "./admission.ts";
 import { managerContext } from "./managed_fields.ts";
 import { checkBody, checkTypes, validateObject } from "./validation.ts";
 import type { CreateOptions, WriteResult } from "./write_options.ts";
@@ -71,8 +71,9 @@ export async function createObject(
     obj,
     opts,
     async () => await def.strategy?.validateCreate?.(obj, ctx) ?? [],
-    { typeCheck },
-  );
+    // A webhook's change is checked again in full.
+    { typeCheck: admission.mutatedBy?.length ? undefined : typeCheck },
+  ).catch((err) => Promise.reject(blameMutations(err, admission)));
   await core.admission.validate(admission);
   if (!ctx.warnings) warnings.unshift(...admission.warnings);
   const reservation = await def.strategy?.beginCreate?.(obj, ctx, {

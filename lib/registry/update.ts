@@ -10,7 +10,7 @@ import { applyConfig, trackUpdate } from "../apply/mod.ts";
 import { isStoreError, type KeyValue } from "../storage/mod.ts";
 import type { KubeObject, StrategyContext } from "./definition.ts";
 import { MAX_UPDATE_RETRIES, type RegistryCore } from "./core.ts";
-import { admissionAttributes } from "./admission.ts";
+import { admissionAttributes, blameMutations } from "./admission.ts";
 import { createObject } from "./create.ts";
 import { finalizersPending } from "./delete.ts";
 import { checkApplyConfig, managerContext } from "./managed_fields.ts";
@@ -180,7 +180,7 @@ async function replaceObject(
   const warnings = await validateObject(core, obj, opts, async () => [
     ...validateObjectMetaUpdate(obj.metadata, old.metadata),
     ...await def.strategy?.validateUpdate?.(obj, old, { ...ctx, subresource }) ?? [],
-  ]);
+  ]).catch((err) => Promise.reject(blameMutations(err, admission)));
   await core.admission.validate(admission);
   if (!ctx.warnings) warnings.unshift(...admission.warnings);
   const reservation = subresource ? undefined : await def.strategy?.beginUpdate?.(

@@ -112,6 +112,7 @@ async function callMutating(
     return failed(env, webhook, "the patched object is not an object");
   }
   replaceContents(a.object, equivalent ? equivalent.fromEquivalent(patched) : patched);
+  (a.mutatedBy ??= []).push(webhook.name);
   return true;
 }
 
@@ -140,7 +141,10 @@ async function select(
   if (a.resource.group === ADMISSION_CONFIGURATION_GROUP) return undefined;
   const matched = matchRules(webhook, a, env.equivalents(a.resource));
   if (!matched) return undefined;
-  const namespace = a.namespace ? await env.namespace(a.namespace) : undefined;
+  // The namespace is read only when a selector or a condition can look at it.
+  const needsNamespace = webhook.matchConditions.length > 0 ||
+    !(webhook.namespaceSelector instanceof Error) && !webhook.namespaceSelector.isEmpty();
+  const namespace = a.namespace && needsNamespace ? await env.namespace(a.namespace) : undefined;
   try {
     if (!matchSelectors(webhook, a, namespace)) return undefined;
   } catch (err) {

@@ -374,3 +374,33 @@ Deno.test("webhooks: writes of admission configuration objects are never sent to
   await fx.registry.create("prod", { metadata: { name: "a" } }, ALICE);
   assert.equal(fx.hook.received.length, 1);
 });
+
+Deno.test("webhooks: a mutation that makes the object invalid is refused with the validation error, naming the webhook", async () => {
+  await using fx = await fixture();
+  fx.add("mutating", fx.webhook("/breaker"));
+  fx.hook.respond = (review) =>
+    answer(review, {
+      allowed: true,
+      patchType: "JSONPatch",
+      patch: patchOf([{ op: "add", path: "/data", value: { k: 5 } }]),
+    });
+  const err = await rejection(fx.registry.create("prod", { metadata: { name: "a" } }, ALICE));
+  assert.equal(err.code, 422);
+  assert.match(err.message, /data\[k\]: Invalid value: "integer": must be of type string/);
+  assert.match(
+    err.message,
+    /\(the object was changed by admission webhook "breaker\.example\.com"\)$/,
+  );
+  await rejection(fx.registry.get("prod", "a"));
+  // On update too.
+  fx.configs.mutating.length = 0;
+  await fx.registry.create("prod", { metadata: { name: "b" } }, ALICE);
+  fx.add(
+    "mutating",
+    fx.webhook("/breaker", { rules: [{ ...CONFIGMAPS, operations: ["UPDATE"] }] }),
+  );
+  const update = await rejection(
+    fx.registry.update("prod", "b", { metadata: { name: "b" }, data: { x: "y" } }, ALICE, {}),
+  );
+  assert.match(update.message, /changed by admission webhook "breaker\.example\.com"/);
+});

@@ -1,0 +1,186 @@
+/**
+ * Admission figures for `deno task bench` (see bench/README.md): 32-client configmap creates/s
+ * on one server while it has no admission configuration, while one mutating and one validating
+ * webhook (served over HTTPS by this process, answering at once) select every create, and
+ * while one ValidatingAdmissionPolicy of three validations does; and, with one client, the
+ * p50 and p99 latency a create gains from the two webhook round trips. The three states
+ * alternate in rounds on the same server (a configuration is in force for the next request),
+ * and the figures are the medians of the rounds.
+ */
+
+import { ensurePki } from "../lib/certificates/pki.ts";
+import type { AuthOptions } from "./auth.ts";
+import type { Api } from "./watch.ts";
+
+export interface AdmissionFigures {
+  createsNone: number;
+  createsWebhooks: number;
+  createsPolicy: number;
+  /** One client: create latency (ms) without configuration and with the two webhooks. */
+  p50None: number;
+  p99None: number;
+  p50Webhooks: number;
+  p99Webhooks: number;
+  problems: string[];
+}
+
+const CONNECTIONS = 32;
+const ROUNDS = 3;
+const COLLECTION = "/api/v1/namespaces/default/configmaps";
+const GROUP = "/apis/admissionregistration.platform.io/v1";
+const RULES = [{
+  operations: ["CREATE"],
+  apiGroups: [""],
+  apiVersions: ["v1"],
+  resources: ["configmaps"],
+}];
+
+type State = "none" | "webhooks" | "policy";
+
+export async function admissionFigures(o: AuthOptions): Promise<AdmissionFigures> {
+  const problems: string[] = [];
+  await Deno.mkdir(o.dir, { recursive: true });
+  const pki = await ensurePki({
+    dataDir: `${o.dir}/webhook`,
+    sans: [],
+    bindAddress: "127.0.0.1",
+    logger: { info: () => {} },
+  });
+  const patch = btoa(
+    JSON.stringify([{ op: "add", path: "/metadata/annotations", value: { seen: "yes" } }]),
+  );
+  const hook = Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    cert: pki.servingCertPem,
+    key: pki.servingKeyPem,
+    onListen: () => {},
+  }, async (req) => {
+    const review = await req.json();
+    const mutating = new URL(req.url).pathname === "/mutate";
+    const response: Record<string, unknown> = { uid: review.request.uid, allowed: true };
+    if (mutating) Object.assign(response, { patchType: "JSONPatch", patch });
+    return Response.json({ apiVersion: review.apiVersion, kind: "AdmissionReview", response });
+  });
+  const server = await o.start(`${o.dir}/server`, []);
+  const hookUrl = `https://127.0.0.1:${hook.addr.port}`;
+  const webhook = (path: string) => ({
+    name: `${path}.bench.example.com`,
+    clientConfig: { url: `${hookUrl}/${path}`, caBundle: btoa(pki.caCertPem) },
+    rules: RULES,
+    sideEffects: "None",
+    admissionReviewVersions: ["v1"],
+  });
+  type Stored = { metadata: { name: string } } & Record<string, unknown>;
+  const objects: Record<Exclude<State, "none">, [string, Stored][]> = {
+    webhooks: [
+      [`${GROUP}/mutatingwebhookconfigurations`, {
+        metadata: { name: "bench" },
+        webhooks: [webhook("mutate")],
+      }],
+      [`${GROUP}/validatingwebhookconfigurations`, {
+        metadata: { name: "bench" },
+        webhooks: [webhook("validate")],
+      }],
+    ],
+    policy: [
+      [`${GROUP}/validatingadmissionpolicies`, {
+        metadata: { name: "bench" },
+        spec: {
+          matchConstraints: { resourceRules: RULES },
+          validations: [
+            { expression: "size(object.data) <= 16", message: "at most 16 keys" },
+            {
+              expression:
+                "!has(object.metadata.labels) || !('forbidden' in object.metadata.labels)",
+            },
+            { expression: "object.metadata.name.startsWith('bench-')" },
+          ],
+        },
+      }],
+      [`${GROUP}/validatingadmissionpolicybindings`, {
+        metadata: { name: "bench" },
+        spec: { policyName: "bench", validationActions: ["Deny"] },
+      }],
+    ],
+  };
+  let state: State = "none";
+  const enter = async (next: State) => {
+    if (state !== "none") {
+      for (const [path, obj] of objects[state]) {
+        await call(server.api, "DELETE", `${path}/${obj.metadata.name}`);
+      }
+    }
+    if (next !== "none") {
+      for (const [path, obj] of objects[next]) await call(server.api, "POST", path, obj);
+    }
+    state = next;
+  };
+  const create = {
+    method: "POST" as const,
+    paths: [COLLECTION],
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({
+      metadata: { generateName: "bench-" },
+      data: { a: "1", b: "2", c: "3" },
+    }),
+    expected: 201,
+  };
+  try {
+    const runs: Record<State, number[]> = { none: [], webhooks: [], policy: [] };
+    const latency: Record<"none" | "webhooks", { p50: number; p99: number }[]> = {
+      none: [],
+      webhooks: [],
+    };
+    for (let round = 0; round < ROUNDS; round++) {
+      const order: State[] = round % 2
+        ? ["policy", "webhooks", "none"]
+        : ["none", "webhooks", "policy"];
+      for (const s of order) {
+        await enter(s);
+        const r = await o.measure(server.api, CONNECTIONS, o.ms, create);
+        o.note(`configmap creates, 32 clients, admission ${s}: ${Math.round(r.perSec)}/s`);
+        if (r.errors) {
+          problems.push(`creates with ${s}: ${r.errors} errors, first: ${r.firstError}`);
+        }
+        runs[s].push(r.perSec);
+        if (s !== "policy") {
+          const one = await o.measure(server.api, 1, o.ms / 2, create);
+          latency[s].push({ p50: one.p50 ?? NaN, p99: one.p99 ?? NaN });
+        }
+        await new Promise((r) => setTimeout(r, 1_500));
+      }
+    }
+    const med = (xs: number[]) => median(xs);
+    return {
+      createsNone: med(runs.none),
+      createsWebhooks: med(runs.webhooks),
+      createsPolicy: med(runs.policy),
+      p50None: med(latency.none.map((l) => l.p50)),
+      p99None: med(latency.none.map((l) => l.p99)),
+      p50Webhooks: med(latency.webhooks.map((l) => l.p50)),
+      p99Webhooks: med(latency.webhooks.map((l) => l.p99)),
+      problems,
+    };
+  } finally {
+    await server.stop();
+    await hook.shutdown();
+  }
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+async function call(api: Api, method: string, path: string, body?: unknown): Promise<void> {
+  const res = await fetch(api.url + path, {
+    method,
+    client: api.client,
+    headers: { ...api.headers, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status}: ${await res.text()}`);
+  await res.arrayBuffer();
+}
