@@ -6,6 +6,7 @@
 import { isJsonObject, kubeGroup, kubeSpelled, type Status, toStatusError } from "../api/mod.ts";
 import { encodeBody, type Negotiated, negotiateOutput } from "../codec/mod.ts";
 import type { RequestContext } from "./context.ts";
+import { limitWarnings } from "./warnings.ts";
 import { queryParam } from "./request_info.ts";
 
 /** Bodies up to this size go out as they are, in one TCP segment with the headers. */
@@ -40,10 +41,9 @@ export function responseBody(
   });
 }
 
-/** Warning header values: `299 - "text"`, as kube sends them. */
+/** Warning header values: `299 - "text"`, as kube sends them (and limits them). */
 function warningHeaders(headers: Headers, warnings: string[]): void {
-  for (const w of warnings.slice(0, 64)) {
-    const text = w.length > 256 ? w.slice(0, 253) + "..." : w;
+  for (const text of limitWarnings(warnings)) {
     headers.append("Warning", `299 - ${JSON.stringify(text)}`);
   }
 }
