@@ -102,7 +102,7 @@ type Obj = Record<string, unknown>;
 
 const pluginSchema = z.strictObject({
   name: z.string().optional(),
-  configuration: z.record(z.string(), z.unknown()).optional(),
+  configuration: z.looseObject({}).optional(),
   path: z.string().optional(),
 });
 const fileSchema = z.strictObject({
