@@ -25,6 +25,7 @@ import { checkAnonymousFlagConflict } from "./lib/auth/anonymous.ts";
 import { loadAuthorizationConfig } from "./lib/auth/authorization_config.ts";
 import { SERVICE_ACCOUNT_ISSUER } from "./lib/auth/service_account_tokens.ts";
 import { loadEncryptionConfig } from "./lib/encryption/mod.ts";
+import { loadAdmissionSettings } from "./lib/admission/mod.ts";
 
 const USAGE = `platform ${PLATFORM_VERSION}: a small Kubernetes-style API server
 
@@ -100,6 +101,16 @@ async function checkAccessConfigFiles(config: ServerConfig): Promise<void> {
   if (config.encryptionProviderConfig !== undefined) {
     await loadEncryptionConfig(config.encryptionProviderConfig);
   }
+  await loadAdmissionSettings(admissionOptions(config));
+}
+
+/** The admission flags as `startServer` and `loadAdmissionSettings` take them. */
+function admissionOptions(config: ServerConfig) {
+  return {
+    enable: config.enableAdmissionPlugins,
+    disable: config.disableAdmissionPlugins,
+    configFile: config.admissionControlConfigFile,
+  };
 }
 
 async function serve(config: ServerConfig): Promise<number> {
@@ -128,6 +139,9 @@ async function serve(config: ServerConfig): Promise<number> {
       anonymousAuth: config.anonymousAuth,
       kubernetesGroupNames: config.kubernetesGroupNames,
       authorizationConfigFile: config.authorizationConfig,
+      enableAdmissionPlugins: config.enableAdmissionPlugins,
+      disableAdmissionPlugins: config.disableAdmissionPlugins,
+      admissionControlConfigFile: config.admissionControlConfigFile,
       encryptionProviderConfigFile: config.encryptionProviderConfig,
       ...clusterSigningFiles(config),
       clusterSigningDurationMs: config.clusterSigningDuration,

@@ -15,6 +15,32 @@ export {
   namespaceTerminating,
 } from "./namespace_lifecycle.ts";
 export {
+  DEFAULT_CACHE_SIZE,
+  EVENT_RATE_LIMIT,
+  type EventRateLimit,
+  eventRateLimit,
+  type EventRateLimitConfig,
+  LIMIT_TYPES,
+  type LimitType,
+} from "./event_rate_limit.ts";
+export {
+  ADMISSION_CONFIG_API_VERSIONS,
+  ADMISSION_CONFIG_KIND,
+  type AdmissionConfig,
+  type AdmissionOptions,
+  type AdmissionSettings,
+  loadAdmissionConfig,
+  loadAdmissionSettings,
+  NO_ADMISSION_CONFIG,
+  type WebhookCredentialsResolver,
+} from "./admission_config.ts";
+export {
+  credentialsFor,
+  readWebhookKubeconfig,
+  webhookHostPort,
+  type WebhookKubeconfig,
+} from "./webhook_credentials.ts";
+export {
   MUTATING_ADMISSION_WEBHOOK,
   mutatingWebhooks,
   VALIDATING_ADMISSION_WEBHOOK,

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { decodePem } from "../api/mod.ts";
 import { ConfigError, osReason, quote } from "./config_error.ts";
 import { readKeyPair } from "./key_pair.ts";
+import { admissionPluginOverlap } from "./admission_plugins.ts";
 import { flagOf } from "./config_layers.ts";
 import type { Field, PathField } from "./config_file_schema.ts";
 import { PER_SIGNER_CA_FIELDS, type ServerConfig } from "./server_config_fields.ts";
@@ -37,6 +38,13 @@ export interface FieldNaming {
  */
 export async function checkServerConfig(cfg: ServerConfig, naming: FieldNaming): Promise<void> {
   const { where, shown, named, fromFlags } = naming;
+  const both = admissionPluginOverlap(cfg.enableAdmissionPlugins, cfg.disableAdmissionPlugins);
+  if (both !== undefined) {
+    throw new ConfigError(
+      `${where("disableAdmissionPlugins")}: ${quote(both)} is also in ` +
+        `${named("enableAdmissionPlugins")} (a plugin is enabled or disabled, not both)`,
+    );
+  }
   const pairs: [PathField, PathField][] = [
     ["tlsCertFile", "tlsPrivateKeyFile"],
     ["clusterSigningCertFile", "clusterSigningKeyFile"],
@@ -79,6 +87,7 @@ export async function checkServerConfig(cfg: ServerConfig, naming: FieldNaming):
     const field of [
       "authenticationConfig",
       "authorizationConfig",
+      "admissionControlConfigFile",
       "encryptionProviderConfig",
     ] as const
   ) {

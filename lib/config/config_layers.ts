@@ -29,6 +29,7 @@ import { describeValue, fieldPath } from "./schema_issues.ts";
 import { parseNodePortRange, parseServiceClusterIPRange } from "./service_network.ts";
 import { parseYamlConfig } from "./yaml_file.ts";
 import { parseControllerEntry } from "./controller_selection.ts";
+import { checkAdmissionPluginName } from "./admission_plugins.ts";
 import {
   CONFIG_API_VERSION,
   CONFIG_KIND,
@@ -66,6 +67,9 @@ export interface Settings {
   anonymousAuth: boolean;
   kubernetesGroupNames: boolean;
   authorizationConfig: string;
+  enableAdmissionPlugins: string[];
+  disableAdmissionPlugins: string[];
+  admissionControlConfigFile: string;
   encryptionProviderConfig: string;
   clientCAFile: string;
   clusterSigningCertFile: string;
@@ -132,6 +136,7 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "tokenAuthFile":
     case "authenticationConfig":
     case "authorizationConfig":
+    case "admissionControlConfigFile":
     case "encryptionProviderConfig":
     case "clientCAFile":
     case "clusterSigningCertFile":
@@ -159,6 +164,10 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
       break;
     case "controllers":
       values.controllers = texts.flatMap(splitList).map(parseControllerEntry);
+      break;
+    case "enableAdmissionPlugins":
+    case "disableAdmissionPlugins":
+      values[field] = dedupe(texts.flatMap(splitList).map(checkAdmissionPluginName));
       break;
     case "runtimeConfig":
       values.runtimeConfig = new Map(texts.flatMap((t) => [...parseRuntimeConfig(t)]));
@@ -294,6 +303,14 @@ function setFromFile(
     case "controllers":
       values.controllers = (value as string[]).map((s, i) =>
         elementOrThrow(() => parseControllerEntry(s.trim()), at(`controllers[${i}]`))
+      );
+      return;
+    case "enableAdmissionPlugins":
+    case "disableAdmissionPlugins":
+      values[field] = dedupe(
+        (value as string[]).map((s, i) =>
+          elementOrThrow(() => checkAdmissionPluginName(s.trim()), at(`${field}[${i}]`))
+        ),
       );
       return;
     case "featureGates": {

@@ -139,6 +139,32 @@ export const FLAGS: readonly FlagSpec[] = [
       "authorizers (RBAC, Webhook, AlwaysAllow, AlwaysDeny).",
   },
   {
+    name: "enable-admission-plugins",
+    field: "enableAdmissionPlugins",
+    kind: "list",
+    repeatable: true,
+    help: "Admission plugins to turn on besides those on by default, comma-separated. Plugins: " +
+      "NamespaceLifecycle, EventRateLimit (off by default), CertificateApproval, " +
+      "CertificateSigning, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, " +
+      "ValidatingAdmissionWebhook. Enabled plugins run in this order, whatever the order given.",
+  },
+  {
+    name: "disable-admission-plugins",
+    field: "disableAdmissionPlugins",
+    kind: "list",
+    repeatable: true,
+    help: "Admission plugins to turn off, comma-separated (a plugin is not both enabled and " +
+      "disabled).",
+  },
+  {
+    name: "admission-control-config-file",
+    field: "admissionControlConfigFile",
+    kind: "path",
+    help: "AdmissionConfiguration file (apiserver.config.platform.io/v1): the configuration of " +
+      "each admission plugin (EventRateLimit's limits, the webhooks' kubeconfig), inline or in " +
+      "a file beside it.",
+  },
+  {
     name: "cluster-signing-cert-file",
     field: "clusterSigningCertFile",
     kind: "path",

@@ -22,6 +22,13 @@
  */
 
 export { ConfigError, osReason, quote } from "./config_error.ts";
+export {
+  ADMISSION_PLUGIN_NAMES,
+  admissionPluginOverlap,
+  checkAdmissionPluginName,
+  DEFAULT_OFF_ADMISSION_PLUGINS,
+  enabledAdmissionPlugins,
+} from "./admission_plugins.ts";
 export { FLAGS, type FlagSpec } from "./flag_table.ts";
 export { formatDuration, normalizeIp, parseDuration } from "./value_parsers.ts";
 export {

@@ -55,6 +55,12 @@ export interface ServerConfig {
   anonymousAuth?: boolean;
   /** AuthorizationConfiguration file; absent: RBAC with system:masters as superusers. */
   authorizationConfig?: string;
+  /** Admission plugins turned on besides the default ones (kube names, checked). */
+  enableAdmissionPlugins: string[];
+  /** Admission plugins turned off (kube names, checked; none also in the enabled list). */
+  disableAdmissionPlugins: string[];
+  /** AdmissionConfiguration file: the plugins' configurations. */
+  admissionControlConfigFile?: string;
   /** Discovery and OpenAPI also list each built-in group under its Kubernetes name. */
   kubernetesGroupNames: boolean;
   /** EncryptionConfiguration file; absent: values are stored in clear. */

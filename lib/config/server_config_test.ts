@@ -52,6 +52,8 @@ Deno.test("defaults apply without flags or file", async () => {
     securePort: 6443,
     kubernetesGroupNames: true,
     tlsSANs: [],
+    enableAdmissionPlugins: [],
+    disableAdmissionPlugins: [],
     runtimeConfig: new Map(),
     featureGates: new Map([
       ["AllAlpha", false],

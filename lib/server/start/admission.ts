@@ -1,13 +1,18 @@
 /**
  * Start-up step 5a: the admission chain every write of every registry passes. The plugins are
- * listed once, in kube's order (its `AllOrderedPlugins`); each is made from what the server
- * has opened.
+ * listed once, in kube's order (its `AllOrderedPlugins`); the enabled ones
+ * (`--enable-admission-plugins`, `--disable-admission-plugins`) are made, in that order, from
+ * what the server has opened and their configurations (`--admission-control-config-file`).
+ * `ADMISSION_PLUGIN_NAMES` of lib/config, which the flags are checked against, lists the same
+ * names (admission_test.ts checks it).
  */
 
 import {
   AdmissionChain,
+  type AdmissionConfig,
   type AdmissionPlugin,
   type EquivalentResource,
+  eventRateLimit,
   mutatingWebhooks,
   namespaceLifecycle,
   StoredWebhooks,
@@ -15,7 +20,7 @@ import {
   WebhookClient,
   type WebhookEnvironment,
 } from "../../admission/mod.ts";
-import type { KubeObject, Logger } from "../../api/mod.ts";
+import type { Clock, KubeObject, Logger } from "../../api/mod.ts";
 import type { Authorizer } from "../../auth/mod.ts";
 import { certificateApproval, certificateSigning } from "../../certificates/mod.ts";
 import { namespaceLookup, namespaceObjects } from "../../controllers/mod.ts";
@@ -33,6 +38,10 @@ export interface AdmissionSources {
   logger: Logger;
   resources: OpenResources;
   authorizer: () => Authorizer | undefined;
+  /** The time EventRateLimit's buckets refill by. */
+  clock: Clock;
+  /** The plugins' configurations (`--admission-control-config-file`). */
+  config: AdmissionConfig;
 }
 
 /** An admission plugin the server has: kube's name, and how to make it. */
@@ -44,15 +53,28 @@ export interface AdmissionPluginEntry {
 /** Every admission plugin, in kube's order. */
 export const ADMISSION_PLUGINS: readonly AdmissionPluginEntry[] = [
   { name: "NamespaceLifecycle", make: ({ store }) => namespaceLifecycle(namespaceLookup(store)) },
+  {
+    name: "EventRateLimit",
+    make: ({ config, clock }) => {
+      // loadAdmissionSettings refuses EventRateLimit enabled without a configuration.
+      if (!config.eventRateLimit) throw new Error("EventRateLimit has no configuration");
+      return eventRateLimit(config.eventRateLimit, clock);
+    },
+  },
   { name: "CertificateApproval", make: () => certificateApproval },
   { name: "CertificateSigning", make: () => certificateSigning },
   { name: "MutatingAdmissionWebhook", make: (s) => mutatingWebhooks(webhookEnvironment(s)) },
   { name: "ValidatingAdmissionWebhook", make: (s) => validatingWebhooks(webhookEnvironment(s)) },
 ];
 
-/** The chain of the enabled plugins (today: all of them). */
-export function buildAdmission(sources: AdmissionSources): AdmissionChain {
-  return new AdmissionChain(ADMISSION_PLUGINS.map((p) => p.make(sources)));
+/** The chain of the enabled plugins, in kube's order whatever the order of `enabled`. */
+export function buildAdmission(
+  sources: AdmissionSources,
+  enabled: readonly string[],
+): AdmissionChain {
+  return new AdmissionChain(
+    ADMISSION_PLUGINS.filter((p) => enabled.includes(p.name)).map((p) => p.make(sources)),
+  );
 }
 
 /** One environment (one webhook client, its connections kept) for both webhook plugins. */
@@ -61,7 +83,11 @@ const environments = new WeakMap<AdmissionSources, WebhookEnvironment>();
 function webhookEnvironment(s: AdmissionSources): WebhookEnvironment {
   let env = environments.get(s);
   if (env) return env;
-  const client = new WebhookClient();
+  const { mutating, validating } = s.config.webhookCredentials;
+  const client = new WebhookClient({
+    credentials: (webhook) =>
+      webhook.type === "mutating" ? mutating?.(webhook) : validating?.(webhook),
+  });
   s.resources.add("the admission webhook client", () => client.close());
   const source = new StoredWebhooks(s.store, {
     mutating: resourcePrefix(ADMISSION_GROUP, "mutatingwebhookconfigurations"),

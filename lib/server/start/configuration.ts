@@ -13,6 +13,7 @@ import {
   SERVICE_ACCOUNT_ISSUER,
   type TokenUser,
 } from "../../auth/mod.ts";
+import { type AdmissionSettings, loadAdmissionSettings } from "../../admission/mod.ts";
 import { PolicyIndex } from "../../rbac/mod.ts";
 import { ConfigError, resolveFeatureGates } from "../../config/mod.ts";
 import { EncryptionTransformer, loadEncryptionConfig } from "../../encryption/mod.ts";
@@ -23,7 +24,7 @@ import {
   serviceNetwork,
 } from "../../resources/mod.ts";
 import type { ResourceDefinition } from "../../registry/mod.ts";
-import type { Logger } from "../../api/mod.ts";
+import type { Clock, Logger } from "../../api/mod.ts";
 import { rbacAuthorizes, servedDefinitions } from "../served_apis.ts";
 import type { OpenResources } from "./open_resources.ts";
 import type { StartOptions } from "./options.ts";
@@ -49,6 +50,11 @@ export interface Configuration {
   encryption?: EncryptionTransformer;
   /** `--authentication-config`, re-read when it changes (registered in `resources`). */
   authentication?: AuthenticationConfigReloader;
+  /** `--enable-admission-plugins`, `--disable-admission-plugins` and
+   * `--admission-control-config-file`: the plugins that run, with their configurations. */
+  admission: AdmissionSettings;
+  /** The server's time (`StartOptions.clock`). */
+  clock: Clock;
 }
 
 /** Reads and checks the configuration; opens nothing but the authentication file's watch. */
@@ -63,6 +69,11 @@ export async function loadConfiguration(
   const authorization = opts.authorizationConfigFile
     ? await loadAuthorizationConfig(opts.authorizationConfigFile)
     : undefined;
+  const admission = await loadAdmissionSettings({
+    enable: opts.enableAdmissionPlugins,
+    disable: opts.disableAdmissionPlugins,
+    configFile: opts.admissionControlConfigFile,
+  });
   const rbacPolicy = new PolicyIndex();
   const servedBuiltins = (serviceAllocator?: ServiceAllocator) =>
     servedDefinitions(
@@ -106,6 +117,8 @@ export async function loadConfiguration(
     staticTokens,
     encryption,
     authentication,
+    admission,
+    clock: { now: () => (opts.clock ? opts.clock().getTime() : Date.now()) },
   };
 }
 

@@ -34,6 +34,14 @@ export interface StartOptions {
   /** An AuthorizationConfiguration file (`--authorization-config`).
    * @default system:masters as superusers, then RBAC */
   authorizationConfigFile?: string;
+  /** `--enable-admission-plugins`: plugins turned on besides the default ones (kube names).
+   * @default none: every plugin but EventRateLimit runs */
+  enableAdmissionPlugins?: string[];
+  /** `--disable-admission-plugins`: plugins turned off. @default none */
+  disableAdmissionPlugins?: string[];
+  /** An AdmissionConfiguration file (`--admission-control-config-file`): the plugins'
+   * configurations. @default none */
+  admissionControlConfigFile?: string;
   /**
    * Client-certificate authentication on the secure port (user = CN, groups = O), verified
    * against `clientCAFile`, else the cluster CA (`<dataDir>/pki/ca.crt`). TLS then ends in a
@@ -61,8 +69,8 @@ export interface StartOptions {
   /** How often the serving certificate is checked for renewal (a generated one 30 days
    * before it expires; `tlsCertFile` when it changes). @default 3600000 */
   certificateCheckIntervalMs?: number;
-  /** The time the serving certificate's renewal is decided at (tests move it ahead).
-   * @default the real time */
+  /** The time the serving certificate's renewal is decided at and EventRateLimit's buckets
+   * refill by (tests move it ahead, or hold it). @default the real time */
   clock?: () => Date;
   /** Connection limits and timeouts (`--max-connections`, …). @default see connections.ts */
   connectionLimits?: Partial<ConnectionLimits>;

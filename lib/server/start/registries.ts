@@ -55,7 +55,9 @@ export async function buildRegistries(
     logger,
     resources,
     authorizer: () => authorizer,
-  });
+    clock: config.clock,
+    config: config.admission.config,
+  }, config.admission.enabled);
   const registries = new Map<ResourceDefinition, ResourceRegistry>();
   const newRegistry = (def: ResourceDefinition, schemas: SchemaSet) =>
     new ResourceRegistry(def, {
