@@ -199,3 +199,105 @@ webhooks:
   // kubectl sent reviews in the Kubernetes spelling, as the configuration was written.
   assertEquals(hook.received.at(-1)!.review.apiVersion, "admission.k8s.io/v1");
 });
+
+Deno.test("admission webhooks: matchPolicy Equivalent sends a core v1 Event as events.platform.io/v1 and takes its patch back", async () => {
+  await using hook = await webhookServer();
+  await using ts = await testServer();
+  hook.respond = (review) =>
+    answer(review, {
+      allowed: true,
+      patchType: "JSONPatch",
+      patch: patchOf([{ op: "replace", path: "/note", value: "rewritten by the webhook" }]),
+    });
+  const config = configuration("MutatingWebhookConfiguration", "events", hook);
+  config.webhooks[0].rules = [{
+    operations: ["CREATE"],
+    apiGroups: ["events.k8s.io"],
+    apiVersions: ["v1"],
+    resources: ["events"],
+  }];
+  assertEquals(
+    (await ts.json("POST", `${GROUP_PATH}/mutatingwebhookconfigurations`, { body: config })).status,
+    201,
+  );
+  const created = await ts.json("POST", "/api/v1/namespaces/default/events", {
+    body: {
+      metadata: { name: "e1" },
+      involvedObject: { kind: "ConfigMap", namespace: "default", name: "x" },
+      reason: "Tested",
+      message: "as sent",
+      type: "Normal",
+    },
+  });
+  assertEquals(created.status, 201, JSON.stringify(created.body));
+  assertEquals(created.body.message, "rewritten by the webhook");
+  const { request } = hook.received[0].review;
+  assertEquals(request.resource, {
+    group: "events.platform.io",
+    version: "v1",
+    resource: "events",
+  });
+  assertEquals(request.kind, { group: "events.platform.io", version: "v1", kind: "Event" });
+  assertEquals(request.requestResource, { group: "", version: "v1", resource: "events" });
+  assertEquals(request.requestKind, { group: "", version: "v1", kind: "Event" });
+  assertEquals([request.object.apiVersion, request.object.note], [
+    "events.platform.io/v1",
+    "as sent",
+  ]);
+  // An Exact policy would not have matched.
+  const current = (await ts.json("GET", `${GROUP_PATH}/mutatingwebhookconfigurations/events`)).body;
+  current.webhooks[0].matchPolicy = "Exact";
+  assertEquals(
+    (await ts.json("PUT", `${GROUP_PATH}/mutatingwebhookconfigurations/events`, { body: current }))
+      .status,
+    200,
+  );
+  const plain = await ts.json("POST", "/api/v1/namespaces/default/events", {
+    body: {
+      metadata: { name: "e2" },
+      involvedObject: { kind: "ConfigMap", namespace: "default", name: "x" },
+      message: "as sent",
+    },
+  });
+  assertEquals([plain.status, plain.body.message], [201, "as sent"]);
+  assertEquals(hook.received.length, 1);
+});
+
+Deno.test("admission webhooks: the WebhookAdmission kubeconfig's token for the webhook's host is sent", async () => {
+  await using hook = await webhookServer();
+  const dir = await Deno.makeTempDir({ prefix: "admission-credentials-" });
+  try {
+    const port = new URL(hook.url).port;
+    await Deno.writeTextFile(
+      join(dir, "webhooks.kubeconfig"),
+      `users:\n- name: "127.0.0.1:${port}"\n  user: {token: the-host-token}\n- name: "*"\n  user: {token: any}\n`,
+    );
+    await Deno.writeTextFile(
+      join(dir, "admission.yaml"),
+      [
+        "apiVersion: apiserver.config.k8s.io/v1",
+        "kind: AdmissionConfiguration",
+        "plugins:",
+        "- name: ValidatingAdmissionWebhook",
+        "  configuration:",
+        "    apiVersion: apiserver.config.k8s.io/v1",
+        "    kind: WebhookAdmissionConfiguration",
+        `    kubeConfigFile: ${join(dir, "webhooks.kubeconfig")}`,
+        "",
+      ].join("\n"),
+    );
+    await using ts = await testServer({ admissionControlConfigFile: join(dir, "admission.yaml") });
+    assertEquals(
+      (await ts.json("POST", `${GROUP_PATH}/validatingwebhookconfigurations`, {
+        body: configuration("ValidatingWebhookConfiguration", "creds", hook),
+      })).status,
+      201,
+    );
+    await ts.json("POST", "/api/v1/namespaces/default/configmaps", {
+      body: { metadata: { name: "x" } },
+    });
+    assertEquals(hook.received[0].authorization, "Bearer the-host-token");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

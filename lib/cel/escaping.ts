@@ -5,7 +5,7 @@
  */
 
 /** CEL's reserved words: a property with one of these names is written `__word__`. */
-const CEL_RESERVED_WORDS: ReadonlySet<string> = new Set([
+export const CEL_RESERVED_WORDS: ReadonlySet<string> = new Set([
   "true",
   "false",
   "null",

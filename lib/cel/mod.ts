@@ -63,7 +63,7 @@ export { CelCompileError, CelEvaluationError, type CelPosition } from "./errors.
 export type { CelEnvironmentName } from "./environments.ts";
 export type { CelResultKind } from "./values.ts";
 export type { CelAuthorizer, CelAuthorizerAttributes } from "./libraries/authz.ts";
-export { escapePropertyName, unescapePropertyName } from "./escaping.ts";
+export { CEL_RESERVED_WORDS, escapePropertyName, unescapePropertyName } from "./escaping.ts";
 export { DEFAULT_COST_LIMIT } from "./cost.ts";
 
 export interface CompileOptions {

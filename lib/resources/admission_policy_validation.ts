@@ -12,7 +12,7 @@ import {
   type KubeObject,
   validatePathSegmentName,
 } from "../api/mod.ts";
-
+import { CEL_RESERVED_WORDS } from "../cel/mod.ts";
 import {
   absent,
   compileInto,
@@ -60,32 +60,8 @@ function validateMatchResources(errors: FieldError[], match: unknown, path: stri
   }
 }
 
-const CEL_RESERVED = new Set([
-  "true",
-  "false",
-  "null",
-  "in",
-  "as",
-  "break",
-  "const",
-  "continue",
-  "else",
-  "for",
-  "function",
-  "if",
-  "import",
-  "let",
-  "loop",
-  "package",
-  "namespace",
-  "return",
-  "var",
-  "void",
-  "while",
-]); // deno-fmt-ignore
-
 const isCelIdentifier = (name: string) =>
-  /^[_a-zA-Z][_a-zA-Z0-9]*$/.test(name) && !CEL_RESERVED.has(name);
+  /^[_a-zA-Z][_a-zA-Z0-9]*$/.test(name) && !CEL_RESERVED_WORDS.has(name);
 
 function validateValidations(errors: FieldError[], validations: unknown, path: string) {
   list(validations).forEach((v, i) => {

@@ -9,8 +9,8 @@
 import type { KubeObject } from "../../api/mod.ts";
 
 export interface AdmissionHook extends AsyncDisposable {
-  /** Every review received (path and body), in order. */
-  received: { path: string; query: string; review: KubeObject }[];
+  /** Every review received (path, query, Authorization header and body), in order. */
+  received: { path: string; query: string; authorization: string | null; review: KubeObject }[];
   /** Answers a review; tests replace it. Default: allowed. */
   respond: (review: KubeObject, path: string) => Response | Promise<Response>;
   /** `https://127.0.0.1:<port>` */
@@ -40,7 +40,12 @@ export function startAdmissionHook(certPem: string, keyPem: string): AdmissionHo
   }, async (req) => {
     const url = new URL(req.url);
     const review = await req.json();
-    hook.received.push({ path: url.pathname, query: url.search, review });
+    hook.received.push({
+      path: url.pathname,
+      query: url.search,
+      authorization: req.headers.get("authorization"),
+      review,
+    });
     return await hook.respond(review, url.pathname);
   });
   hook.url = `https://127.0.0.1:${server.addr.port}`;

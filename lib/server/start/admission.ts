@@ -11,24 +11,20 @@ import {
   AdmissionChain,
   type AdmissionConfig,
   type AdmissionPlugin,
-  type EquivalentResource,
   eventRateLimit,
   mutatingWebhooks,
   namespaceLifecycle,
-  StoredWebhooks,
+  validatingAdmissionPolicy,
   validatingWebhooks,
-  WebhookClient,
-  type WebhookEnvironment,
 } from "../../admission/mod.ts";
-import type { Clock, KubeObject, Logger } from "../../api/mod.ts";
+import type { Clock, Logger } from "../../api/mod.ts";
 import type { Authorizer } from "../../auth/mod.ts";
 import { certificateApproval, certificateSigning } from "../../certificates/mod.ts";
-import { namespaceLookup, namespaceObjects } from "../../controllers/mod.ts";
-import { type Catalogue, type ResourceDefinition, resourcePrefix } from "../../registry/mod.ts";
+import { namespaceLookup } from "../../controllers/mod.ts";
+import type { Catalogue } from "../../registry/mod.ts";
 import type { Store } from "../../storage/mod.ts";
+import { type AdmissionEnvironments, admissionEnvironments } from "./admission_sources.ts";
 import type { OpenResources } from "./open_resources.ts";
-
-const ADMISSION_GROUP = "admissionregistration.platform.io";
 
 /** What plugins are made from. The authorizer comes later than the chain (RBAC reads the
  * registries the chain is built into): it is looked up when a plugin needs it. */
@@ -63,8 +59,15 @@ export const ADMISSION_PLUGINS: readonly AdmissionPluginEntry[] = [
   },
   { name: "CertificateApproval", make: () => certificateApproval },
   { name: "CertificateSigning", make: () => certificateSigning },
-  { name: "MutatingAdmissionWebhook", make: (s) => mutatingWebhooks(webhookEnvironment(s)) },
-  { name: "ValidatingAdmissionWebhook", make: (s) => validatingWebhooks(webhookEnvironment(s)) },
+  { name: "MutatingAdmissionWebhook", make: (s) => mutatingWebhooks(environmentsOf(s).webhooks) },
+  {
+    name: "ValidatingAdmissionPolicy",
+    make: (s) => validatingAdmissionPolicy(environmentsOf(s).policies),
+  },
+  {
+    name: "ValidatingAdmissionWebhook",
+    make: (s) => validatingWebhooks(environmentsOf(s).webhooks),
+  },
 ];
 
 /** The chain of the enabled plugins, in kube's order whatever the order of `enabled`. */
@@ -77,58 +80,22 @@ export function buildAdmission(
   );
 }
 
-/** One environment (one webhook client, its connections kept) for both webhook plugins. */
-const environments = new WeakMap<AdmissionSources, WebhookEnvironment>();
+/** One set of environments (one webhook client, its connections kept) per server. */
+const environments = new WeakMap<AdmissionSources, AdmissionEnvironments>();
 
-function webhookEnvironment(s: AdmissionSources): WebhookEnvironment {
-  let env = environments.get(s);
-  if (env) return env;
+function environmentsOf(s: AdmissionSources): AdmissionEnvironments {
+  let envs = environments.get(s);
+  if (envs) return envs;
   const { mutating, validating } = s.config.webhookCredentials;
-  const client = new WebhookClient({
-    credentials: (webhook) =>
+  envs = admissionEnvironments({
+    store: s.store,
+    catalogue: s.catalogue,
+    logger: s.logger,
+    authorizer: s.authorizer,
+    webhookCredentials: (webhook) =>
       webhook.type === "mutating" ? mutating?.(webhook) : validating?.(webhook),
   });
-  s.resources.add("the admission webhook client", () => client.close());
-  const source = new StoredWebhooks(s.store, {
-    mutating: resourcePrefix(ADMISSION_GROUP, "mutatingwebhookconfigurations"),
-    validating: resourcePrefix(ADMISSION_GROUP, "validatingwebhookconfigurations"),
-  }, (key, err) => s.logger.warn(`admission: cannot read ${key}: ${(err as Error).message}`));
-  const namespace = namespaceObjects(s.store);
-  env = {
-    source,
-    client,
-    namespace,
-    equivalents: (resource) => equivalentResources(s.catalogue, resource),
-    get authorizer() {
-      return s.authorizer();
-    },
-    logger: s.logger,
-  };
-  environments.set(s, env);
-  return env;
-}
-
-/** The served resources stored where `resource` is, with conversions through the stored form
- * (core v1 events and events.platform.io/v1 events). */
-function equivalentResources(
-  catalogue: Catalogue,
-  resource: { group: string; version: string; resource: string },
-): EquivalentResource[] {
-  const def = catalogue.lookup(resource.group, resource.version, resource.resource);
-  if (!def) return [];
-  const where = storedAt(def);
-  const toStored = (d: ResourceDefinition, o: KubeObject) =>
-    d.storage ? d.storage.conversion.toStorage(o) : o;
-  const fromStored = (d: ResourceDefinition, o: KubeObject) =>
-    d.storage ? d.storage.conversion.fromStorage(o) : o;
-  return catalogue.definitions.filter((d) => d !== def && storedAt(d) === where).map((d) => ({
-    resource: { group: d.group, version: d.version, resource: d.plural },
-    kind: { group: d.group, version: d.version, kind: d.kind },
-    toEquivalent: (o) => fromStored(d, toStored(def, structuredClone(o))),
-    fromEquivalent: (o) => fromStored(def, toStored(d, structuredClone(o))),
-  }));
-}
-
-function storedAt(d: ResourceDefinition): string {
-  return d.storage ? `${d.storage.group}/${d.storage.resource}` : `${d.group}/${d.plural}`;
+  s.resources.add("the admission webhook client", envs.close);
+  environments.set(s, envs);
+  return envs;
 }

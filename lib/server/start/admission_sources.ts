@@ -10,6 +10,7 @@ import {
   type PolicyEnvironment,
   StoredPolicies,
   StoredWebhooks,
+  type Webhook,
   WebhookClient,
   type WebhookCredentials,
   type WebhookEnvironment,
@@ -30,24 +31,25 @@ export interface AdmissionServerParts {
    * into): looked up when a plugin needs it. */
   authorizer: () => Authorizer | undefined;
   /** Credentials the server presents to a webhook (WebhookAdmission's kubeconfig). */
-  webhookCredentials?: (url: string) => WebhookCredentials | undefined;
+  webhookCredentials?: (webhook: Webhook) => WebhookCredentials | undefined;
+}
+
+export interface AdmissionEnvironments {
+  webhooks: WebhookEnvironment;
+  policies: PolicyEnvironment;
+  /** Closes the webhook client's connections. */
+  close(): void;
 }
 
 /** The environments of the webhook and policy plugins, sharing lookups. */
-export function admissionEnvironments(parts: AdmissionServerParts): {
-  webhooks: WebhookEnvironment;
-  policies: PolicyEnvironment;
-  close(): void;
-} {
+export function admissionEnvironments(parts: AdmissionServerParts): AdmissionEnvironments {
   const { store, catalogue, logger } = parts;
   const unreadable = (key: string, err: unknown) =>
     logger.warn(`admission: cannot read ${key}: ${(err as Error).message}`);
   const namespace = namespaceObjects(store);
   const equivalents = (r: { group: string; version: string; resource: string }) =>
     equivalentResources(catalogue, r);
-  const client = new WebhookClient({
-    credentials: parts.webhookCredentials && ((w) => parts.webhookCredentials!(w.clientConfig.url)),
-  });
+  const client = new WebhookClient({ credentials: parts.webhookCredentials });
   const webhooks: WebhookEnvironment = {
     source: new StoredWebhooks(store, {
       mutating: resourcePrefix(GROUP, "mutatingwebhookconfigurations"),
