@@ -4,7 +4,7 @@
  */
 
 import { assert, assertEquals } from "./assert.ts";
-import { testServer } from "./harness.ts";
+import { type TestServer, testServer } from "./harness.ts";
 
 const GROUP_PATH = "/apis/admissionregistration.platform.io/v1";
 const CONFIGMAPS = "/api/v1/namespaces/default/configmaps";
@@ -43,6 +43,8 @@ Deno.test("admission policy: a policy with params denies over the limit, warns w
   });
   assertEquals(policy.status, 201, JSON.stringify(policy.body));
   assertEquals(policy.body.spec.failurePolicy, "Fail");
+  // The status controller type-checks it against ConfigMap's schema: nothing to say.
+  assertEquals((await policyStatus(ts, "max-keys")).typeChecking, { expressionWarnings: [] });
   const binding = await ts.json("POST", `${GROUP_PATH}/validatingadmissionpolicybindings`, {
     body: {
       metadata: { name: "max-keys-default" },
@@ -101,5 +103,49 @@ Deno.test("admission policy: a policy with params denies over the limit, warns w
       "Validation failed for ValidatingAdmissionPolicy 'max-keys' with binding 'max-keys-default': at most 2 keys, not 4",
     ),
     warning,
+  );
+});
+
+/** A policy's status once the controller has seen its generation. */
+async function policyStatus(ts: TestServer, name: string) {
+  for (let i = 0; i < 100; i++) {
+    const p = (await ts.json("GET", `${GROUP_PATH}/validatingadmissionpolicies/${name}`)).body;
+    if (p.status?.observedGeneration === p.metadata.generation) return p.status;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`the status of ${name} never caught up`);
+}
+
+Deno.test("admission policy: status.typeChecking warns about fields the matched kind does not have", async () => {
+  await using ts = await testServer();
+  const made = await ts.json("POST", `${GROUP_PATH}/validatingadmissionpolicies`, {
+    body: {
+      metadata: { name: "replicas" },
+      spec: {
+        matchConstraints: {
+          resourceRules: [{
+            operations: ["CREATE"],
+            apiGroups: [""],
+            apiVersions: ["v1"],
+            resources: ["configmaps"],
+          }],
+        },
+        validations: [{ expression: "object.spec.replicas <= 3" }],
+      },
+    },
+  });
+  assertEquals(made.status, 201, JSON.stringify(made.body));
+  const status = await policyStatus(ts, "replicas");
+  assertEquals(status.observedGeneration, 1);
+  assertEquals(status.typeChecking.expressionWarnings.length, 1);
+  assertEquals(
+    status.typeChecking.expressionWarnings[0].fieldRef,
+    "spec.validations[0].expression",
+  );
+  assert(
+    status.typeChecking.expressionWarnings[0].warning.startsWith(
+      "v1, Kind=ConfigMap: ERROR: undefined field 'spec'",
+    ),
+    status.typeChecking.expressionWarnings[0].warning,
   );
 });

@@ -68,3 +68,10 @@ export {
 } from "./policy/validating_policy.ts";
 export { StoredPolicies } from "./policy/source.ts";
 export { type Binding, bindingOf, type Policy, policyOf } from "./policy/policy.ts";
+export {
+  type CheckedKind,
+  type ExpressionWarning,
+  type KindResolver,
+  schemaType,
+  typeCheckPolicy,
+} from "./policy/type_check.ts";

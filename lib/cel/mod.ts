@@ -43,6 +43,7 @@ import {
   startPosition,
 } from "./ast.ts";
 import { check } from "./check.ts";
+import type { Type } from "./types.ts";
 import { costFunction, DEFAULT_COST_LIMIT, instrument, Meter, withMeter } from "./cost.ts";
 import {
   AUTHORIZER_TYPE,
@@ -65,6 +66,19 @@ export type { CelResultKind } from "./values.ts";
 export type { CelAuthorizer, CelAuthorizerAttributes } from "./libraries/authz.ts";
 export { CEL_RESERVED_WORDS, escapePropertyName, unescapePropertyName } from "./escaping.ts";
 export { DEFAULT_COST_LIMIT } from "./cost.ts";
+export {
+  BOOL,
+  BYTES,
+  DOUBLE,
+  DYN,
+  INT,
+  listOf,
+  mapOf,
+  object,
+  STRING,
+  TIMESTAMP,
+  type Type,
+} from "./types.ts";
 
 export interface CompileOptions {
   /** The result type the expression must have; checked at compile time. */
@@ -73,6 +87,9 @@ export interface CompileOptions {
   costLimit?: number;
   /** Declares the `authorizer` variable; evaluations then need {@link EvaluateOptions.authorizer}. */
   authorizer?: boolean;
+  /** Narrower types for some of the environment's variables (a policy's `object` typed from
+   * the schema of the kind it matches, for type checking). */
+  types?: Readonly<Record<string, Type>>;
 }
 
 export interface CompiledExpression {
@@ -110,6 +127,9 @@ export function compile(
   const { expr, sourceInfo } = parseExpression(expression);
   const variables = new Map(Object.entries(declared));
   if (options.authorizer) variables.set(AUTHORIZER_VARIABLE, AUTHORIZER_TYPE);
+  for (const [name, type] of Object.entries(options.types ?? {})) {
+    if (variables.has(name)) variables.set(name, type);
+  }
   try {
     normalize(expr, (name) => FUNCTIONS.table.has(name));
     const type = check(expr, {

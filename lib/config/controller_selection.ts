@@ -16,6 +16,7 @@ export const CONTROLLERS = [
   "csrsigning",
   "root-ca-cert-publisher",
   "serviceaccount",
+  "validatingadmissionpolicy-status-controller",
 ] as const;
 
 /** One entry of a `--controllers` selection: `*`, `name` or `-name` of a known controller. */

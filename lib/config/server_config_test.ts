@@ -306,13 +306,13 @@ Deno.test("flag errors name the flag and the value", async () => {
       ["--controllers=*,CSR_signing"],
       '--controllers: "CSR_signing" is not a controller selector ("*", "name" or "-name"); ' +
       "the controllers are clusterrole-aggregation, csrapproving, csrsigning, " +
-      "root-ca-cert-publisher, serviceaccount",
+      "root-ca-cert-publisher, serviceaccount, validatingadmissionpolicy-status-controller",
     ],
     [
       ["--controllers=-csrcleaner"],
       '--controllers: "-csrcleaner" is not a controller selector ("*", "name" or "-name"); ' +
       "the controllers are clusterrole-aggregation, csrapproving, csrsigning, " +
-      "root-ca-cert-publisher, serviceaccount",
+      "root-ca-cert-publisher, serviceaccount, validatingadmissionpolicy-status-controller",
     ],
     [
       ["--feature-gates=WatchList=yes"],

@@ -8,3 +8,4 @@ export {
   SYSTEM_NAMESPACES,
 } from "./namespace_lifecycle.ts";
 export { ServiceController } from "./service_controller.ts";
+export { PolicyStatusController, type PolicyStatusOptions } from "./policy_status.ts";

@@ -19,6 +19,7 @@ import { isControllerEnabled } from "../../config/mod.ts";
 import {
   NamespaceController,
   type NamespaceDefaults,
+  PolicyStatusController,
   ServiceController,
   startNamespaceDefaults,
 } from "../../controllers/mod.ts";
@@ -70,6 +71,20 @@ export async function startControllers(
   await crdController?.start();
   if (crdController) resources.add("the CRD controller", () => crdController.stop());
   const controllers = opts.controllers ?? ["*"];
+  // A policy's status says how its expressions type-check against the kinds it names.
+  const policies = registries.get(
+    catalogue.lookup("admissionregistration.platform.io", "v1", "validatingadmissionpolicies")!,
+  );
+  if (policies && isControllerEnabled(controllers, "validatingadmissionpolicy-status-controller")) {
+    const policyStatus = new PolicyStatusController({
+      policies,
+      catalogue,
+      schemas: () => crdController?.schemas() ?? api.schemas,
+      logger,
+    });
+    await policyStatus.start();
+    resources.add("the policy status controller", () => policyStatus.stop());
+  }
   const rbacRegistry = (plural: string) =>
     registries.get(catalogue.lookup(RBAC_GROUP, "v1", plural)!)!;
   // RBAC runs when its resources are served; when they are not, servedDefinitions made sure
