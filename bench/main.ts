@@ -684,7 +684,7 @@ async function main(): Promise<void> {
 
     // In-process startServer(), after the modules are loaded.
     const { startServer } = await import("../mod.ts");
-    const { silentLogger } = await import("../lib/server/log.ts");
+    const { silentLogger } = await import("../lib/api/mod.ts");
     const inproc: number[] = [];
     for (let i = 0; i < coldRuns; i++) {
       const t0 = performance.now();
