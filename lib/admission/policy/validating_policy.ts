@@ -147,14 +147,16 @@ function matchResources(
 ): Matched | undefined {
   const named = (rules: NamedRule[]) =>
     rules.filter((r) => !r.resourceNames?.length || r.resourceNames.includes(a.name));
-  if (matchRules({ rules: named(m.excludeRules), matchPolicy: "Exact" }, a, [])) return undefined;
+  if (matchRules({ rules: named(m.excludeRules), matchPolicy: "Exact" }, a, () => [])) {
+    return undefined;
+  }
   const rules = anyResource
     ? [{ operations: ["*"], apiGroups: ["*"], apiVersions: ["*"], resources: ["*", "*/*"] }]
     : named(m.rules);
   const matched = matchRules(
     { rules, matchPolicy: m.matchPolicy },
     a,
-    env.equivalents(a.resource),
+    () => env.equivalents(a.resource),
   );
   if (!matched || !matchSelectors(m, a, namespace)) return undefined;
   return matched;

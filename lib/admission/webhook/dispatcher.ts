@@ -139,7 +139,7 @@ async function select(
   // As kube: webhooks never see writes of the objects that configure admission, so that a
   // broken webhook cannot lock its own configuration in.
   if (a.resource.group === ADMISSION_CONFIGURATION_GROUP) return undefined;
-  const matched = matchRules(webhook, a, env.equivalents(a.resource));
+  const matched = matchRules(webhook, a, () => env.equivalents(a.resource));
   if (!matched) return undefined;
   // The namespace is read only when a selector or a condition can look at it.
   const needsNamespace = webhook.matchConditions.length > 0 ||

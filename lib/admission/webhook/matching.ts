@@ -34,7 +34,8 @@ export interface Matched {
 export function matchRules(
   webhook: Pick<Webhook, "rules" | "matchPolicy">,
   a: AdmissionAttributes,
-  equivalents: readonly EquivalentResource[],
+  /** The resources stored alike, asked for only when the rules do not match as written. */
+  equivalents: () => readonly EquivalentResource[],
 ): Matched | undefined {
   const target = {
     ...a.resource,
@@ -54,7 +55,7 @@ export function matchRules(
     };
   }
   if (webhook.matchPolicy !== "Equivalent") return undefined;
-  for (const eq of equivalents) {
+  for (const eq of equivalents()) {
     if (!webhook.rules.some((r) => ruleMatches(r, { ...target, ...eq.resource }))) continue;
     return {
       target: {
