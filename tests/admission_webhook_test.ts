@@ -9,36 +9,10 @@ import { join } from "node:path";
 import { assert, assertEquals } from "./assert.ts";
 import { testServer } from "./harness.ts";
 import { kubectlEnv, kubectlInstalled } from "./kubectl.ts";
-import { ensurePki } from "../lib/certificates/pki.ts";
-import {
-  type AdmissionHook,
-  answer,
-  patchOf,
-  startAdmissionHook,
-} from "../lib/admission/webhook/webhook_testdata.ts";
+import { answer, patchOf, startTestWebhook } from "../lib/admission/webhook/webhook_testdata.ts";
 
 const GROUP_PATH = "/apis/admissionregistration.platform.io/v1";
 const KUBE_GROUP_PATH = "/apis/admissionregistration.k8s.io/v1";
-
-/** A webhook server with a certificate of a fresh test CA; disposed with the test. */
-async function webhookServer(): Promise<AdmissionHook & { caBundle: string }> {
-  const dir = await Deno.makeTempDir({ prefix: "admission-webhook-e2e-" });
-  const pki = await ensurePki({
-    dataDir: join(dir, "data"),
-    sans: [],
-    bindAddress: "127.0.0.1",
-    logger: { info: () => {} },
-  });
-  const hook = startAdmissionHook(pki.servingCertPem, pki.servingKeyPem);
-  const dispose = hook[Symbol.asyncDispose];
-  return Object.assign(hook, {
-    caBundle: btoa(pki.caCertPem),
-    async [Symbol.asyncDispose]() {
-      await dispose();
-      await Deno.remove(dir, { recursive: true });
-    },
-  });
-}
 
 function configuration(kind: string, name: string, hook: { url: string; caBundle: string }) {
   return {
@@ -60,7 +34,7 @@ function configuration(kind: string, name: string, hook: { url: string; caBundle
 }
 
 Deno.test("admission webhooks: a mutation is in the answer, the store and the watch; the review follows the configuration's spelling", async () => {
-  await using hook = await webhookServer();
+  await using hook = await startTestWebhook();
   await using ts = await testServer();
   hook.respond = (review) =>
     answer(review, {
@@ -154,7 +128,7 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
 }, async () => {
-  await using hook = await webhookServer();
+  await using hook = await startTestWebhook();
   await using env = await kubectlEnv();
   hook.respond = (review) =>
     review.request.name === "forbidden"
@@ -201,7 +175,7 @@ webhooks:
 });
 
 Deno.test("admission webhooks: matchPolicy Equivalent sends a core v1 Event as events.platform.io/v1 and takes its patch back", async () => {
-  await using hook = await webhookServer();
+  await using hook = await startTestWebhook();
   await using ts = await testServer();
   hook.respond = (review) =>
     answer(review, {
@@ -264,7 +238,7 @@ Deno.test("admission webhooks: matchPolicy Equivalent sends a core v1 Event as e
 });
 
 Deno.test("admission webhooks: the WebhookAdmission kubeconfig's token for the webhook's host is sent", async () => {
-  await using hook = await webhookServer();
+  await using hook = await startTestWebhook();
   const dir = await Deno.makeTempDir({ prefix: "admission-credentials-" });
   try {
     const port = new URL(hook.url).port;

@@ -5,26 +5,13 @@ import {
   type AdmissionPlugin,
   namespaceLifecycle,
 } from "../admission/mod.ts";
-import { forbidden, StatusError } from "../api/mod.ts";
+import { forbidden } from "../api/mod.ts";
+import { rejection } from "../admission/webhook/webhook_testdata.ts";
 import { builtinDefinitions } from "../resources/mod.ts";
 import { SchemaSet } from "../schema/mod.ts";
 import { MemoryStore } from "../storage/mod.ts";
 import { Catalogue } from "./catalogue.ts";
 import { ResourceRegistry } from "./generic.ts";
-
-/** The StatusError `fn` rejects with (fails when it resolves or throws something else). */
-async function assertRejects(
-  fn: () => Promise<unknown>,
-  _: typeof StatusError,
-): Promise<StatusError> {
-  try {
-    await fn();
-  } catch (err) {
-    assert(err instanceof StatusError, `not a StatusError: ${err}`);
-    return err;
-  }
-  throw new Error("expected a rejection");
-}
 
 const USER = { user: { username: "alice", groups: ["dev"] } };
 
@@ -108,27 +95,23 @@ Deno.test("admission: mutating plugins change the object before validation; vali
   const made = await registry.create("ns", { metadata: { name: "a" } }, USER);
   assertEquals(made.object.metadata.labels, { team: "blue" });
   assertEquals((await registry.get("ns", "a")).metadata.labels, { team: "blue" });
-  const err = await assertRejects(
-    () => registry.create("ns", { metadata: { name: "b" }, data: { color: "red" } }, USER),
-    StatusError,
+  const err = await rejection(
+    registry.create("ns", { metadata: { name: "b" }, data: { color: "red" } }, USER),
   );
   assertEquals(err.code, 403);
-  await assertRejects(() => registry.get("ns", "b"), StatusError);
+  await rejection(registry.get("ns", "b"));
   // Schema validation comes before the validating phase: an invalid object is a 422 here.
-  const invalid = await assertRejects(
-    () =>
-      registry.create(
-        "ns",
-        { metadata: { name: "c" }, data: { color: "red", "bad key": "x" } },
-        USER,
-      ),
-    StatusError,
+  const invalid = await rejection(
+    registry.create(
+      "ns",
+      { metadata: { name: "c" }, data: { color: "red", "bad key": "x" } },
+      USER,
+    ),
   );
   assertEquals(invalid.code, 422);
   // A refused update leaves the stored object as it was.
-  await assertRejects(
-    () => registry.update("ns", "a", { metadata: { name: "a" }, data: { color: "red" } }, USER, {}),
-    StatusError,
+  await rejection(
+    registry.update("ns", "a", { metadata: { name: "a" }, data: { color: "red" } }, USER, {}),
   );
   assertEquals((await registry.get("ns", "a")).data, undefined);
   await store.close();
@@ -139,15 +122,9 @@ Deno.test("admission: NamespaceLifecycle refuses creates in missing and terminat
   const lifecycle = namespaceLifecycle((name) => Promise.resolve(phases[name]));
   const { store, registry } = configMaps([lifecycle]);
   await registry.create("live", { metadata: { name: "a" } }, USER);
-  const missing = await assertRejects(
-    () => registry.create("gone", { metadata: { name: "a" } }, USER),
-    StatusError,
-  );
+  const missing = await rejection(registry.create("gone", { metadata: { name: "a" } }, USER));
   assertEquals([missing.code, missing.message], [404, 'namespaces "gone" not found']);
-  const dying = await assertRejects(
-    () => registry.create("dying", { metadata: { name: "a" } }, USER),
-    StatusError,
-  );
+  const dying = await rejection(registry.create("dying", { metadata: { name: "a" } }, USER));
   assertEquals(dying.code, 403);
   assertEquals(dying.toStatus().details?.causes?.[0]?.reason, "NamespaceTerminating");
   // Updates and deletes are not its business (a terminating namespace must be emptied).

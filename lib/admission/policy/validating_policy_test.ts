@@ -8,7 +8,8 @@ import {
   validatingAdmissionPolicy,
   VALIDATION_FAILURE_ANNOTATION,
 } from "../mod.ts";
-import { type KubeObject, silentLogger, StatusError } from "../../api/mod.ts";
+import { type KubeObject, silentLogger } from "../../api/mod.ts";
+import { rejection } from "../webhook/webhook_testdata.ts";
 import { Catalogue, ResourceRegistry } from "../../registry/mod.ts";
 import { builtinDefinitions } from "../../resources/mod.ts";
 import { SchemaSet } from "../../schema/mod.ts";
@@ -60,16 +61,6 @@ function fixture(objects: { policies: KubeObject[]; bindings: KubeObject[] }) {
   const admission = new AdmissionChain([plugin]);
   const registry = new ResourceRegistry(def, { store, schemas: SchemaSet.builtin(), admission });
   return { registry, plugin, warned, [Symbol.asyncDispose]: () => store.close() };
-}
-
-async function rejection(p: Promise<unknown>): Promise<StatusError> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(err instanceof StatusError, `not a StatusError: ${err}`);
-    return err;
-  }
-  assert.fail("expected a rejection");
 }
 
 const cm = (name: string, data: Record<string, string> = {}) => ({ metadata: { name }, data });

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import {
   AdmissionChain,
   mutatingWebhooks,
@@ -9,14 +8,13 @@ import {
   webhooksOf,
   type WebhookType,
 } from "../mod.ts";
-import { type KubeObject, silentLogger, StatusError } from "../../api/mod.ts";
+import { type KubeObject, silentLogger } from "../../api/mod.ts";
 import type { Authorizer } from "../../auth/mod.ts";
-import { ensurePki } from "../../certificates/pki.ts";
 import { Catalogue, ResourceRegistry } from "../../registry/mod.ts";
 import { builtinDefinitions } from "../../resources/mod.ts";
 import { SchemaSet } from "../../schema/mod.ts";
 import { MemoryStore } from "../../storage/mod.ts";
-import { answer, patchOf, startAdmissionHook } from "./webhook_testdata.ts";
+import { answer, patchOf, rejection, startTestWebhook } from "./webhook_testdata.ts";
 
 const ALICE = { user: { username: "alice", uid: "u-1", groups: ["dev"] } };
 const CONFIGMAPS = {
@@ -28,14 +26,7 @@ const CONFIGMAPS = {
 };
 
 async function fixture(opts: { authorizer?: Authorizer } = {}) {
-  const dir = await Deno.makeTempDir({ prefix: "admission-webhook-test-" });
-  const pki = await ensurePki({
-    dataDir: join(dir, "data"),
-    sans: [],
-    bindAddress: "127.0.0.1",
-    logger: { info: () => {} },
-  });
-  const hook = startAdmissionHook(pki.servingCertPem, pki.servingKeyPem);
+  const hook = await startTestWebhook();
   const configs: Record<WebhookType, KubeObject[]> = { mutating: [], validating: [] };
   const namespaces: Record<string, KubeObject> = {
     prod: { metadata: { name: "prod", labels: { env: "prod" } } },
@@ -58,7 +49,7 @@ async function fixture(opts: { authorizer?: Authorizer } = {}) {
   /** A webhook at the hook's `path`, trusting the test CA; `over` replaces fields. */
   const webhook = (path: string, over: KubeObject = {}): KubeObject => ({
     name: `${path.slice(1) || "hook"}.example.com`,
-    clientConfig: { url: `${hook.url}${path}`, caBundle: btoa(pki.caCertPem) },
+    clientConfig: { url: `${hook.url}${path}`, caBundle: hook.caBundle },
     rules: [CONFIGMAPS],
     sideEffects: "None",
     admissionReviewVersions: ["v1"],
@@ -78,20 +69,8 @@ async function fixture(opts: { authorizer?: Authorizer } = {}) {
       await hook[Symbol.asyncDispose]();
       client.close();
       await store.close();
-      await Deno.remove(dir, { recursive: true });
     },
   };
-}
-
-/** The StatusError `p` rejects with. */
-async function rejection(p: Promise<unknown>): Promise<StatusError> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(err instanceof StatusError, `not a StatusError: ${err}`);
-    return err;
-  }
-  assert.fail("expected a rejection");
 }
 
 Deno.test("webhooks: a mutating webhook's patch is stored; the review carries every request field", async () => {

@@ -6,7 +6,10 @@
  * @module
  */
 
-import type { KubeObject } from "../../api/mod.ts";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { type KubeObject, StatusError } from "../../api/mod.ts";
+import { ensurePki } from "../../certificates/pki.ts";
 
 export interface AdmissionHook extends AsyncDisposable {
   /** Every review received (path, query, Authorization header and body), in order. */
@@ -64,4 +67,36 @@ export function answer(review: KubeObject, response: KubeObject): Response {
 /** A JSON Patch, base64 as a response carries it. */
 export function patchOf(ops: unknown[]): string {
   return btoa(JSON.stringify(ops));
+}
+
+/** A hook with a certificate of a fresh test CA (in a temporary directory removed on
+ * dispose); `caBundle` is that CA as a webhook configuration's `caBundle` wants it. */
+export async function startTestWebhook(): Promise<AdmissionHook & { caBundle: string }> {
+  const dir = await Deno.makeTempDir({ prefix: "admission-webhook-test-" });
+  const pki = await ensurePki({
+    dataDir: join(dir, "data"),
+    sans: [],
+    bindAddress: "127.0.0.1",
+    logger: { info: () => {} },
+  });
+  const hook = startAdmissionHook(pki.servingCertPem, pki.servingKeyPem);
+  const dispose = hook[Symbol.asyncDispose];
+  return Object.assign(hook, {
+    caBundle: btoa(pki.caCertPem),
+    async [Symbol.asyncDispose]() {
+      await dispose();
+      await Deno.remove(dir, { recursive: true });
+    },
+  });
+}
+
+/** The StatusError `p` rejects with (fails when it resolves or throws anything else). */
+export async function rejection(p: Promise<unknown>): Promise<StatusError> {
+  try {
+    await p;
+  } catch (err) {
+    assert.ok(err instanceof StatusError, `not a StatusError: ${err}`);
+    return err;
+  }
+  assert.fail("expected a rejection");
 }
