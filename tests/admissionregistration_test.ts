@@ -7,7 +7,7 @@
  */
 
 import { assert, assertEquals } from "./assert.ts";
-import { createAsAdmin, type TestServer, testServer } from "./harness.ts";
+import { createAsAdmin, type TestServer, testServer, WITHOUT_POLICY_STATUS } from "./harness.ts";
 import { openWatch } from "./watch_client.ts";
 import { kubectlEnv, kubectlInstalled } from "./kubectl.ts";
 import { decodeObject } from "../lib/codec/mod.ts";
@@ -612,7 +612,7 @@ Deno.test("admissionregistration: binding validation", async () => {
 });
 
 Deno.test("admissionregistration: a policy's status is written only through /status", async () => {
-  await using ts = await testServer();
+  await using ts = await testServer({ controllers: WITHOUT_POLICY_STATUS });
   const created = await createAsAdmin(ts, VAP, {
     ...policy("st"),
     status: { observedGeneration: 9 },

@@ -137,3 +137,7 @@ export function ownConfigMaps<T extends { metadata: { name: string } }>(items: T
  * mechanics that count every object of a namespace.
  */
 export const WITHOUT_NAMESPACE_DEFAULTS = ["*", "-serviceaccount", "-root-ca-cert-publisher"];
+
+/** `controllers` for a server whose tests write a ValidatingAdmissionPolicy's status or compare
+ * one as written: the status controller would write it meanwhile (a 409, another status). */
+export const WITHOUT_POLICY_STATUS = ["*", "-validatingadmissionpolicy-status-controller"];
