@@ -79,6 +79,11 @@ Deno.test("defaults apply without flags or file", async () => {
     maxConnectionsPerClient: 0,
     maxRequestBodyBytes: 3_145_728,
     logLevel: "info",
+    auditLogMaxage: 0,
+    auditLogMaxbackup: 0,
+    auditLogMaxsize: 0,
+    auditLogMode: "blocking",
+    auditLogBatchBufferSize: 10_000,
   });
   assert.equal(DEFAULTS.maxRequestBodyBytes, 3145728);
 });

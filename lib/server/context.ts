@@ -30,6 +30,13 @@ export interface RequestContext {
   /** Larger response bodies go out as one-chunk streams: the server's `BodyWriting` when the
    * request came (respond.ts). Absent: false. */
   streamLargeBodies?: boolean;
+  /** The connection's remote address, when the server knows it (audit `sourceIPs`). */
+  remoteAddr?: string;
+  /** The request's audit ID (the `Audit-ID` header), while auditing is on. */
+  auditID?: string;
+  /** The request's audit event, at level Metadata and above: annotations go here
+   * (authorization's decision, admission's audit annotations). */
+  audit?: { annotations: Record<string, string> };
 }
 
 export type Handler = (ctx: RequestContext) => Promise<Response>;

@@ -212,5 +212,6 @@ export function strategyContext(ctx: RequestContext, subresource = ""): Strategy
     authorize,
     warnings: ctx.warnings,
     kubeSpelling: ctx.kubeSpelling,
+    auditAnnotations: ctx.audit?.annotations,
   };
 }

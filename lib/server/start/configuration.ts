@@ -15,6 +15,7 @@ import {
 } from "../../auth/mod.ts";
 import { type AdmissionSettings, loadAdmissionSettings } from "../../admission/mod.ts";
 import { PolicyIndex } from "../../rbac/mod.ts";
+import { type AuditPolicy, loadAuditPolicy } from "../../audit/mod.ts";
 import { ConfigError, resolveFeatureGates } from "../../config/mod.ts";
 import { EncryptionTransformer, loadEncryptionConfig } from "../../encryption/mod.ts";
 import {
@@ -55,6 +56,8 @@ export interface Configuration {
   admission: AdmissionSettings;
   /** The server's time (`StartOptions.clock`). */
   clock: Clock;
+  /** `--audit-policy-file`, when auditing is on (a policy and a log path). */
+  auditPolicy?: AuditPolicy;
 }
 
 /** Reads and checks the configuration; opens nothing but the authentication file's watch. */
@@ -74,6 +77,10 @@ export async function loadConfiguration(
     disable: opts.disableAdmissionPlugins,
     configFile: opts.admissionControlConfigFile,
   });
+  // Checked whenever given, used when there is also somewhere to write to.
+  const auditPolicy = opts.audit?.policyFile
+    ? await loadAuditPolicy(opts.audit.policyFile)
+    : undefined;
   const rbacPolicy = new PolicyIndex();
   const servedBuiltins = (serviceAllocator?: ServiceAllocator) =>
     servedDefinitions(
@@ -119,6 +126,7 @@ export async function loadConfiguration(
     authentication,
     admission,
     clock: { now: () => (opts.clock ? opts.clock().getTime() : Date.now()) },
+    auditPolicy: opts.audit?.logPath ? auditPolicy : undefined,
   };
 }
 

@@ -60,7 +60,8 @@ export async function listen(
   let server: ConnectionServer;
   let port = 0;
   try {
-    const handler = (req: Request) => chain(req, shutdown.signal);
+    const handler = (req: Request, info?: Deno.ServeHandlerInfo<Deno.NetAddr>) =>
+      chain(req, shutdown.signal, info?.remoteAddr.hostname);
     const onError = (err: unknown) => {
       logger.error("unhandled request error", err);
       return new Response("internal error", { status: 500 });
