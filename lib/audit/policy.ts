@@ -21,10 +21,12 @@ import { canonicalGroup, fieldErrorMessage, type UserInfo } from "../api/mod.ts"
 import {
   ConfigError,
   describeValue,
+  fieldPath,
   formatIssueAsFieldError,
   osReason,
   parseYamlConfig,
   quote,
+  valueAt,
 } from "../config/mod.ts";
 
 export const AUDIT_POLICY_API_VERSIONS = ["audit.platform.io/v1", "audit.k8s.io/v1"] as const;
@@ -138,7 +140,14 @@ export function parseAuditPolicy(data: unknown, path: string): AuditPolicy {
   const errors: string[] = [];
   const parsed = policySchema.safeParse(data);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) errors.push(...formatIssueAsFieldError(issue, data));
+    for (const issue of parsed.error.issues) {
+      if (issue.code === "invalid_type" && valueAt(data, issue.path) === undefined) {
+        const field = fieldPath(issue.path, { hyphens: false });
+        errors.push(fieldErrorMessage({ type: "Required", field }));
+      } else {
+        errors.push(...formatIssueAsFieldError(issue, data));
+      }
+    }
   }
   const policy = checkPolicy(data as Obj, errors);
   if (errors.length > 0) throw new ConfigError(errors.map((e) => `${path}: ${e}`).join("\n"));

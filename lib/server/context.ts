@@ -36,7 +36,18 @@ export interface RequestContext {
   auditID?: string;
   /** The request's audit event, at level Metadata and above: annotations go here
    * (authorization's decision, admission's audit annotations). */
-  audit?: { annotations: Record<string, string> };
+  audit?: AuditRecord;
+}
+
+/** What a request's audit event collects from the filters and handlers after the audit
+ * filter. */
+export interface AuditRecord {
+  /** Audit annotations: authorization's decision and reason, admission's. */
+  annotations: Record<string, string>;
+  /** The level records the request's object: `readBodyBytes` keeps the body it reads. */
+  keepBody: boolean;
+  /** The request body as the handler read it. */
+  body?: Uint8Array;
 }
 
 export type Handler = (ctx: RequestContext) => Promise<Response>;

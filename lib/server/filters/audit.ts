@@ -80,7 +80,8 @@ async function audited(
     objectRef: info.isResourceRequest ? objectRefOf(info) : undefined,
     annotations,
   });
-  ctx.audit = { annotations };
+  const recordsRequest = level !== "Metadata" && info.isResourceRequest;
+  ctx.audit = { annotations, keepBody: recordsRequest };
   const emit = (stage: Stage) => {
     if (decision.omitStages.has(stage)) return;
     try {
@@ -91,8 +92,6 @@ async function audited(
       throw internalError("the audit event of the request could not be written");
     }
   };
-  const recordsRequest = level !== "Metadata" && info.isResourceRequest && req.body !== null;
-  const bodyCopy = recordsRequest ? req.clone() : undefined;
   emit("RequestReceived");
 
   let res: Response;
@@ -100,7 +99,7 @@ async function audited(
     res = await next(ctx);
   } catch (err) {
     if (ctx.user !== authenticated) ev.impersonatedUser = ctx.user;
-    await recordRequest(ev, ctx, bodyCopy, decision);
+    recordRequest(ev, ctx, decision);
     if (err instanceof StatusError) {
       ev.responseStatus = responseStatusOf(err.code, { message: err.message, reason: err.reason });
       emit("ResponseComplete");
@@ -117,7 +116,7 @@ async function audited(
     throw err;
   }
   if (ctx.user !== authenticated) ev.impersonatedUser = ctx.user;
-  await recordRequest(ev, ctx, bodyCopy, decision);
+  recordRequest(ev, ctx, decision);
   ev.responseStatus = responseStatusOf(res.status);
   if (info.verb === "watch" && res.body && res.status < 300) {
     emit("ResponseStarted");
@@ -135,35 +134,30 @@ async function audited(
 }
 
 /** The request's object, when the level records it and the handler read the body. */
-async function recordRequest(
-  ev: AuditEvent,
-  ctx: RequestContext,
-  copy: Request | undefined,
-  decision: AuditDecision,
-): Promise<void> {
-  if (!copy) return;
-  if (!ctx.req.bodyUsed) {
-    // Refused before anything read it (forbidden, say): nothing was decoded.
-    await copy.body?.cancel().catch(() => {});
+function recordRequest(ev: AuditEvent, ctx: RequestContext, decision: AuditDecision): void {
+  const bytes = ctx.audit?.body;
+  if (!bytes || bytes.length === 0) return;
+  if (!(ctx.req.headers.get("content-type") ?? "").includes("json")) return;
+  let obj: unknown;
+  try {
+    obj = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
     return;
   }
-  const obj = await decodedBody(copy);
-  if (obj === undefined) return;
   ev.requestObject = decision.omitManagedFields ? withoutManagedFields(obj) : obj;
   fillObjectRef(ev, obj);
 }
 
-/** A JSON body, decoded (gzip undone); undefined for anything else. */
-async function decodedBody(r: Request | Response): Promise<unknown> {
+/** A JSON response body, decoded (gzip undone); undefined for anything else. */
+async function decodedBody(r: Response): Promise<unknown> {
   const type = r.headers.get("content-type") ?? "";
-  if (!type.includes("json")) {
+  if (!type.includes("json") || !r.body) {
     await r.body?.cancel().catch(() => {});
     return undefined;
   }
   try {
     let body = r.body;
-    if (!body) return undefined;
-    if (r instanceof Response && r.headers.get("content-encoding") === "gzip") {
+    if (r.headers.get("content-encoding") === "gzip") {
       body = body.pipeThrough(new DecompressionStream("gzip"));
     }
     return JSON.parse(await new Response(body).text());
