@@ -205,6 +205,16 @@ Deno.test("audit: events per level and stage, with the Audit-ID of each answer",
   assertEquals(w[1].verb, "watch");
   assertEquals(w[2].responseObject, undefined);
 
+  // Refused by authentication: one event, ResponseStarted, without a user (as kube's).
+  const unauth = eventsOf(events, unauthorized.headers.get("Audit-ID"));
+  assertEquals(unauth.map((e) => e.stage), ["ResponseStarted"]);
+  assertEquals(unauth[0].user, {});
+  assertEquals(unauth[0].responseStatus, {
+    metadata: {},
+    message: "Authentication failed, attempted: bearer",
+    code: 401,
+  });
+
   const v = eventsOf(events, version.headers.get("Audit-ID"));
   assertEquals(v.map((e) => e.stage), ["ResponseComplete"]);
   assertEquals(v[0].level, "Metadata");
@@ -349,4 +359,21 @@ Deno.test("audit: a bad policy is refused with its field path by check-config an
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("audit: behind the client-certificate front, sourceIPs end with the client's address", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "platform-audit-" });
+  await using _cleanup = { [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }) };
+  await Deno.writeTextFile(`${dir}/policy.yaml`, POLICY);
+  const log = `${dir}/audit.log`;
+  await using ts = await testServer({
+    clientCertAuth: true,
+    audit: { policyFile: `${dir}/policy.yaml`, logPath: log },
+  });
+  const res = await ts.request("GET", CONFIGMAPS);
+  assertEquals(res.status, 200);
+  await res.body?.cancel();
+  const events = eventsOf(await readEvents(log), res.headers.get("Audit-ID"));
+  assertEquals(events.length, 2);
+  assertMatch(events[1].sourceIPs.at(-1), /^(::ffff:)?127\.0\.0\.1$/);
 });

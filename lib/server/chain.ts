@@ -9,7 +9,7 @@ import { internalError, type Logger, StatusError } from "../api/mod.ts";
 import type { Filter, Handler, RequestContext } from "./context.ts";
 import { type AnonymousPolicy, authenticationFilter } from "./filters/authentication.ts";
 import { authorizationFilter } from "./filters/authorization.ts";
-import { auditFilter, type Auditing } from "./filters/audit.ts";
+import { auditFailedAuthentication, auditFilter, type Auditing } from "./filters/audit.ts";
 import { compressionFilter } from "./filters/compression.ts";
 import { impersonationFilter } from "./filters/impersonation.ts";
 import { bodyLimitFilter } from "./filters/limits.ts";
@@ -109,6 +109,10 @@ export function buildHandlerChain(
           internalError("an unexpected error occurred; see the server log"),
           deps.bodies.streamLarge,
         );
+      }
+      // Refused by authentication: audited here, the audit filter never saw it.
+      if (err.code === 401 && deps.auditing && ctx && !ctx.user) {
+        auditFailedAuthentication(deps.auditing, ctx);
       }
       return errorResponse(ctx, err, deps.bodies.streamLarge);
     }

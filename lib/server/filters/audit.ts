@@ -133,6 +133,46 @@ async function audited(
   return res;
 }
 
+/**
+ * A request refused by authentication never reaches the audit filter: its event is made here,
+ * as kube's failed-authentication audit does, at stage ResponseStarted with no user, the
+ * policy asked about the request without one.
+ */
+export function auditFailedAuthentication(auditing: Auditing, ctx: RequestContext): void {
+  const info = ctx.info;
+  const decision = auditing.policy.evaluate({
+    verb: info.verb,
+    resourceRequest: info.isResourceRequest,
+    path: info.path,
+    namespace: info.namespace,
+    apiGroup: info.group,
+    resource: info.resource,
+    subresource: info.subresource,
+    name: info.name,
+  });
+  if (decision.level === "None" || decision.omitStages.has("ResponseStarted")) return;
+  const req = ctx.req;
+  const ev = newEvent({
+    level: decision.level,
+    auditID: ctx.auditID ?? crypto.randomUUID(),
+    requestURI: ctx.url.pathname + ctx.url.search,
+    verb: info.verb,
+    user: {} as AuditEvent["user"],
+    sourceIPs: sourceIPsOf(req.headers.get("x-forwarded-for"), ctx.remoteAddr),
+    userAgent: req.headers.get("user-agent"),
+    objectRef: info.isResourceRequest ? objectRefOf(info) : undefined,
+    annotations: {},
+  });
+  const scheme = req.headers.get("authorization")?.split(" ")[0]?.toLowerCase();
+  const attempted = scheme ? `attempted: ${scheme}` : "no credentials provided";
+  ev.responseStatus = { metadata: {}, message: `Authentication failed, ${attempted}`, code: 401 };
+  try {
+    auditing.backend.process(atStage(ev, "ResponseStarted"));
+  } catch (err) {
+    auditing.logger.error(`audit: the request's event could not be written: ${err}`);
+  }
+}
+
 /** The request's object, when the level records it and the handler read the body. */
 function recordRequest(ev: AuditEvent, ctx: RequestContext, decision: AuditDecision): void {
   const bytes = ctx.audit?.body;
