@@ -119,6 +119,13 @@ Deno.test("audit: events per level and stage, with the Audit-ID of each answer",
   });
   assertEquals(secret.status, 201);
   await secret.body?.cancel();
+  // An apply's YAML body is the requestObject too.
+  const applied = await ts.request("PATCH", `${SECRETS}/s2?fieldManager=audit-test`, {
+    body: "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s2\nstringData:\n  k: v\n",
+    headers: { "Content-Type": "application/apply-patch+yaml" },
+  });
+  assertEquals(applied.status, 201);
+  await applied.body?.cancel();
   // A watch: ResponseStarted, then ResponseComplete when it ends.
   const watch = await ts.request("GET", `${CONFIGMAPS}?watch=true&timeoutSeconds=1`);
   assertEquals(watch.status, 200);
@@ -199,6 +206,11 @@ Deno.test("audit: events per level and stage, with the Audit-ID of each answer",
   assertEquals(sec[1].responseObject, undefined);
   assertEquals(sec[1].requestObject.stringData, { k: "v" });
   assertEquals(sec[1].requestObject.metadata.managedFields, MANAGED);
+
+  const apply = eventsOf(events, applied.headers.get("Audit-ID"));
+  assertEquals(apply[1].verb, "patch");
+  assertEquals(apply[1].requestObject.stringData, { k: "v" });
+  assertEquals(apply[1].objectRef.name, "s2");
 
   const w = eventsOf(events, watch.headers.get("Audit-ID"));
   assertEquals(w.map((e) => e.stage), ["RequestReceived", "ResponseStarted", "ResponseComplete"]);
@@ -352,6 +364,21 @@ Deno.test("audit: a bad policy is refused with its field path by check-config an
       bad,
     );
     assertEquals(ok.code, 0, ok.stderr);
+    const unopenable = await runPlatform(
+      "serve",
+      "--data-dir",
+      `${dir}/data`,
+      "--secure-port",
+      "0",
+      "--audit-policy-file",
+      bad,
+      "--audit-log-path",
+      "/proc/no-such-dir/audit.log",
+    );
+    assertConfigError(
+      unopenable,
+      /^platform: --audit-log-path: cannot open "\/proc\/no-such-dir\/audit\.log": /,
+    );
     const missing = await runPlatform("check-config", "--audit-policy-file", `${dir}/none.yaml`);
     assertConfigError(missing, /--audit-policy-file/);
     const mode = await runPlatform("check-config", "--audit-log-mode", "fast");
@@ -365,7 +392,8 @@ Deno.test("audit: behind the client-certificate front, sourceIPs end with the cl
   const dir = await Deno.makeTempDir({ prefix: "platform-audit-" });
   await using _cleanup = { [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }) };
   await Deno.writeTextFile(`${dir}/policy.yaml`, POLICY);
-  const log = `${dir}/audit.log`;
+  // A directory that does not exist yet is made, as kube's.
+  const log = `${dir}/logs/audit.log`;
   await using ts = await testServer({
     clientCertAuth: true,
     audit: { policyFile: `${dir}/policy.yaml`, logPath: log },

@@ -179,6 +179,8 @@ export class RotatingFile implements Sink {
     this.#maxBackups = opts.maxBackups ?? 0;
     this.#maxAgeMs = (opts.maxAgeDays ?? 0) * 86_400_000;
     this.#now = opts.now ?? Date.now;
+    // As lumberjack: the directory is made when missing.
+    Deno.mkdirSync(dirname(this.#path), { recursive: true, mode: 0o755 });
     this.#file = openLog(this.#path);
     this.#size = this.#file.statSync().size;
   }

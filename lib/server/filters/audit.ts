@@ -9,10 +9,11 @@
  * starts; ResponseComplete when an answer is made (a watch's: when its stream ends); Panic,
  * instead of ResponseComplete, when a handler throws something that is not a Status error.
  * What the level allows is recorded: annotations (authorization's decision and reason,
- * admission's audit annotations) from Metadata; the request body as decoded from JSON from
- * Request, when the handler read it; the response body at RequestResponse (not for watches).
+ * admission's audit annotations) from Metadata; the request body as decoded from JSON or YAML
+ * from Request, when the handler read it; the response body at RequestResponse (not for watches).
  */
 
+import { parse as parseYaml } from "yaml";
 import { StatusError } from "../../api/mod.ts";
 import {
   atStage,
@@ -177,10 +178,13 @@ export function auditFailedAuthentication(auditing: Auditing, ctx: RequestContex
 function recordRequest(ev: AuditEvent, ctx: RequestContext, decision: AuditDecision): void {
   const bytes = ctx.audit?.body;
   if (!bytes || bytes.length === 0) return;
-  if (!(ctx.req.headers.get("content-type") ?? "").includes("json")) return;
+  const type = ctx.req.headers.get("content-type") ?? "";
   let obj: unknown;
   try {
-    obj = JSON.parse(new TextDecoder().decode(bytes));
+    // JSON and YAML bodies (apply's included); protobuf ones are not recorded.
+    if (type.includes("json")) obj = JSON.parse(new TextDecoder().decode(bytes));
+    else if (type.includes("yaml")) obj = parseYaml(new TextDecoder().decode(bytes));
+    else return;
   } catch {
     return;
   }

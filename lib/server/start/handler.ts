@@ -12,7 +12,6 @@ import {
   unionAuthenticator,
 } from "../../auth/mod.ts";
 import { buildHandlerChain } from "../chain.ts";
-import { openLogBackend, PolicyEvaluator } from "../../audit/mod.ts";
 import type { Auditing } from "../filters/audit.ts";
 import type { AnonymousPolicy } from "../filters/authentication.ts";
 import { RequestDeadlines } from "../filters/timeout.ts";
@@ -99,21 +98,7 @@ export async function buildRequestHandler(
   resources.add("the request deadlines", () => deadlines.stop());
   const authorizer = controllers.authorizer;
   const store = api.store;
-  let auditing: Auditing | undefined;
-  if (config.auditPolicy && opts.audit?.logPath) {
-    const a = opts.audit;
-    const backend = openLogBackend({
-      path: a.logPath!,
-      mode: a.logMode,
-      maxSizeMB: a.logMaxSizeMB,
-      maxBackups: a.logMaxBackups,
-      maxAgeDays: a.logMaxAgeDays,
-      batchBufferSize: a.logBatchBufferSize,
-      logger,
-    });
-    resources.add("the audit log", () => backend.close());
-    auditing = { policy: new PolicyEvaluator(config.auditPolicy), backend, logger };
-  }
+  const auditing: Auditing | undefined = config.audit && { ...config.audit, logger };
   return buildHandlerChain({
     authenticator,
     anonymous,
