@@ -26,6 +26,7 @@ import { loadAuthorizationConfig } from "./lib/auth/authorization_config.ts";
 import { SERVICE_ACCOUNT_ISSUER } from "./lib/auth/service_account_tokens.ts";
 import { loadEncryptionConfig } from "./lib/encryption/mod.ts";
 import { loadAdmissionSettings } from "./lib/admission/mod.ts";
+import { loadAuditPolicy } from "./lib/audit/mod.ts";
 
 const USAGE = `platform ${PLATFORM_VERSION}: a small Kubernetes-style API server
 
@@ -102,6 +103,7 @@ async function checkAccessConfigFiles(config: ServerConfig): Promise<void> {
     await loadEncryptionConfig(config.encryptionProviderConfig);
   }
   await loadAdmissionSettings(admissionOptions(config));
+  if (config.auditPolicyFile !== undefined) await loadAuditPolicy(config.auditPolicyFile);
 }
 
 /** The admission flags as `startServer` and `loadAdmissionSettings` take them. */
@@ -142,6 +144,15 @@ async function serve(config: ServerConfig): Promise<number> {
       enableAdmissionPlugins: config.enableAdmissionPlugins,
       disableAdmissionPlugins: config.disableAdmissionPlugins,
       admissionControlConfigFile: config.admissionControlConfigFile,
+      audit: {
+        policyFile: config.auditPolicyFile,
+        logPath: config.auditLogPath,
+        logMaxAgeDays: config.auditLogMaxage,
+        logMaxBackups: config.auditLogMaxbackup,
+        logMaxSizeMB: config.auditLogMaxsize,
+        logMode: config.auditLogMode,
+        logBatchBufferSize: config.auditLogBatchBufferSize,
+      },
       encryptionProviderConfigFile: config.encryptionProviderConfig,
       ...clusterSigningFiles(config),
       clusterSigningDurationMs: config.clusterSigningDuration,

@@ -18,6 +18,7 @@ export const LAYERS: Record<string, number> = {
   schema: 1,
   storage: 1,
   apply: 2,
+  audit: 2,
   codec: 2,
   encryption: 2,
   patch: 2,

@@ -89,6 +89,7 @@ export async function checkServerConfig(cfg: ServerConfig, naming: FieldNaming):
       "authorizationConfig",
       "admissionControlConfigFile",
       "encryptionProviderConfig",
+      "auditPolicyFile",
     ] as const
   ) {
     const path = cfg[field];

@@ -17,6 +17,7 @@ import {
   valueAt,
 } from "./schema_issues.ts";
 import {
+  AUDIT_LOG_MODES,
   CONFIG_API_VERSION,
   CONFIG_KIND,
   LOG_LEVELS,
@@ -68,6 +69,13 @@ export const fileSchema = z.strictObject({
   maxConnectionsPerClient: z.number().optional(),
   maxRequestBodyBytes: z.number().optional(),
   logLevel: z.enum(LOG_LEVELS).optional(),
+  auditPolicyFile: z.string().optional(),
+  auditLogPath: z.string().optional(),
+  auditLogMaxage: z.number().optional(),
+  auditLogMaxbackup: z.number().optional(),
+  auditLogMaxsize: z.number().optional(),
+  auditLogMode: z.enum(AUDIT_LOG_MODES).optional(),
+  auditLogBatchBufferSize: z.number().optional(),
 });
 
 export type FileConfig = z.infer<typeof fileSchema>;
@@ -91,6 +99,8 @@ export const OPTIONAL_PATHS = [
   "admissionControlConfigFile",
   "encryptionProviderConfig",
   "clientCAFile",
+  "auditPolicyFile",
+  "auditLogPath",
   ...SIGNING_FILE_FIELDS,
 ] as const;
 export type PathField = typeof OPTIONAL_PATHS[number];

@@ -31,6 +31,8 @@ import { parseYamlConfig } from "./yaml_file.ts";
 import { parseControllerEntry } from "./controller_selection.ts";
 import { checkAdmissionPluginName } from "./admission_plugins.ts";
 import {
+  AUDIT_LOG_MODES,
+  type AuditLogMode,
   CONFIG_API_VERSION,
   CONFIG_KIND,
   LOG_LEVELS,
@@ -102,6 +104,14 @@ export interface Settings {
   maxConnectionsPerClient: number;
   maxRequestBodyBytes: number;
   logLevel: LogLevel;
+  auditPolicyFile: string;
+  /** A path, or `-`. */
+  auditLogPath: string;
+  auditLogMaxage: number;
+  auditLogMaxbackup: number;
+  auditLogMaxsize: number;
+  auditLogMode: AuditLogMode;
+  auditLogBatchBufferSize: number;
 }
 
 export function flagOf(field: Field): string {
@@ -147,7 +157,14 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "clusterSigningApiserverClientNodeagentKeyFile":
     case "clusterSigningNodeagentServingCertFile":
     case "clusterSigningNodeagentServingKeyFile":
+    case "auditPolicyFile":
       values[field] = parsePath(one, base);
+      break;
+    case "auditLogPath":
+      values.auditLogPath = one === "-" ? "-" : parsePath(one, base);
+      break;
+    case "auditLogMode":
+      values.auditLogMode = parseEnum(one, AUDIT_LOG_MODES);
       break;
     case "anonymousAuth":
     case "kubernetesGroupNames":
@@ -205,7 +222,13 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "maxMutatingRequestsInflight":
     case "maxConnections":
     case "maxConnectionsPerClient":
+    case "auditLogMaxage":
+    case "auditLogMaxbackup":
+    case "auditLogMaxsize":
       values[field] = parseCount(one);
+      break;
+    case "auditLogBatchBufferSize":
+      values.auditLogBatchBufferSize = positiveCount(one);
       break;
   }
 }
@@ -219,6 +242,12 @@ function positiveDuration(text: string): number {
   const ms = parseDuration(text);
   if (ms <= 0) throw new Error(`${quote(text)} must be longer than 0`);
   return ms;
+}
+
+function positiveCount(value: string | number): number {
+  const n = parseCount(value);
+  if (n <= 0) throw new Error(`${quote(String(value))} must be at least 1`);
+  return n;
 }
 
 function dedupe(items: string[]): string[] {
@@ -289,7 +318,13 @@ function setFromFile(
     case "maxMutatingRequestsInflight":
     case "maxConnections":
     case "maxConnectionsPerClient":
+    case "auditLogMaxage":
+    case "auditLogMaxbackup":
+    case "auditLogMaxsize":
       values[field] = parseCount(value as number);
+      return;
+    case "auditLogBatchBufferSize":
+      values.auditLogBatchBufferSize = positiveCount(value as number);
       return;
     case "anonymousAuth":
     case "kubernetesGroupNames":

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { LOG_LEVELS, STORAGE_BACKENDS } from "./server_config_fields.ts";
+import { AUDIT_LOG_MODES, LOG_LEVELS, STORAGE_BACKENDS } from "./server_config_fields.ts";
 
 /** The value a flag takes, which decides how it is parsed and shown in `--help`. */
 export type FlagKind =
@@ -321,6 +321,59 @@ export const FLAGS: readonly FlagSpec[] = [
     values: LOG_LEVELS,
     defaultText: "info",
     help: "Least severe log level written.",
+  },
+  {
+    name: "audit-policy-file",
+    field: "auditPolicyFile",
+    kind: "path",
+    help: "Audit Policy file (audit.platform.io/v1 or audit.k8s.io/v1): which requests are " +
+      "audited at which level. Without it (or without a backend) nothing is audited.",
+  },
+  {
+    name: "audit-log-path",
+    field: "auditLogPath",
+    kind: "path",
+    help: "File audit events are appended to as JSON lines (created 0600); - for standard " +
+      "output.",
+  },
+  {
+    name: "audit-log-maxage",
+    field: "auditLogMaxage",
+    kind: "int",
+    defaultText: "0",
+    help: "Days a rotated audit log is kept, by the time in its name. 0: no limit.",
+  },
+  {
+    name: "audit-log-maxbackup",
+    field: "auditLogMaxbackup",
+    kind: "int",
+    defaultText: "0",
+    help: "Rotated audit logs kept. 0: all.",
+  },
+  {
+    name: "audit-log-maxsize",
+    field: "auditLogMaxsize",
+    kind: "int",
+    defaultText: "0",
+    help: "Megabytes the audit log grows to before it is rotated (renamed with the time). " +
+      "0: 100.",
+  },
+  {
+    name: "audit-log-mode",
+    field: "auditLogMode",
+    kind: "enum",
+    values: AUDIT_LOG_MODES,
+    defaultText: "blocking",
+    help: "blocking: each event is written before the request goes on; blocking-strict: " +
+      "also, a request whose first event cannot be written fails; batch: events are queued " +
+      "and written in the background, dropped (and counted) when the buffer is full.",
+  },
+  {
+    name: "audit-log-batch-buffer-size",
+    field: "auditLogBatchBufferSize",
+    kind: "int",
+    defaultText: "10000",
+    help: "Events the batch mode queues at most.",
   },
 ];
 

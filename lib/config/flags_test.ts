@@ -95,6 +95,13 @@ Deno.test("every flag but --config has a config-file field and help text", () =>
     "max-connections-per-client",
     "max-request-body-bytes",
     "log-level",
+    "audit-policy-file",
+    "audit-log-path",
+    "audit-log-maxage",
+    "audit-log-maxbackup",
+    "audit-log-maxsize",
+    "audit-log-mode",
+    "audit-log-batch-buffer-size",
   ]);
 });
 

@@ -62,6 +62,8 @@ export {
   valueAt,
 } from "./schema_issues.ts";
 export {
+  AUDIT_LOG_MODES,
+  type AuditLogMode,
   clusterSigningFiles,
   CONFIG_API_VERSION,
   CONFIG_KIND,

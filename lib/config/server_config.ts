@@ -110,6 +110,13 @@ export async function loadServerConfig(
     maxConnectionsPerClient: pick("maxConnectionsPerClient") ?? DEFAULTS.maxConnectionsPerClient,
     maxRequestBodyBytes: pick("maxRequestBodyBytes") ?? DEFAULTS.maxRequestBodyBytes,
     logLevel: pick("logLevel") ?? DEFAULTS.logLevel,
+    auditPolicyFile: pick("auditPolicyFile"),
+    auditLogPath: pick("auditLogPath"),
+    auditLogMaxage: pick("auditLogMaxage") ?? DEFAULTS.auditLogMaxage,
+    auditLogMaxbackup: pick("auditLogMaxbackup") ?? DEFAULTS.auditLogMaxbackup,
+    auditLogMaxsize: pick("auditLogMaxsize") ?? DEFAULTS.auditLogMaxsize,
+    auditLogMode: pick("auditLogMode") ?? DEFAULTS.auditLogMode,
+    auditLogBatchBufferSize: pick("auditLogBatchBufferSize") ?? DEFAULTS.auditLogBatchBufferSize,
   };
   if (cfg.configFile === undefined) delete cfg.configFile;
   for (const k of OPTIONAL_PATHS) {

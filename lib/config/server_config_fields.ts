@@ -31,6 +31,9 @@ export const STORAGE_BACKENDS = ["file", "memory"] as const;
 export type StorageBackend = typeof STORAGE_BACKENDS[number];
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 export type LogLevel = typeof LOG_LEVELS[number];
+/** `--audit-log-mode`. */
+export const AUDIT_LOG_MODES = ["blocking", "blocking-strict", "batch"] as const;
+export type AuditLogMode = typeof AUDIT_LOG_MODES[number];
 
 /**
  * The validated server configuration. Field names are the configuration file's; paths are
@@ -108,6 +111,19 @@ export interface ServerConfig {
   maxConnectionsPerClient: number;
   maxRequestBodyBytes: number;
   logLevel: LogLevel;
+  /** Audit Policy file; absent: no auditing. */
+  auditPolicyFile?: string;
+  /** Where audit events are written: a file, or `-` for standard output; absent: nowhere. */
+  auditLogPath?: string;
+  /** Days a rotated audit log is kept (0: no limit). */
+  auditLogMaxage: number;
+  /** Rotated audit logs kept (0: all). */
+  auditLogMaxbackup: number;
+  /** Megabytes an audit log grows to before it is rotated (0: 100). */
+  auditLogMaxsize: number;
+  auditLogMode: AuditLogMode;
+  /** Events the batch mode queues at most. */
+  auditLogBatchBufferSize: number;
 }
 
 /** The values every field takes when neither a flag nor the file sets it. */
@@ -131,6 +147,11 @@ export const DEFAULTS = {
   maxConnectionsPerClient: 0,
   maxRequestBodyBytes: 3 * 1024 * 1024,
   logLevel: "info" as LogLevel,
+  auditLogMaxage: 0,
+  auditLogMaxbackup: 0,
+  auditLogMaxsize: 0,
+  auditLogMode: "blocking" as AuditLogMode,
+  auditLogBatchBufferSize: 10_000,
 } as const;
 
 /** The per-signer CA fields of the configuration, with the well-known signer each is for. */

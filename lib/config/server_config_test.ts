@@ -45,6 +45,11 @@ Deno.test("defaults apply without flags or file", async () => {
     maxConnectionsPerClient: 0,
     maxRequestBodyBytes: 3_145_728,
     logLevel: "info",
+    auditLogMaxage: 0,
+    auditLogMaxbackup: 0,
+    auditLogMaxsize: 0,
+    auditLogMode: "blocking",
+    auditLogBatchBufferSize: 10_000,
   });
   assert.equal(DEFAULTS.maxRequestBodyBytes, 3145728);
 });
@@ -263,4 +268,39 @@ Deno.test("fieldPath quotes keys that are not identifiers", () => {
   assert.equal(fieldPath(["featureGates", "WatchList"]), "featureGates.WatchList");
   assert.equal(fieldPath(["runtimeConfig", "apps/v1"]), 'runtimeConfig["apps/v1"]');
   assert.equal(fieldPath(["tlsSANs", 2]), "tlsSANs[2]");
+});
+
+Deno.test("audit settings: flags and file fields with kube's names; - is standard output", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(join(dir.path, "policy.yaml"), "rules: []\n");
+  await writeConfig(
+    dir.path,
+    "c.yaml",
+    "auditPolicyFile: policy.yaml\nauditLogPath: logs/audit.log\nauditLogMaxsize: 5\n" +
+      "auditLogMaxbackup: 3\nauditLogMaxage: 7\nauditLogMode: batch\n" +
+      "auditLogBatchBufferSize: 50\n",
+  );
+  const file = await load(["--config", "c.yaml"], dir.path);
+  assert.equal(file.auditPolicyFile, join(dir.path, "policy.yaml"));
+  assert.equal(file.auditLogPath, join(dir.path, "logs", "audit.log"));
+  assert.deepEqual(
+    [file.auditLogMaxsize, file.auditLogMaxbackup, file.auditLogMaxage, file.auditLogMode],
+    [5, 3, 7, "batch"],
+  );
+  assert.equal(file.auditLogBatchBufferSize, 50);
+  const flags = await load(
+    ["--config", "c.yaml", "--audit-log-path=-", "--audit-log-mode", "blocking-strict"],
+    dir.path,
+  );
+  assert.equal(flags.auditLogPath, "-");
+  assert.equal(flags.auditLogMode, "blocking-strict");
+  assert.match(await errorOf(["--audit-log-mode", "fast"], dir.path), /^--audit-log-mode: /);
+  assert.match(
+    await errorOf(["--audit-log-batch-buffer-size", "0"], dir.path),
+    /^--audit-log-batch-buffer-size: "0" must be at least 1/,
+  );
+  assert.match(
+    await errorOf(["--audit-policy-file", "missing.yaml"], dir.path),
+    /--audit-policy-file/,
+  );
 });

@@ -58,6 +58,7 @@ export function admissionAttributes(core: RegistryCore, r: AdmissionRequest): Ad
     // Into the request's own warnings when it has them: they reach the client even when the
     // write fails later.
     warnings: r.ctx.warnings ?? [],
-    auditAnnotations: {},
+    // Into the request's audit event when it is audited.
+    auditAnnotations: r.ctx.auditAnnotations ?? {},
   };
 }

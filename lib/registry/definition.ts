@@ -29,6 +29,8 @@ export interface StrategyContext {
   warnings?: string[];
   /** The request named the resource under Kubernetes' group name (`…k8s.io`). */
   kubeSpelling?: boolean;
+  /** The request's audit annotations, when it is audited: admission writes into it. */
+  auditAnnotations?: Record<string, string>;
 }
 
 /**

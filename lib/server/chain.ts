@@ -9,6 +9,7 @@ import { internalError, type Logger, StatusError } from "../api/mod.ts";
 import type { Filter, Handler, RequestContext } from "./context.ts";
 import { type AnonymousPolicy, authenticationFilter } from "./filters/authentication.ts";
 import { authorizationFilter } from "./filters/authorization.ts";
+import { auditFailedAuthentication, auditFilter, type Auditing } from "./filters/audit.ts";
 import { compressionFilter } from "./filters/compression.ts";
 import { impersonationFilter } from "./filters/impersonation.ts";
 import { bodyLimitFilter } from "./filters/limits.ts";
@@ -34,12 +35,14 @@ export interface ChainDeps {
   /** How this server sends response bodies; read as each request comes. */
   bodies: BodyWriting;
   logger: Logger;
+  /** `--audit-policy-file` with a backend; absent: no auditing, no `Audit-ID`. */
+  auditing?: Auditing;
   handler: Handler;
 }
 
 export function buildHandlerChain(
   deps: ChainDeps,
-): (req: Request, signal: AbortSignal) => Promise<Response> {
+): (req: Request, signal: AbortSignal, remoteAddr?: string) => Promise<Response> {
   const filters: Filter[] = [
     // Unknown methods before anything: no one authenticates or authorizes a method that
     // names no verb.
@@ -48,6 +51,9 @@ export function buildHandlerChain(
     requestTimeoutFilter(deps.requestTimeoutMs, deps.deadlines),
     // Authentication next: everything after it may rely on ctx.user.
     authenticationFilter(deps.authenticator, deps.anonymous),
+    // Audit right after authentication, as kube's: the event's user is the authenticated
+    // one, and impersonation, authorization and admission write into the event.
+    ...(deps.auditing ? [auditFilter(deps.auditing)] : []),
     // Impersonation after authentication (the caller must be known and allowed to
     // impersonate) and before authorization, which then judges the impersonated user.
     impersonationFilter(deps.authorizer),
@@ -65,7 +71,12 @@ export function buildHandlerChain(
     (next, filter) => (ctx) => filter(ctx, next),
     deps.handler,
   );
-  return async (req, signal) => {
+  const serve = async (
+    req: Request,
+    signal: AbortSignal,
+    remoteAddr?: string,
+    auditID?: string,
+  ) => {
     let ctx: RequestContext | undefined;
     try {
       const url = new URL(req.url);
@@ -81,6 +92,9 @@ export function buildHandlerChain(
         authorizer: undefined,
         kubeSpelling: info.kubeSpelling,
         streamLargeBodies: deps.bodies.streamLarge,
+        remoteAddr,
+        auditID,
+        audit: undefined,
       };
       return await handler(ctx);
     } catch (err) {
@@ -96,7 +110,30 @@ export function buildHandlerChain(
           deps.bodies.streamLarge,
         );
       }
+      // Refused by authentication: audited here, the audit filter never saw it.
+      if (err.code === 401 && deps.auditing && ctx && !ctx.user) {
+        auditFailedAuthentication(deps.auditing, ctx);
+      }
       return errorResponse(ctx, err, deps.bodies.streamLarge);
     }
   };
+  if (!deps.auditing) return serve;
+  // Every answer carries the request's audit ID, errors included; a client's own is kept, as
+  // kube keeps it.
+  return async (req, signal, remoteAddr) => {
+    const auditID = req.headers.get("Audit-ID") || crypto.randomUUID();
+    return withAuditID(await serve(req, signal, remoteAddr, auditID), auditID);
+  };
+}
+
+function withAuditID(res: Response, auditID: string): Response {
+  try {
+    res.headers.set("Audit-ID", auditID);
+    return res;
+  } catch {
+    // Immutable headers: the same answer with its own.
+    const headers = new Headers(res.headers);
+    headers.set("Audit-ID", auditID);
+    return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+  }
 }

@@ -30,6 +30,24 @@ export interface RequestContext {
   /** Larger response bodies go out as one-chunk streams: the server's `BodyWriting` when the
    * request came (respond.ts). Absent: false. */
   streamLargeBodies?: boolean;
+  /** The connection's remote address, when the server knows it (audit `sourceIPs`). */
+  remoteAddr?: string;
+  /** The request's audit ID (the `Audit-ID` header), while auditing is on. */
+  auditID?: string;
+  /** The request's audit event, at level Metadata and above: annotations go here
+   * (authorization's decision, admission's audit annotations). */
+  audit?: AuditRecord;
+}
+
+/** What a request's audit event collects from the filters and handlers after the audit
+ * filter. */
+export interface AuditRecord {
+  /** Audit annotations: authorization's decision and reason, admission's. */
+  annotations: Record<string, string>;
+  /** The level records the request's object: `readBodyBytes` keeps the body it reads. */
+  keepBody: boolean;
+  /** The request body as the handler read it. */
+  body?: Uint8Array;
 }
 
 export type Handler = (ctx: RequestContext) => Promise<Response>;

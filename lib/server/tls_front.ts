@@ -50,6 +50,8 @@ export class TlsFront {
   /** Connections being verified, by address: a `closed` meanwhile removes the entry. */
   readonly #verifying = new Map<string, number>();
   readonly #clients = new WeakMap<Request, VerifiedClient>();
+  /** The client's address of each connection, by its key. */
+  readonly #peers = new Map<string, string>();
   #worker: Worker | undefined;
 
   constructor(opts: TlsFrontOptions) {
@@ -65,15 +67,16 @@ export class TlsFront {
    * that did not come through the front.
    */
   handler(
-    next: (req: Request) => Response | Promise<Response>,
+    next: (req: Request, peer?: string) => Response | Promise<Response>,
   ): (req: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>) => Response | Promise<Response> {
     return (req, info) => {
-      const registration = this.#connections.get(addressKey(info.remoteAddr));
+      const key = addressKey(info.remoteAddr);
+      const registration = this.#connections.get(key);
       if (registration === undefined) {
         return new Response("connect over TLS on the server's port\n", { status: 421 });
       }
       if (registration) this.#clients.set(req, registration);
-      return next(req);
+      return next(req, this.#peers.get(key));
     };
   }
 
@@ -103,11 +106,13 @@ export class TlsFront {
           reject(listenError(m.code, m.message));
           break;
         case "connection":
+          this.#peers.set(m.key, m.peer);
           void this.#register(m.id, m.key, m.authorized, m.authorizationError, m.chain);
           break;
         case "closed":
           this.#verifying.delete(m.key);
           this.#connections.delete(m.key);
+          this.#peers.delete(m.key);
           break;
       }
     };
@@ -156,6 +161,7 @@ export class TlsFront {
     this.#worker?.terminate();
     this.#worker = undefined;
     this.#connections.clear();
+    this.#peers.clear();
     this.#verifying.clear();
   }
 

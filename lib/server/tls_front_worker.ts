@@ -43,6 +43,8 @@ export interface ConnectionMessage {
   authorizationError?: string;
   /** The presented certificate and the issuers node:tls reports for it, DER. */
   chain: Uint8Array[];
+  /** The client's address (audit events' `sourceIPs`). */
+  peer: string;
 }
 
 export type WorkerIn =
@@ -175,6 +177,7 @@ function forward(client: tls.TLSSocket, upstream: { hostname: string; port: numb
       authorized: client.authorized,
       authorizationError: client.authorizationError ? String(client.authorizationError) : undefined,
       chain,
+      peer: client.remoteAddress ?? "",
     });
   });
 }

@@ -20,10 +20,12 @@ export function authorizationFilter(authorizer: Authorizer): Filter {
     const res = authorizer.authorize(attributes);
     if (res instanceof Promise) {
       return res.then((r) => {
+        if (ctx.audit) annotate(ctx.audit.annotations, r);
         allowOrThrow(attributes, r);
         return next(ctx);
       });
     }
+    if (ctx.audit) annotate(ctx.audit.annotations, res);
     allowOrThrow(attributes, res);
     return next(ctx);
   };
@@ -48,6 +50,12 @@ export async function authorizeAttributes(
   if (!ctx.authorizer || !ctx.user) return true;
   const res = await ctx.authorizer.authorize({ ...attributes, user: ctx.user });
   return res.decision === "Allow";
+}
+
+/** The audit annotations of kube's authorization filter, in the platform's spelling. */
+function annotate(annotations: Record<string, string>, res: AuthorizationResult): void {
+  annotations["authorization.platform.io/decision"] = res.decision === "Allow" ? "allow" : "forbid";
+  annotations["authorization.platform.io/reason"] = res.reason ?? "";
 }
 
 function allowOrThrow(attributes: Attributes, res: AuthorizationResult): void {

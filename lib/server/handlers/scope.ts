@@ -52,6 +52,13 @@ export async function readBody(ctx: RequestContext, limit: number): Promise<stri
 
 /** Reads the body up to `limit` bytes; 413 beyond it. */
 export async function readBodyBytes(ctx: RequestContext, limit: number): Promise<Uint8Array> {
+  const bytes = await readLimited(ctx, limit);
+  // The audit event's requestObject, at levels that record it.
+  if (ctx.audit?.keepBody) ctx.audit.body = bytes;
+  return bytes;
+}
+
+async function readLimited(ctx: RequestContext, limit: number): Promise<Uint8Array> {
   const declared = ctx.req.headers.get("Content-Length");
   if (declared !== null) {
     if (Number(declared) > limit) throw entityTooLarge(limit);
@@ -212,5 +219,6 @@ export function strategyContext(ctx: RequestContext, subresource = ""): Strategy
     authorize,
     warnings: ctx.warnings,
     kubeSpelling: ctx.kubeSpelling,
+    auditAnnotations: ctx.audit?.annotations,
   };
 }

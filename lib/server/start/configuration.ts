@@ -15,7 +15,13 @@ import {
 } from "../../auth/mod.ts";
 import { type AdmissionSettings, loadAdmissionSettings } from "../../admission/mod.ts";
 import { PolicyIndex } from "../../rbac/mod.ts";
-import { ConfigError, resolveFeatureGates } from "../../config/mod.ts";
+import {
+  type AuditBackend,
+  loadAuditPolicy,
+  openLogBackend,
+  PolicyEvaluator,
+} from "../../audit/mod.ts";
+import { ConfigError, osReason, quote, resolveFeatureGates } from "../../config/mod.ts";
 import { EncryptionTransformer, loadEncryptionConfig } from "../../encryption/mod.ts";
 import {
   builtinDefinitions,
@@ -55,6 +61,8 @@ export interface Configuration {
   admission: AdmissionSettings;
   /** The server's time (`StartOptions.clock`). */
   clock: Clock;
+  /** `--audit-policy-file` and the log it writes to (`--audit-log-*`), when both are given. */
+  audit?: { policy: PolicyEvaluator; backend: AuditBackend };
 }
 
 /** Reads and checks the configuration; opens nothing but the authentication file's watch. */
@@ -74,6 +82,10 @@ export async function loadConfiguration(
     disable: opts.disableAdmissionPlugins,
     configFile: opts.admissionControlConfigFile,
   });
+  // Checked whenever given, used when there is also somewhere to write to.
+  const auditPolicy = opts.audit?.policyFile
+    ? await loadAuditPolicy(opts.audit.policyFile)
+    : undefined;
   const rbacPolicy = new PolicyIndex();
   const servedBuiltins = (serviceAllocator?: ServiceAllocator) =>
     servedDefinitions(
@@ -119,6 +131,12 @@ export async function loadConfiguration(
     authentication,
     admission,
     clock: { now: () => (opts.clock ? opts.clock().getTime() : Date.now()) },
+    audit: auditPolicy && opts.audit?.logPath
+      ? {
+        policy: new PolicyEvaluator(auditPolicy),
+        backend: openAuditLog(opts, opts.audit.logPath, logger, resources),
+      }
+      : undefined,
   };
 }
 
@@ -141,4 +159,31 @@ function checkAccessConfigGates(opts: StartOptions, gates: Map<string, boolean>)
       throw new ConfigError(`${flag}: needs the ${gate} feature gate, which is off`);
     }
   }
+}
+
+/** Opens `--audit-log-path` (its directory made if missing, as kube's); closed with the
+ * server. A log that cannot be opened is a configuration error naming the flag. */
+function openAuditLog(
+  opts: StartOptions,
+  path: string,
+  logger: Logger,
+  resources: OpenResources,
+): AuditBackend {
+  const a = opts.audit ?? {};
+  let backend: AuditBackend;
+  try {
+    backend = openLogBackend({
+      path,
+      mode: a.logMode,
+      maxSizeMB: a.logMaxSizeMB,
+      maxBackups: a.logMaxBackups,
+      maxAgeDays: a.logMaxAgeDays,
+      batchBufferSize: a.logBatchBufferSize,
+      logger,
+    });
+  } catch (err) {
+    throw new ConfigError(`--audit-log-path: cannot open ${quote(path)}: ${osReason(err)}`);
+  }
+  resources.add("the audit log", () => backend.close());
+  return backend;
 }

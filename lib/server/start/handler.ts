@@ -12,6 +12,7 @@ import {
   unionAuthenticator,
 } from "../../auth/mod.ts";
 import { buildHandlerChain } from "../chain.ts";
+import type { Auditing } from "../filters/audit.ts";
 import type { AnonymousPolicy } from "../filters/authentication.ts";
 import { RequestDeadlines } from "../filters/timeout.ts";
 import { resourceHandler } from "../handlers/resource.ts";
@@ -29,7 +30,11 @@ import type { StartOptions } from "./options.ts";
 import type { ApiRegistries } from "./registries.ts";
 
 /** A server's request handler: the whole chain, for requests on connections it accepts. */
-export type RequestHandler = (req: Request, signal: AbortSignal) => Promise<Response>;
+export type RequestHandler = (
+  req: Request,
+  signal: AbortSignal,
+  remoteAddr?: string,
+) => Promise<Response>;
 
 /** What the handler is built from. */
 export interface HandlerParts {
@@ -93,6 +98,7 @@ export async function buildRequestHandler(
   resources.add("the request deadlines", () => deadlines.stop());
   const authorizer = controllers.authorizer;
   const store = api.store;
+  const auditing: Auditing | undefined = config.audit && { ...config.audit, logger };
   return buildHandlerChain({
     authenticator,
     anonymous,
@@ -107,6 +113,7 @@ export async function buildRequestHandler(
     responseCompression: config.featureGates.get("APIResponseCompression")!,
     bodies: parts.bodies,
     logger,
+    auditing,
     handler: router({
       catalogue: served,
       openapi,

@@ -42,6 +42,9 @@ export interface StartOptions {
   /** An AdmissionConfiguration file (`--admission-control-config-file`): the plugins'
    * configurations. @default none */
   admissionControlConfigFile?: string;
+  /** Auditing (`--audit-policy-file` and `--audit-log-*`): on when both a policy file and a
+   * log path are given. @default off */
+  audit?: AuditOptions;
   /**
    * Client-certificate authentication on the secure port (user = CN, groups = O), verified
    * against `clientCAFile`, else the cluster CA (`<dataDir>/pki/ca.crt`). TLS then ends in a
@@ -94,4 +97,22 @@ export interface StartOptions {
   /** `--service-node-port-range`. @default "30000-32767" */
   serviceNodePortRange?: string;
   logger?: Logger;
+}
+
+/** The audit flags, as `startServer` takes them. */
+export interface AuditOptions {
+  /** `--audit-policy-file`. */
+  policyFile?: string;
+  /** `--audit-log-path`: a file, or `-` for standard output. */
+  logPath?: string;
+  /** `--audit-log-maxage`, days (0: no limit). */
+  logMaxAgeDays?: number;
+  /** `--audit-log-maxbackup` (0: all kept). */
+  logMaxBackups?: number;
+  /** `--audit-log-maxsize`, megabytes (0: 100). */
+  logMaxSizeMB?: number;
+  /** `--audit-log-mode`. @default "blocking" */
+  logMode?: "blocking" | "blocking-strict" | "batch";
+  /** `--audit-log-batch-buffer-size`. @default 10000 */
+  logBatchBufferSize?: number;
 }

@@ -60,7 +60,11 @@ export async function listen(
   let server: ConnectionServer;
   let port = 0;
   try {
-    const handler = (req: Request) => chain(req, shutdown.signal);
+    // The client's address, for audit events: the connection's, or behind the front the one
+    // the front saw.
+    const handler = (req: Request, info?: Deno.ServeHandlerInfo<Deno.NetAddr>) =>
+      chain(req, shutdown.signal, info?.remoteAddr.hostname);
+    const behindFront = (req: Request, peer?: string) => chain(req, shutdown.signal, peer);
     const onError = (err: unknown) => {
       logger.error("unhandled request error", err);
       return new Response("internal error", { status: 500 });
@@ -72,7 +76,7 @@ export async function listen(
       : listenTls(hostname, opts.securePort ?? 0, pki.servingCertPem, pki.servingKeyPem);
     server = new ConnectionServer({
       listener,
-      handler: front ? front.handler(handler) : handler,
+      handler: front ? front.handler(behindFront) : handler,
       onError,
       limits: front ? { ...limits, maxConnectionsPerClient: limits.maxConnections } : limits,
       logger,

@@ -1,0 +1,171 @@
+/**
+ * The audit `Event` (`audit.platform.io/v1`, spec 03) and its building: one event per request,
+ * re-stamped at each stage it is emitted at. Fields are in kube's order, and only what the
+ * level allows is set: `annotations` from Metadata, `requestObject` from Request,
+ * `responseObject` at RequestResponse (neither for non-resource requests).
+ *
+ * @module
+ */
+
+import type { UserInfo } from "../api/mod.ts";
+import type { Level, Stage } from "./policy.ts";
+
+export const AUDIT_EVENT_API_VERSION = "audit.platform.io/v1";
+
+/** kube's audit ObjectReference, with only the fields that are known. */
+export interface ObjectReference {
+  resource?: string;
+  namespace?: string;
+  name?: string;
+  uid?: string;
+  apiGroup?: string;
+  apiVersion?: string;
+  resourceVersion?: string;
+  subresource?: string;
+}
+
+/** The metav1.Status fields an event's `responseStatus` carries. */
+export interface ResponseStatus {
+  metadata: Record<string, never>;
+  status?: "Failure";
+  message?: string;
+  reason?: string;
+  code: number;
+}
+
+export interface AuditEvent {
+  kind: "Event";
+  apiVersion: typeof AUDIT_EVENT_API_VERSION;
+  level: Level;
+  auditID: string;
+  stage: Stage;
+  requestURI: string;
+  verb: string;
+  user: UserInfo;
+  impersonatedUser?: UserInfo;
+  sourceIPs: string[];
+  userAgent?: string;
+  objectRef?: ObjectReference;
+  responseStatus?: ResponseStatus;
+  requestObject?: unknown;
+  responseObject?: unknown;
+  requestReceivedTimestamp: string;
+  stageTimestamp: string;
+  annotations?: Record<string, string>;
+}
+
+/** What the event of one request is made of, as the audit filter knows it when it comes. */
+export interface EventStart {
+  level: Level;
+  auditID: string;
+  requestURI: string;
+  verb: string;
+  user: UserInfo;
+  sourceIPs: string[];
+  userAgent?: string | null;
+  objectRef?: ObjectReference;
+  /** The annotations record the event keeps (authorization and admission write into it). */
+  annotations: Record<string, string>;
+}
+
+/** The event of a request as it comes (stage RequestReceived). */
+export function newEvent(s: EventStart): AuditEvent {
+  const now = microTime();
+  const ev: AuditEvent = {
+    kind: "Event",
+    apiVersion: AUDIT_EVENT_API_VERSION,
+    level: s.level,
+    auditID: s.auditID,
+    stage: "RequestReceived",
+    requestURI: s.requestURI,
+    verb: s.verb,
+    user: s.user,
+    impersonatedUser: undefined,
+    sourceIPs: s.sourceIPs,
+    userAgent: s.userAgent ?? undefined,
+    objectRef: s.objectRef,
+    responseStatus: undefined,
+    requestObject: undefined,
+    responseObject: undefined,
+    requestReceivedTimestamp: now,
+    stageTimestamp: now,
+    annotations: s.annotations,
+  };
+  return ev;
+}
+
+/** The event at `stage`, stamped now: a copy, so that a backend that keeps it (batch mode)
+ * sees it as it was. Empty annotations are left out. */
+export function atStage(ev: AuditEvent, stage: Stage): AuditEvent {
+  const out = { ...ev, stage, stageTimestamp: microTime() };
+  if (ev.annotations) {
+    out.annotations = Object.keys(ev.annotations).length > 0 ? { ...ev.annotations } : undefined;
+  }
+  return out;
+}
+
+/** A successful answer's status, or a failure's in kube's metav1.Status words. */
+export function responseStatusOf(
+  code: number,
+  failure?: { message: string; reason: string },
+): ResponseStatus {
+  if (!failure || code < 400) return { metadata: {}, code };
+  return {
+    metadata: {},
+    status: "Failure",
+    message: failure.message,
+    reason: failure.reason,
+    code,
+  };
+}
+
+/** The client and the proxies it came through: `X-Forwarded-For`'s entries, then the
+ * connection's address (when not already last), as kube's SourceIPs. */
+export function sourceIPsOf(forwardedFor: string | null, remote: string | undefined): string[] {
+  const ips: string[] = [];
+  if (forwardedFor) {
+    for (const part of forwardedFor.split(",")) {
+      const ip = part.trim();
+      if (ip !== "") ips.push(ip);
+    }
+  }
+  if (remote && ips[ips.length - 1] !== remote) ips.push(remote);
+  return ips;
+}
+
+/** An object without `metadata.managedFields` (and a list's items without theirs); the input
+ * is not changed. */
+export function withoutManagedFields(obj: unknown): unknown {
+  if (!obj || typeof obj !== "object" || Array.isArray(obj)) return obj;
+  const o = obj as Record<string, unknown>;
+  let out = o;
+  const meta = o.metadata as Record<string, unknown> | undefined;
+  if (meta && typeof meta === "object" && "managedFields" in meta) {
+    const { managedFields: _, ...rest } = meta;
+    out = { ...o, metadata: rest };
+  }
+  if (Array.isArray(o.items)) {
+    out = { ...out, items: o.items.map(withoutManagedFields) };
+  }
+  return out;
+}
+
+let lastMs = NaN;
+let lastPrefix = "";
+
+/** Now, as kube's metav1.MicroTime: `2026-11-27T10:00:00.123456Z`. */
+export function microTime(): string {
+  const t = performance.timeOrigin + performance.now();
+  return formatMicro(t);
+}
+
+/** A time in milliseconds (with a fraction) as RFC 3339 with six fraction digits. */
+export function formatMicro(t: number): string {
+  const ms = Math.floor(t);
+  const micro = Math.min(999, Math.floor((t - ms) * 1000));
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastPrefix = new Date(ms).toISOString().slice(0, -1);
+  }
+  return `${lastPrefix}${String(micro).padStart(3, "0")}Z`;
+}

@@ -1,0 +1,121 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { silentLogger } from "../api/mod.ts";
+import { atStage, newEvent } from "./event.ts";
+import { backupName, openLogBackend } from "./log_backend.ts";
+
+function event(i: number, padding = 0) {
+  return atStage(
+    newEvent({
+      level: "Metadata",
+      auditID: `id-${i}`,
+      requestURI: `/version?pad=${"x".repeat(padding)}`,
+      verb: "get",
+      user: { username: "u", groups: [] },
+      sourceIPs: [],
+      annotations: {},
+    }),
+    "ResponseComplete",
+  );
+}
+
+async function lines(path: string): Promise<string[]> {
+  return (await Deno.readTextFile(path)).split("\n").filter((l) => l !== "");
+}
+
+Deno.test("audit log: backups are named with the UTC time, as lumberjack's", () => {
+  const t = Date.parse("2026-11-27T10:00:00.123Z");
+  assert.equal(backupName("/var/log/audit.log", t), "/var/log/audit-2026-11-27T10-00-00.123.log");
+  assert.equal(backupName("/var/log/audit", t), "/var/log/audit-2026-11-27T10-00-00.123");
+});
+
+Deno.test("audit log: JSON lines in a 0600 file, rotated by size, backups kept by count and age", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = join(dir, "audit.log");
+    let now = Date.parse("2026-11-20T10:00:00Z");
+    const backend = openLogBackend({
+      path,
+      maxSizeBytes: 1000,
+      maxBackups: 2,
+      maxAgeDays: 3,
+      logger: silentLogger,
+      now: () => now,
+    });
+    assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
+    for (let i = 0; i < 4; i++) backend.process(event(i, 200));
+    // A backup far older than maxage, and one of another log.
+    await Deno.writeTextFile(join(dir, "audit-2026-01-01T00-00-00.000.log"), "old\n");
+    await Deno.writeTextFile(join(dir, "other-2026-01-01T00-00-00.000.log"), "keep\n");
+    for (let i = 4; i < 12; i++) {
+      now += 1000;
+      backend.process(event(i, 200));
+    }
+    await backend.close();
+    const names = [...Deno.readDirSync(dir)].map((e) => e.name).sort();
+    const backups = names.filter((n) => n.startsWith("audit-"));
+    assert.equal(backups.length, 2, names.join(", "));
+    assert.ok(!backups.includes("audit-2026-01-01T00-00-00.000.log"));
+    assert.ok(names.includes("other-2026-01-01T00-00-00.000.log"));
+    for (const name of [...backups, "audit.log"]) {
+      assert.ok((await Deno.stat(join(dir, name))).size <= 1000, name);
+    }
+    const last = await lines(path);
+    assert.equal(JSON.parse(last[last.length - 1]).auditID, "id-11");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("audit log: appends to an existing log", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = join(dir, "audit.log");
+    await Deno.writeTextFile(path, '{"before":true}\n');
+    const backend = openLogBackend({ path, logger: silentLogger });
+    backend.process(event(1));
+    await backend.close();
+    assert.equal((await lines(path)).length, 2);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("audit log: batch mode drops and counts what overflows its buffer, logged once per burst", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = join(dir, "audit.log");
+    const warnings: string[] = [];
+    const logger = { ...silentLogger, warn: (m: string) => void warnings.push(m) };
+    const backend = openLogBackend({ path, mode: "batch", batchBufferSize: 3, logger });
+    for (let i = 0; i < 10; i++) backend.process(event(i));
+    assert.equal(backend.dropped(), 7);
+    assert.equal(warnings.length, 1);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual((await lines(path)).map((l) => JSON.parse(l).auditID), [
+      "id-0",
+      "id-1",
+      "id-2",
+    ]);
+    assert.match(warnings[1], /dropped 7 events/);
+    for (let i = 10; i < 15; i++) backend.process(event(i));
+    assert.equal(backend.dropped(), 9);
+    await backend.close();
+    assert.equal((await lines(path)).length, 6);
+    assert.equal(warnings.filter((w) => w.includes("is full")).length, 2);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("audit log: blocking-strict throws for a RequestReceived event it cannot write, blocking does not", () => {
+  for (const mode of ["blocking", "blocking-strict"] as const) {
+    const backend = openLogBackend({ path: "/dev/full", mode, logger: silentLogger });
+    const ev = event(1);
+    backend.process(ev);
+    const received = { ...ev, stage: "RequestReceived" as const };
+    if (mode === "blocking") backend.process(received);
+    else assert.throws(() => backend.process(received));
+    backend.close();
+  }
+});

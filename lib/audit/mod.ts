@@ -1,0 +1,46 @@
+/**
+ * Auditing: the policy (`--audit-policy-file`), the `Event` and the log backend
+ * (`--audit-log-path`). The server's audit filter (lib/server/filters/audit.ts) asks the policy
+ * about each request and hands the events it builds to the backend.
+ *
+ * @module
+ */
+
+export {
+  AUDIT_POLICY_API_VERSIONS,
+  AUDIT_POLICY_KIND,
+  type AuditAttributes,
+  type AuditDecision,
+  type AuditPolicy,
+  type Level,
+  LEVELS,
+  loadAuditPolicy,
+  parseAuditPolicy,
+  PolicyEvaluator,
+  type PolicyRule,
+  ruleMatches,
+  type Stage,
+  STAGES,
+} from "./policy.ts";
+export {
+  atStage,
+  AUDIT_EVENT_API_VERSION,
+  type AuditEvent,
+  type EventStart,
+  formatMicro,
+  microTime,
+  newEvent,
+  type ObjectReference,
+  type ResponseStatus,
+  responseStatusOf,
+  sourceIPsOf,
+  withoutManagedFields,
+} from "./event.ts";
+export {
+  type AuditBackend,
+  backupName,
+  LOG_MODES,
+  type LogBackendOptions,
+  type LogMode,
+  openLogBackend,
+} from "./log_backend.ts";

@@ -1,0 +1,269 @@
+/**
+ * Audit filter: asks the audit policy about each request and hands the request's events to
+ * the backend, at the stages the policy keeps. It runs right after authentication, as kube's
+ * WithAudit does: the event's `user` is the authenticated user, and `impersonatedUser` the one
+ * impersonation (which runs after) serves the request as. A request at level None costs the
+ * policy's answer and nothing else.
+ *
+ * Stages: RequestReceived before anything else runs; ResponseStarted when a watch's response
+ * starts; ResponseComplete when an answer is made (a watch's: when its stream ends); Panic,
+ * instead of ResponseComplete, when a handler throws something that is not a Status error.
+ * What the level allows is recorded: annotations (authorization's decision and reason,
+ * admission's audit annotations) from Metadata; the request body as decoded from JSON or YAML
+ * from Request, when the handler read it; the response body at RequestResponse (not for watches).
+ */
+
+import { parse as parseYaml } from "yaml";
+import { StatusError } from "../../api/mod.ts";
+import {
+  atStage,
+  type AuditBackend,
+  type AuditDecision,
+  type AuditEvent,
+  newEvent,
+  type ObjectReference,
+  type PolicyEvaluator,
+  responseStatusOf,
+  sourceIPsOf,
+  type Stage,
+  withoutManagedFields,
+} from "../../audit/mod.ts";
+import type { Filter, Handler, RequestContext } from "../context.ts";
+import { internalError, type Logger } from "../../api/mod.ts";
+import type { RequestInfo } from "../request_info.ts";
+
+/** What the filter needs: the policy and where events go. */
+export interface Auditing {
+  policy: PolicyEvaluator;
+  backend: AuditBackend;
+  logger: Logger;
+}
+
+const ANONYMOUS = { username: "system:anonymous", groups: ["system:unauthenticated"] };
+
+export function auditFilter(auditing: Auditing): Filter {
+  return (ctx, next) => {
+    const info = ctx.info;
+    const decision = auditing.policy.evaluate({
+      user: ctx.user,
+      verb: info.verb,
+      resourceRequest: info.isResourceRequest,
+      path: info.path,
+      namespace: info.namespace,
+      apiGroup: info.group,
+      resource: info.resource,
+      subresource: info.subresource,
+      name: info.name,
+    });
+    if (decision.level === "None") return next(ctx);
+    return audited(ctx, next, decision, auditing);
+  };
+}
+
+async function audited(
+  ctx: RequestContext,
+  next: Handler,
+  decision: AuditDecision,
+  auditing: Auditing,
+): Promise<Response> {
+  const { info, req } = ctx;
+  const level = decision.level;
+  const authenticated = ctx.user;
+  const annotations: Record<string, string> = {};
+  const ev = newEvent({
+    level,
+    auditID: ctx.auditID ?? crypto.randomUUID(),
+    requestURI: ctx.url.pathname + ctx.url.search,
+    verb: info.verb,
+    user: authenticated ?? ANONYMOUS,
+    sourceIPs: sourceIPsOf(req.headers.get("x-forwarded-for"), ctx.remoteAddr),
+    userAgent: req.headers.get("user-agent"),
+    objectRef: info.isResourceRequest ? objectRefOf(info) : undefined,
+    annotations,
+  });
+  const recordsRequest = level !== "Metadata" && info.isResourceRequest;
+  ctx.audit = { annotations, keepBody: recordsRequest };
+  const emit = (stage: Stage) => {
+    if (decision.omitStages.has(stage)) return;
+    try {
+      auditing.backend.process(atStage(ev, stage));
+    } catch (err) {
+      // Only blocking-strict throws, and only for RequestReceived.
+      auditing.logger.error(`audit: the request's event could not be written: ${err}`);
+      throw internalError("the audit event of the request could not be written");
+    }
+  };
+  emit("RequestReceived");
+
+  let res: Response;
+  try {
+    res = await next(ctx);
+  } catch (err) {
+    if (ctx.user !== authenticated) ev.impersonatedUser = ctx.user;
+    recordRequest(ev, ctx, decision);
+    if (err instanceof StatusError) {
+      ev.responseStatus = responseStatusOf(err.code, { message: err.message, reason: err.reason });
+      emit("ResponseComplete");
+    } else {
+      ev.responseStatus = {
+        metadata: {},
+        status: "Failure",
+        message: `APIServer panic'd: ${err}`,
+        reason: "InternalError",
+        code: 500,
+      };
+      emit("Panic");
+    }
+    throw err;
+  }
+  if (ctx.user !== authenticated) ev.impersonatedUser = ctx.user;
+  recordRequest(ev, ctx, decision);
+  ev.responseStatus = responseStatusOf(res.status);
+  if (info.verb === "watch" && res.body && res.status < 300) {
+    emit("ResponseStarted");
+    return new Response(untilDone(res.body, () => emit("ResponseComplete")), res);
+  }
+  if (level === "RequestResponse" && info.isResourceRequest && res.body) {
+    const obj = await decodedBody(res.clone());
+    if (obj !== undefined) {
+      ev.responseObject = decision.omitManagedFields ? withoutManagedFields(obj) : obj;
+      fillObjectRef(ev, obj);
+    }
+  }
+  emit("ResponseComplete");
+  return res;
+}
+
+/**
+ * A request refused by authentication never reaches the audit filter: its event is made here,
+ * as kube's failed-authentication audit does, at stage ResponseStarted with no user, the
+ * policy asked about the request without one.
+ */
+export function auditFailedAuthentication(auditing: Auditing, ctx: RequestContext): void {
+  const info = ctx.info;
+  const decision = auditing.policy.evaluate({
+    verb: info.verb,
+    resourceRequest: info.isResourceRequest,
+    path: info.path,
+    namespace: info.namespace,
+    apiGroup: info.group,
+    resource: info.resource,
+    subresource: info.subresource,
+    name: info.name,
+  });
+  if (decision.level === "None" || decision.omitStages.has("ResponseStarted")) return;
+  const req = ctx.req;
+  const ev = newEvent({
+    level: decision.level,
+    auditID: ctx.auditID ?? crypto.randomUUID(),
+    requestURI: ctx.url.pathname + ctx.url.search,
+    verb: info.verb,
+    user: {} as AuditEvent["user"],
+    sourceIPs: sourceIPsOf(req.headers.get("x-forwarded-for"), ctx.remoteAddr),
+    userAgent: req.headers.get("user-agent"),
+    objectRef: info.isResourceRequest ? objectRefOf(info) : undefined,
+    annotations: {},
+  });
+  const scheme = req.headers.get("authorization")?.split(" ")[0]?.toLowerCase();
+  const attempted = scheme ? `attempted: ${scheme}` : "no credentials provided";
+  ev.responseStatus = { metadata: {}, message: `Authentication failed, ${attempted}`, code: 401 };
+  try {
+    auditing.backend.process(atStage(ev, "ResponseStarted"));
+  } catch (err) {
+    auditing.logger.error(`audit: the request's event could not be written: ${err}`);
+  }
+}
+
+/** The request's object, when the level records it and the handler read the body. */
+function recordRequest(ev: AuditEvent, ctx: RequestContext, decision: AuditDecision): void {
+  const bytes = ctx.audit?.body;
+  if (!bytes || bytes.length === 0) return;
+  const type = ctx.req.headers.get("content-type") ?? "";
+  let obj: unknown;
+  try {
+    // JSON and YAML bodies (apply's included); protobuf ones are not recorded.
+    if (type.includes("json")) obj = JSON.parse(new TextDecoder().decode(bytes));
+    else if (type.includes("yaml")) obj = parseYaml(new TextDecoder().decode(bytes));
+    else return;
+  } catch {
+    return;
+  }
+  ev.requestObject = decision.omitManagedFields ? withoutManagedFields(obj) : obj;
+  fillObjectRef(ev, obj);
+}
+
+/** A JSON response body, decoded (gzip undone); undefined for anything else. */
+async function decodedBody(r: Response): Promise<unknown> {
+  const type = r.headers.get("content-type") ?? "";
+  if (!type.includes("json") || !r.body) {
+    await r.body?.cancel().catch(() => {});
+    return undefined;
+  }
+  try {
+    let body = r.body;
+    if (r.headers.get("content-encoding") === "gzip") {
+      body = body.pipeThrough(new DecompressionStream("gzip"));
+    }
+    return JSON.parse(await new Response(body).text());
+  } catch {
+    return undefined;
+  }
+}
+
+/** A created object's name and namespace, when the URL did not have them (as kube's
+ * LogRequestObject fills them). */
+function fillObjectRef(ev: AuditEvent, obj: unknown): void {
+  const ref = ev.objectRef;
+  const meta = (obj as { metadata?: { name?: unknown; namespace?: unknown } })?.metadata;
+  if (!ref || !meta || typeof meta !== "object") return;
+  if (!ref.name && typeof meta.name === "string" && meta.name) ref.name = meta.name;
+  if (!ref.namespace && typeof meta.namespace === "string" && meta.namespace) {
+    ref.namespace = meta.namespace;
+  }
+}
+
+function objectRefOf(info: RequestInfo): ObjectReference {
+  const ref: ObjectReference = {};
+  if (info.resource) ref.resource = info.resource;
+  if (info.namespace) ref.namespace = info.namespace;
+  if (info.name) ref.name = info.name;
+  if (info.group) ref.apiGroup = info.group;
+  ref.apiVersion = info.version;
+  if (info.subresource) ref.subresource = info.subresource;
+  return ref;
+}
+
+/** `body`, calling `done` once when it ends, fails or is cancelled. */
+function untilDone(body: ReadableStream<Uint8Array>, done: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    try {
+      done();
+    } catch {
+      // Logged by the backend.
+    }
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const r = await reader.read();
+        if (r.done) {
+          finish();
+          controller.close();
+        } else {
+          controller.enqueue(r.value);
+        }
+      } catch (err) {
+        finish();
+        controller.error(err);
+      }
+    },
+    cancel(reason) {
+      finish();
+      return reader.cancel(reason);
+    },
+  });
+}
