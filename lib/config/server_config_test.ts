@@ -7,7 +7,7 @@ import { helpText, loadServerConfig } from "./server_config.ts";
 import { DEFAULTS } from "./server_config_fields.ts";
 import { isControllerEnabled } from "./controller_selection.ts";
 import { fieldPath } from "./schema_issues.ts";
-import { load, tempDir, TESTDATA, writeConfig } from "./server_config_testdata.ts";
+import { errorOf, load, tempDir, TESTDATA, writeConfig } from "./server_config_testdata.ts";
 
 Deno.test("defaults apply without flags or file", async () => {
   await using dir = await tempDir();
