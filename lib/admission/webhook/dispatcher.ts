@@ -49,6 +49,10 @@ export interface WebhookEnvironment {
 
 const OPERATIONS = ["CREATE", "UPDATE", "DELETE", "CONNECT"] as const;
 
+/** Audit annotations of mutating webhook calls (kube's keys, in the platform spelling). */
+export const MUTATION_ANNOTATION_PREFIX = "mutation.webhook.admission.platform.io/";
+export const PATCH_ANNOTATION_PREFIX = "patch.webhook.admission.platform.io/";
+
 /** The group of webhook configurations and admission policies. */
 const ADMISSION_CONFIGURATION_GROUP = "admissionregistration.platform.io";
 
@@ -80,14 +84,16 @@ async function mutate(env: WebhookEnvironment, a: AdmissionAttributes): Promise<
   // Which IfNeeded webhooks ran, and whether the object changed after each.
   const reinvoke = new Set<Webhook>();
   const ranIfNeeded: Webhook[] = [];
-  for (const webhook of hooks) {
-    const changed = await callMutating(env, a, webhook);
+  for (const [index, webhook] of hooks.entries()) {
+    const changed = await callMutating(env, a, webhook, { round: 0, index });
     if (changed) { for (const w of ranIfNeeded) if (w !== webhook) reinvoke.add(w); }
     if (changed !== undefined && webhook.reinvocationPolicy === "IfNeeded") {
       ranIfNeeded.push(webhook);
     }
   }
-  for (const webhook of hooks) if (reinvoke.has(webhook)) await callMutating(env, a, webhook);
+  for (const [index, webhook] of hooks.entries()) {
+    if (reinvoke.has(webhook)) await callMutating(env, a, webhook, { round: 1, index });
+  }
 }
 
 /** Calls one mutating webhook if it selects the request. Undefined: not called; else whether
@@ -96,11 +102,28 @@ async function callMutating(
   env: WebhookEnvironment,
   a: AdmissionAttributes,
   webhook: Webhook,
+  at: { round: number; index: number },
 ): Promise<boolean | undefined> {
   const call = await select(env, a, webhook);
   if (!call) return undefined;
   const response = await send(env, a, call);
+  // kube's audit annotations of a mutating webhook's call, in the platform spelling.
+  const key = `round_${at.round}_index_${at.index}`;
+  const who = { configuration: webhook.configuration, webhook: webhook.name };
+  if (response) {
+    a.auditAnnotations[`${MUTATION_ANNOTATION_PREFIX}${key}`] = JSON.stringify({
+      ...who,
+      mutated: Boolean(response.patch?.length),
+    });
+  }
   if (!response?.patch) return false;
+  if (response.patch.length) {
+    a.auditAnnotations[`${PATCH_ANNOTATION_PREFIX}${key}`] = JSON.stringify({
+      ...who,
+      patch: response.patch,
+      patchType: "JSONPatch",
+    });
+  }
   const { target, equivalent } = call.matched;
   let patched: KubeObject;
   try {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  type AdmissionAttributes,
   AdmissionChain,
   mutatingWebhooks,
   validatingWebhooks,
@@ -65,6 +66,7 @@ async function fixture(opts: { authorizer?: Authorizer } = {}) {
     add,
     configs,
     warned,
+    env,
     async [Symbol.asyncDispose]() {
       await hook[Symbol.asyncDispose]();
       client.close();
@@ -382,4 +384,60 @@ Deno.test("webhooks: a mutation that makes the object invalid is refused with th
     fx.registry.update("prod", "b", { metadata: { name: "b" }, data: { x: "y" } }, ALICE, {}),
   );
   assert.match(update.message, /changed by admission webhook "breaker\.example\.com"/);
+});
+
+Deno.test("webhooks: every mutating call leaves kube's audit annotations, the patch with it", async () => {
+  await using fx = await fixture();
+  fx.add("mutating", fx.webhook("/noop"), fx.webhook("/label"));
+  fx.hook.respond = (review, path) =>
+    path === "/label"
+      ? answer(review, {
+        allowed: true,
+        patchType: "JSONPatch",
+        patch: patchOf([{ op: "add", path: "/metadata/labels", value: { a: "b" } }]),
+      })
+      : answer(review, { allowed: true });
+  const a: AdmissionAttributes = {
+    operation: "CREATE",
+    resource: { group: "", version: "v1", resource: "configmaps" },
+    kind: { group: "", version: "v1", kind: "ConfigMap" },
+    subresource: "",
+    namespace: "prod",
+    name: "x",
+    object: { metadata: { name: "x" } },
+    user: ALICE.user,
+    dryRun: false,
+    warnings: [],
+    auditAnnotations: {},
+  };
+  await mutatingWebhooks(fx.env).admit!(a);
+  assert.deepEqual(
+    JSON.parse(a.auditAnnotations["mutation.webhook.admission.platform.io/round_0_index_0"]),
+    {
+      configuration: "cfg-0",
+      webhook: "noop.example.com",
+      mutated: false,
+    },
+  );
+  assert.deepEqual(
+    JSON.parse(a.auditAnnotations["mutation.webhook.admission.platform.io/round_0_index_1"]),
+    {
+      configuration: "cfg-0",
+      webhook: "label.example.com",
+      mutated: true,
+    },
+  );
+  assert.deepEqual(
+    JSON.parse(a.auditAnnotations["patch.webhook.admission.platform.io/round_0_index_1"]),
+    {
+      configuration: "cfg-0",
+      webhook: "label.example.com",
+      patch: [{ op: "add", path: "/metadata/labels", value: { a: "b" } }],
+      patchType: "JSONPatch",
+    },
+  );
+  assert.equal(
+    a.auditAnnotations["patch.webhook.admission.platform.io/round_0_index_0"],
+    undefined,
+  );
 });
