@@ -61,6 +61,24 @@ export async function checkServerConfig(cfg: ServerConfig, naming: FieldNaming):
       );
     }
   }
+  if (cfg.storage === "etcd3" && cfg.etcdServers.length === 0) {
+    throw new ConfigError(
+      `${where("storage")}: etcd3 needs ${
+        fromFlags("storage") ? "--etcd-servers" : "etcdServers"
+      } (etcd client URLs)`,
+    );
+  }
+  for (const field of ["etcdCAFile", "etcdCertFile", "etcdKeyFile"] as const) {
+    const path = cfg[field];
+    if (path !== undefined) await checkReadableFile(path, where(field), shown(field));
+  }
+  if ((cfg.etcdCertFile === undefined) !== (cfg.etcdKeyFile === undefined)) {
+    const [given, missing] = cfg.etcdCertFile !== undefined
+      ? ["etcdCertFile", "etcdKeyFile"] as const
+      : ["etcdKeyFile", "etcdCertFile"] as const;
+    const other = fromFlags(given) ? `--${flagOf(missing)}` : missing;
+    throw new ConfigError(`${where(given)}: ${other} must be given too`);
+  }
   for (const [certField, keyField] of pairs) {
     if ((cfg[certField] === undefined) !== (cfg[keyField] === undefined)) {
       const [given, missing] = cfg[certField] !== undefined

@@ -56,6 +56,12 @@ export const fileSchema = z.strictObject({
   runtimeConfig: z.union([z.string(), z.record(z.string(), z.boolean())]).optional(),
   featureGates: z.record(z.string(), z.boolean()).optional(),
   storage: z.enum(STORAGE_BACKENDS).optional(),
+  etcdServers: z.array(z.string()).optional(),
+  etcdPrefix: z.string().optional(),
+  etcdCAFile: z.string().optional(),
+  etcdCertFile: z.string().optional(),
+  etcdKeyFile: z.string().optional(),
+  etcdCompactionInterval: z.string().optional(),
   historyRetention: z.string().optional(),
   controllers: z.array(z.string()).optional(),
   serviceClusterIPRange: z.string().optional(),
@@ -101,6 +107,9 @@ export const OPTIONAL_PATHS = [
   "clientCAFile",
   "auditPolicyFile",
   "auditLogPath",
+  "etcdCAFile",
+  "etcdCertFile",
+  "etcdKeyFile",
   ...SIGNING_FILE_FIELDS,
 ] as const;
 export type PathField = typeof OPTIONAL_PATHS[number];

@@ -86,6 +86,12 @@ export interface Settings {
   runtimeConfig: Map<string, boolean>;
   featureGates: Map<string, boolean>;
   storage: StorageBackend;
+  etcdServers: string[];
+  etcdPrefix: string;
+  etcdCAFile: string;
+  etcdCertFile: string;
+  etcdKeyFile: string;
+  etcdCompactionInterval: number;
   historyRetention: number;
   controllers: string[];
   serviceClusterIPRange: string;
@@ -149,6 +155,9 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "admissionControlConfigFile":
     case "encryptionProviderConfig":
     case "clientCAFile":
+    case "etcdCAFile":
+    case "etcdCertFile":
+    case "etcdKeyFile":
     case "clusterSigningCertFile":
     case "clusterSigningKeyFile":
     case "clusterSigningApiserverClientCertFile":
@@ -195,6 +204,15 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "storage":
       values.storage = parseEnum(one, STORAGE_BACKENDS);
       break;
+    case "etcdServers":
+      values.etcdServers = dedupe(texts.flatMap(splitList).map(parseEtcdServer));
+      break;
+    case "etcdPrefix":
+      values.etcdPrefix = parseEtcdPrefix(one);
+      break;
+    case "etcdCompactionInterval":
+      values.etcdCompactionInterval = parseDuration(one);
+      break;
     case "logLevel":
       values.logLevel = parseEnum(one, LOG_LEVELS);
       break;
@@ -231,6 +249,29 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
       values.auditLogBatchBufferSize = positiveCount(one);
       break;
   }
+}
+
+/** An etcd client URL: `http(s)://host:port` (a bare `host:port` is taken as http). */
+function parseEtcdServer(text: string): string {
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`;
+  let url: URL;
+  try {
+    url = new URL(withScheme);
+  } catch {
+    throw new Error(`"${text}" is not a URL (http://host:port or https://host:port)`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new Error(`"${text}": etcd servers are http:// or https:// URLs`);
+  }
+  if (!url.hostname) throw new Error(`"${text}" has no host`);
+  return `${url.protocol}//${url.host}`;
+}
+
+/** An etcd key prefix: starts with "/", no trailing "/" (but "/" alone is fine). */
+function parseEtcdPrefix(text: string): string {
+  const t = text.trim();
+  if (!t.startsWith("/")) throw new Error(`"${text}" must start with "/"`);
+  return t.length > 1 ? t.replace(/\/+$/, "") : t;
 }
 
 function parsePath(text: string, base: string): string {

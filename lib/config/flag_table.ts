@@ -214,7 +214,50 @@ export const FLAGS: readonly FlagSpec[] = [
     kind: "enum",
     values: STORAGE_BACKENDS,
     defaultText: "file",
-    help: "Storage backend: file (durable, under --data-dir) or memory (lost on exit).",
+    help: "Storage backend: file (durable, under --data-dir), memory (lost on exit) or " +
+      "etcd3 (etcd v3 at --etcd-servers, shared by every server on the same --etcd-prefix).",
+  },
+  {
+    name: "etcd-servers",
+    field: "etcdServers",
+    kind: "list",
+    repeatable: true,
+    help: "etcd client URLs for --storage=etcd3 (http://host:port or https://host:port), " +
+      "comma-separated; the first that answers is used.",
+  },
+  {
+    name: "etcd-prefix",
+    field: "etcdPrefix",
+    kind: "string",
+    defaultText: "/registry",
+    help: "Where the server's /registry tree lives in etcd: /registry keeps the keys as the " +
+      "server names them; /a/registry puts them under /a; another prefix P gives P/registry/….",
+  },
+  {
+    name: "etcd-cafile",
+    field: "etcdCAFile",
+    kind: "path",
+    help: "CA bundle that verifies https:// etcd servers.",
+  },
+  {
+    name: "etcd-certfile",
+    field: "etcdCertFile",
+    kind: "path",
+    help: "Client certificate presented to etcd (with --etcd-keyfile).",
+  },
+  {
+    name: "etcd-keyfile",
+    field: "etcdKeyFile",
+    kind: "path",
+    help: "Private key of --etcd-certfile.",
+  },
+  {
+    name: "etcd-compaction-interval",
+    field: "etcdCompactionInterval",
+    kind: "duration",
+    defaultText: "5m",
+    help: "How often etcd's history is compacted (to the revision of the previous round); 0 " +
+      "disables.",
   },
   {
     name: "encryption-provider-config",

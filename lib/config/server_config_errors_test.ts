@@ -32,7 +32,13 @@ Deno.test("flag errors name the flag and the value", async () => {
       '--bind-address: "not an address" is not an IP address or DNS name',
     ],
     [["--tls-san=ok.example,bad_name"], '--tls-san: "bad_name" is not an IP address or DNS name'],
-    [["--storage=disk"], '--storage: "disk" is not one of "file", "memory"'],
+    [["--storage=disk"], '--storage: "disk" is not one of "file", "memory", "etcd3"'],
+    [["--storage=etcd3"], "--storage: etcd3 needs --etcd-servers (etcd client URLs)"],
+    [
+      ["--etcd-servers=ftp://x:1"],
+      '--etcd-servers: "ftp://x:1": etcd servers are http:// or https:// URLs',
+    ],
+    [["--etcd-prefix=registry"], '--etcd-prefix: "registry" must start with "/"'],
     [["--log-level=trace"], '--log-level: "trace" is not one of "debug", "info", "warn", "error"'],
     [
       ["--history-retention=5 minutes"],
@@ -115,7 +121,10 @@ Deno.test("file errors name the file and the field path", async () => {
     ["securePort: 1.5\n", "c.yaml: securePort: 1.5 is not a port number (0-65535)"],
     ["data-dir: /x\n", 'c.yaml: data-dir: unknown field (did you mean "dataDir"?)'],
     ["bogus: 1\n", "c.yaml: bogus: unknown field"],
-    ["storage: disk\n", 'c.yaml: storage: expected one of "file", "memory", got "disk"'],
+    [
+      "storage: disk\n",
+      'c.yaml: storage: expected one of "file", "memory", "etcd3", got "disk"',
+    ],
     ["logLevel: 3\n", 'c.yaml: logLevel: expected one of "debug", "info", "warn", "error", got 3'],
     ["tlsSANs: a.example\n", 'c.yaml: tlsSANs: expected a list, got "a.example"'],
     [

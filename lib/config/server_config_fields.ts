@@ -27,7 +27,7 @@ export const CONFIG_KIND = "ServerConfiguration";
  * does not import lib/storage (a folder of its own layer): a new backend adds its name here and
  * registers itself in lib/storage (`registerStorageBackend`), which opens it by this name.
  */
-export const STORAGE_BACKENDS = ["file", "memory"] as const;
+export const STORAGE_BACKENDS = ["file", "memory", "etcd3"] as const;
 export type StorageBackend = typeof STORAGE_BACKENDS[number];
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 export type LogLevel = typeof LOG_LEVELS[number];
@@ -87,6 +87,15 @@ export interface ServerConfig {
   /** Every known feature gate with its effective value (defaults, AllAlpha/AllBeta applied). */
   featureGates: Map<string, boolean>;
   storage: StorageBackend;
+  /** etcd client URLs (`--storage=etcd3`). */
+  etcdServers: string[];
+  /** Where the server's `/registry` tree lives in etcd. */
+  etcdPrefix: string;
+  etcdCAFile?: string;
+  etcdCertFile?: string;
+  etcdKeyFile?: string;
+  /** Milliseconds; 0 disables. */
+  etcdCompactionInterval: number;
   /** Milliseconds. */
   historyRetention: number;
   /** Controller selection in kube syntax, e.g. `["*", "-csrsigning"]`. */
@@ -133,6 +142,8 @@ export const DEFAULTS = {
   securePort: 6443,
   kubernetesGroupNames: true,
   storage: "file" as StorageBackend,
+  etcdPrefix: "/registry",
+  etcdCompactionInterval: 5 * 60_000,
   historyRetention: 5 * 60_000,
   controllers: ["*"],
   serviceClusterIPRange: DEFAULT_SERVICE_CLUSTER_IP_RANGE,

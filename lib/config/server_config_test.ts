@@ -19,6 +19,9 @@ Deno.test("defaults apply without flags or file", async () => {
     kubernetesGroupNames: true,
     tlsSANs: [],
     enableAdmissionPlugins: [],
+    etcdCompactionInterval: 300_000,
+    etcdPrefix: "/registry",
+    etcdServers: [],
     disableAdmissionPlugins: [],
     runtimeConfig: new Map(),
     featureGates: new Map([

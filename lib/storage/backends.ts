@@ -14,6 +14,7 @@ import type { Clock } from "../api/mod.ts";
 import { FileStore } from "./file.ts";
 import type { StoreLogger } from "./logger.ts";
 import { MemoryStore } from "./memory.ts";
+import { EtcdStore } from "./etcd/store.ts";
 import type { Store } from "./store.ts";
 import type { ValueTransformer } from "./transformer.ts";
 
@@ -35,6 +36,14 @@ export interface BackendOptions {
   /** Encryption at rest: how values are stored and read back. Durable backends apply it;
    * the memory backend keeps values as given. @default values stored in clear */
   transformer?: ValueTransformer;
+  /** The `etcd3` backend: client URLs (`--etcd-servers`); required there. */
+  etcdServers?: string[];
+  /** The `etcd3` backend: prepended to every store key to make the etcd key. @default "" */
+  etcdKeyPrefix?: string;
+  /** The `etcd3` backend: TLS material (PEM) for `https://` servers. */
+  etcdTls?: { ca?: Uint8Array; cert?: Uint8Array; key?: Uint8Array };
+  /** The `etcd3` backend: how often etcd is compacted; 0 disables. @default 300_000 */
+  etcdCompactionIntervalMs?: number;
 }
 
 /** A storage backend the server can be configured to use (`--storage=<name>`). */
@@ -134,4 +143,26 @@ registerStorageBackend({
     Promise.resolve(
       new MemoryStore({ historyRetentionMs, compactionIntervalMs, watchBufferSize, clock }),
     ),
+});
+
+registerStorageBackend({
+  name: "etcd3",
+  description: "etcd v3 (--etcd-servers): durable, shared by every server on the same prefix",
+  durable: true,
+  open: async (opts) => {
+    if (!opts.etcdServers?.length) {
+      throw new Error('The "etcd3" storage backend needs etcd servers (--etcd-servers)');
+    }
+    return await EtcdStore.open({
+      endpoints: opts.etcdServers,
+      keyPrefix: opts.etcdKeyPrefix,
+      tls: opts.etcdTls,
+      historyRetentionMs: opts.historyRetentionMs,
+      compactionIntervalMs: opts.compactionIntervalMs,
+      etcdCompactionIntervalMs: opts.etcdCompactionIntervalMs,
+      watchBufferSize: opts.watchBufferSize,
+      clock: opts.clock,
+      logger: opts.logger,
+    });
+  },
 });

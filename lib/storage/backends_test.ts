@@ -50,14 +50,18 @@ Deno.test("the file backend needs a directory", async () => {
 
 Deno.test("an unknown backend is an error listing the known ones", async () => {
   await assert.rejects(
-    openStore({ backend: "etcd3" }),
+    openStore({ backend: "etcd2" }),
     (err: Error) => {
-      assert.match(err.message, /Unknown storage backend "etcd3"/);
-      assert.match(err.message, /file, memory/);
+      assert.match(err.message, /Unknown storage backend "etcd2"/);
+      assert.match(err.message, /file, memory, etcd3/);
       return true;
     },
   );
-  assert.throws(() => storageBackend("nope"), /the known backends are file, memory/);
+  assert.throws(() => storageBackend("nope"), /the known backends are file, memory, etcd3/);
+});
+
+Deno.test("the etcd3 backend needs servers", async () => {
+  await assert.rejects(openStore({ backend: "etcd3" }), /needs etcd servers/);
 });
 
 Deno.test("a registered backend is found by name and opened with the options", async () => {

@@ -190,7 +190,7 @@ export abstract class Engine implements Store {
       const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
       if (rev !== this.#revision) {
         return Promise.resolve(
-          this.#listAt(prefix, rev, {
+          listAt(this.#index, this.#history, prefix, rev, {
             after: opts.after,
             limit,
             countRemaining: opts.countRemaining ?? true,
@@ -207,54 +207,6 @@ export abstract class Engine implements Store {
     } catch (err) {
       return Promise.reject(err);
     }
-  }
-
-  /** Merges the live keys with the keys that changed since `rev`, as of `rev`. */
-  #listAt(
-    prefix: string,
-    rev: number,
-    opts: { after: string | undefined; limit: number; countRemaining: boolean },
-  ): ListResult {
-    const index = this.#index;
-    const h = this.#history;
-    const live = index.range(prefix, opts.after);
-    const hist = h.changedRange(prefix, opts.after);
-    let i = live.start;
-    let j = hist.start;
-    /** The next key's state as of `rev` (skipping keys that did not exist then). */
-    const next = (): KeyValue | undefined => {
-      while (i < live.end || j < hist.end) {
-        const liveKey = i < live.end ? index.keyAt(i) : undefined;
-        const histKey = j < hist.end ? h.changedKeyAt(j) : undefined;
-        if (histKey === undefined || (liveKey !== undefined && liveKey < histKey)) {
-          return index.valueAt(i++); // unchanged since before rev
-        }
-        if (liveKey === histKey) i++;
-        j++;
-        const kv = h.stateAt(histKey, { revision: rev, live: index.get(histKey) });
-        if (kv) return kv;
-      }
-      return undefined;
-    };
-    const items: KeyValue[] = [];
-    while (items.length < opts.limit) {
-      const kv = next();
-      if (!kv) break;
-      items.push(kv);
-    }
-    if (!opts.countRemaining) {
-      // Paging callers that know the total ask only whether anything is left: one more step
-      // instead of a pass over every changed key after the page (which made paging O(n²)).
-      return { items, revision: rev, remaining: next() ? 1 : 0 };
-    }
-    // Live keys not yet visited, corrected by the changed keys not yet visited.
-    let remaining = live.end - i;
-    for (; j < hist.end; j++) {
-      const key = h.changedKeyAt(j);
-      const then = h.stateAt(key, { revision: rev, live: index.get(key) }) ? 1 : 0;
-      remaining += then - (index.has(key) ? 1 : 0);
-    }
-    return { items, revision: rev, remaining };
   }
 
   /** Number of keys under `prefix` at the latest revision. */
@@ -563,6 +515,57 @@ export abstract class Engine implements Store {
     }
     return revision;
   }
+}
+
+/**
+ * The keys under `prefix` as of `rev`: merges the live keys with the keys that changed since
+ * `rev` (shared by the embedded engine and the etcd backend's mirror).
+ */
+export function listAt(
+  index: KeyIndex,
+  h: History,
+  prefix: string,
+  rev: number,
+  opts: { after: string | undefined; limit: number; countRemaining: boolean },
+): ListResult {
+  const live = index.range(prefix, opts.after);
+  const hist = h.changedRange(prefix, opts.after);
+  let i = live.start;
+  let j = hist.start;
+  /** The next key's state as of `rev` (skipping keys that did not exist then). */
+  const next = (): KeyValue | undefined => {
+    while (i < live.end || j < hist.end) {
+      const liveKey = i < live.end ? index.keyAt(i) : undefined;
+      const histKey = j < hist.end ? h.changedKeyAt(j) : undefined;
+      if (histKey === undefined || (liveKey !== undefined && liveKey < histKey)) {
+        return index.valueAt(i++); // unchanged since before rev
+      }
+      if (liveKey === histKey) i++;
+      j++;
+      const kv = h.stateAt(histKey, { revision: rev, live: index.get(histKey) });
+      if (kv) return kv;
+    }
+    return undefined;
+  };
+  const items: KeyValue[] = [];
+  while (items.length < opts.limit) {
+    const kv = next();
+    if (!kv) break;
+    items.push(kv);
+  }
+  if (!opts.countRemaining) {
+    // Paging callers that know the total ask only whether anything is left: one more step
+    // instead of a pass over every changed key after the page (which made paging O(n²)).
+    return { items, revision: rev, remaining: next() ? 1 : 0 };
+  }
+  // Live keys not yet visited, corrected by the changed keys not yet visited.
+  let remaining = live.end - i;
+  for (; j < hist.end; j++) {
+    const key = h.changedKeyAt(j);
+    const then = h.stateAt(key, { revision: rev, live: index.get(key) }) ? 1 : 0;
+    remaining += then - (index.has(key) ? 1 : 0);
+  }
+  return { items, revision: rev, remaining };
 }
 
 function conflict(key: string, current: KeyValue, expected: number): StoreError {

@@ -34,4 +34,6 @@ export {
 } from "./backends.ts";
 
 export { writeFileAtomic } from "./fsutil.ts";
+export { etcdKeyPrefix, EtcdStore, type EtcdStoreOptions } from "./etcd/store.ts";
+export { EtcdUnavailableError } from "./etcd/client.ts";
 export { unreadableReason, unreadableStored, unreadableValue } from "./transformer.ts";

@@ -17,6 +17,16 @@ export interface StartOptions {
   /** The storage backend by name (`storageBackendNames()` of lib/storage: `file`, `memory`,
    * or one registered with `registerStorageBackend`). @default "file" */
   storage?: string;
+  /** `storage: "etcd3"`: etcd client URLs (required there). */
+  etcdServers?: string[];
+  /** `storage: "etcd3"`: where the server's `/registry` tree lives in etcd. @default "/registry" */
+  etcdPrefix?: string;
+  /** `storage: "etcd3"`: CA bundle, client certificate and key files for https:// servers. */
+  etcdCAFile?: string;
+  etcdCertFile?: string;
+  etcdKeyFile?: string;
+  /** `storage: "etcd3"`: how often etcd is compacted; 0 disables. @default 300_000 */
+  etcdCompactionIntervalMs?: number;
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
   tlsSANs?: string[];

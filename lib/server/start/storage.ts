@@ -6,7 +6,15 @@
 
 import { ensureContinueKey } from "../../certificates/mod.ts";
 import { ConfigError } from "../../config/mod.ts";
-import { openStore, storageBackend, type Store, StoreLockedError } from "../../storage/mod.ts";
+import {
+  type BackendOptions,
+  etcdKeyPrefix,
+  EtcdUnavailableError,
+  openStore,
+  storageBackend,
+  type Store,
+  StoreLockedError,
+} from "../../storage/mod.ts";
 import type { Logger } from "../../api/mod.ts";
 import type { Configuration } from "./configuration.ts";
 import type { OpenResources } from "./open_resources.ts";
@@ -30,20 +38,50 @@ export async function openStorage(
 ): Promise<Storage> {
   const historyRetentionMs = opts.historyRetentionMs ?? 5 * 60_000;
   const backend = storageBackend(opts.storage ?? "file");
+  if (backend.name === "etcd3" && !opts.etcdServers?.length) {
+    throw new ConfigError("--storage: etcd3 needs --etcd-servers (etcd client URLs)");
+  }
   const store: Store = await openStore({
     backend: backend.name,
     dir: `${dataDir}/store`,
     historyRetentionMs,
     logger,
     transformer: config.encryption,
+    ...await etcdOptions(opts),
   }).catch((err) => {
     // A start-up problem of the user's, said in one line (main exits 2).
     if (err instanceof StoreLockedError) {
       throw new ConfigError(`--data-dir: ${dataDir} is in use by another platform server`);
+    }
+    if (err instanceof EtcdUnavailableError) {
+      throw new ConfigError(`--etcd-servers: ${err.message}`);
     }
     throw err;
   });
   resources.add("the store", () => store.close());
   const continueKey = backend.durable ? await ensureContinueKey(dataDir) : undefined;
   return { store, continueKey };
+}
+
+/** The etcd3 backend's options from the start options (nothing for other backends). */
+async function etcdOptions(opts: StartOptions): Promise<BackendOptions> {
+  if (opts.storage !== "etcd3") return {};
+  const read = async (path: string | undefined, flag: string) => {
+    if (path === undefined) return undefined;
+    try {
+      return await Deno.readFile(path);
+    } catch (err) {
+      throw new ConfigError(`--${flag}: cannot read ${path}: ${(err as Error).message}`);
+    }
+  };
+  return {
+    etcdServers: opts.etcdServers,
+    etcdKeyPrefix: etcdKeyPrefix(opts.etcdPrefix ?? "/registry"),
+    etcdTls: {
+      ca: await read(opts.etcdCAFile, "etcd-cafile"),
+      cert: await read(opts.etcdCertFile, "etcd-certfile"),
+      key: await read(opts.etcdKeyFile, "etcd-keyfile"),
+    },
+    etcdCompactionIntervalMs: opts.etcdCompactionIntervalMs,
+  };
 }
