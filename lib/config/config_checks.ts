@@ -90,6 +90,7 @@ export async function checkServerConfig(cfg: ServerConfig, naming: FieldNaming):
       "admissionControlConfigFile",
       "encryptionProviderConfig",
       "auditPolicyFile",
+      "auditWebhookConfigFile",
     ] as const
   ) {
     const path = cfg[field];
