@@ -161,6 +161,8 @@ class WebhookBatchBackend {
   #closed = false;
   /** Aborts the POST and backoff under way when close() runs out of time. */
   readonly #abort = new AbortController();
+  /** Ends a backoff under way when close() starts. */
+  readonly #wake = new AbortController();
 
   constructor(opts: WebhookBackendOptions) {
     this.#post = opts.post;
@@ -274,10 +276,12 @@ class WebhookBatchBackend {
     for (let attempt = 0; attempt <= this.#retries; attempt++) {
       if (attempt > 0) {
         // Closing: what is left goes out now, with no backoff to wait out.
-        if (!this.#closed) await sleep(wait, this.#abort.signal);
+        if (!this.#closed) await sleep(wait, this.#wake.signal);
         wait *= 2;
       }
       if (this.#abort.signal.aborted) break;
+      // An attempt made while closing is the last one.
+      const final = this.#closed;
       try {
         await sendOnce(this.#post, body, this.#timeout, this.#abort.signal);
         return;
@@ -290,7 +294,7 @@ class WebhookBatchBackend {
           );
         }
       }
-      if (this.#closed) break;
+      if (final) break;
     }
     this.#dropped += count;
     this.#logger.error(`audit webhook: dropped a batch of ${count} events: ${message(last)}`);
@@ -299,6 +303,7 @@ class WebhookBatchBackend {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#wake.abort();
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     let timer: ReturnType<typeof setTimeout> | undefined;

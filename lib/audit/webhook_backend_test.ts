@@ -251,3 +251,20 @@ Deno.test("audit: the union backend gives each event to each backend", async () 
   assert.deepEqual(c.got[0].ids, ["id-1"]);
   await u.close();
 });
+
+Deno.test("audit webhook: close ends a backoff under way and tries the batch once more", async () => {
+  const hook = receiver((n) => (n === 0 ? 500 : 200));
+  const b = openWebhookBackend({
+    post: hook.post,
+    maxBatchSize: 1,
+    initialBackoffMs: 60_000,
+    logger: recordingLogger(),
+  });
+  b.process(event(1));
+  await until(() => hook.posts() === 1);
+  const start = Date.now();
+  await b.close();
+  assert.ok(Date.now() - start < 1000);
+  assert.equal(hook.posts(), 2);
+  assert.equal(b.dropped(), 0);
+});
