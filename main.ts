@@ -27,6 +27,7 @@ import { SERVICE_ACCOUNT_ISSUER } from "./lib/auth/service_account_tokens.ts";
 import { loadEncryptionConfig } from "./lib/encryption/mod.ts";
 import { loadAdmissionSettings } from "./lib/admission/mod.ts";
 import { loadAuditPolicy } from "./lib/audit/mod.ts";
+import { connectionFromKubeconfig } from "./lib/auth/mod.ts";
 
 const USAGE = `platform ${PLATFORM_VERSION}: a small Kubernetes-style API server
 
@@ -104,6 +105,13 @@ async function checkAccessConfigFiles(config: ServerConfig): Promise<void> {
   }
   await loadAdmissionSettings(admissionOptions(config));
   if (config.auditPolicyFile !== undefined) await loadAuditPolicy(config.auditPolicyFile);
+  if (config.auditWebhookConfigFile !== undefined) {
+    await connectionFromKubeconfig(config.auditWebhookConfigFile).catch((err) => {
+      throw new ConfigError(
+        `--audit-webhook-config-file: ${err instanceof Error ? err.message : err}`,
+      );
+    });
+  }
 }
 
 /** The admission flags as `startServer` and `loadAdmissionSettings` take them. */
@@ -158,6 +166,12 @@ async function serve(config: ServerConfig): Promise<number> {
         logMaxSizeMB: config.auditLogMaxsize,
         logMode: config.auditLogMode,
         logBatchBufferSize: config.auditLogBatchBufferSize,
+        webhookConfigFile: config.auditWebhookConfigFile,
+        webhookMode: config.auditWebhookMode,
+        webhookBatchBufferSize: config.auditWebhookBatchBufferSize,
+        webhookBatchMaxSize: config.auditWebhookBatchMaxSize,
+        webhookBatchMaxWaitMs: config.auditWebhookBatchMaxWait,
+        webhookInitialBackoffMs: config.auditWebhookInitialBackoff,
       },
       encryptionProviderConfigFile: config.encryptionProviderConfig,
       ...clusterSigningFiles(config),

@@ -26,9 +26,9 @@ export type LogMode = AuditLogMode;
 
 /** Where events go. */
 export interface AuditBackend {
-  /** Takes one event. Throws only when the event must fail its request (blocking-strict,
-   * RequestReceived). */
-  process(ev: AuditEvent): void;
+  /** Takes one event; a promise when the request waits for it (a blocking webhook). Throws (or
+   * rejects) only when the event must fail its request (blocking-strict, RequestReceived). */
+  process(ev: AuditEvent): void | Promise<void>;
   /** Writes what is queued and closes. */
   close(): Promise<void>;
 }
@@ -68,6 +68,36 @@ interface Sink {
   writeSync(bytes: Uint8Array): void;
   write(bytes: Uint8Array): Promise<void>;
   close(): void;
+}
+
+/** Events to each of `backends` (the log and the webhook): a failure of one that must fail
+ * the request does, once the others have the event. */
+export function unionBackend(backends: AuditBackend[]): AuditBackend {
+  if (backends.length === 1) return backends[0];
+  return {
+    process(ev) {
+      const errors: unknown[] = [];
+      const waits: Promise<void>[] = [];
+      for (const b of backends) {
+        try {
+          const r = b.process(ev);
+          if (r) waits.push(r.catch((err) => void errors.push(err)));
+        } catch (err) {
+          errors.push(err);
+        }
+      }
+      if (waits.length === 0) {
+        if (errors.length > 0) throw errors[0];
+        return;
+      }
+      return Promise.all(waits).then(() => {
+        if (errors.length > 0) throw errors[0];
+      });
+    },
+    async close() {
+      await Promise.all(backends.map((b) => b.close()));
+    },
+  };
 }
 
 function stdoutSink(): Sink {

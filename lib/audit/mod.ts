@@ -1,7 +1,8 @@
 /**
- * Auditing: the policy (`--audit-policy-file`), the `Event` and the log backend
- * (`--audit-log-path`). The server's audit filter (lib/server/filters/audit.ts) asks the policy
- * about each request and hands the events it builds to the backend.
+ * Auditing: the policy (`--audit-policy-file`), the `Event`, the log backend
+ * (`--audit-log-path`) and the webhook backend (`--audit-webhook-config-file`). The server's
+ * audit filter (lib/server/filters/audit.ts) asks the policy about each request and hands the
+ * events it builds to the backends.
  *
  * @module
  */
@@ -43,4 +44,14 @@ export {
   type LogBackendOptions,
   type LogMode,
   openLogBackend,
+  unionBackend,
 } from "./log_backend.ts";
+export {
+  eventList,
+  httpPost,
+  MAX_BATCH_BYTES,
+  openWebhookBackend,
+  RETRIES,
+  type WebhookBackendOptions,
+  type WebhookPost,
+} from "./webhook_backend.ts";

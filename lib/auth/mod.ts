@@ -37,3 +37,4 @@ export {
   type Verification,
   type VerifiedClient,
 } from "./x509.ts";
+export { connectionFromKubeconfig, type WebhookConnection } from "./webhook_connection.ts";

@@ -108,6 +108,7 @@ export async function checkServerConfig(cfg: ServerConfig, naming: FieldNaming):
       "admissionControlConfigFile",
       "encryptionProviderConfig",
       "auditPolicyFile",
+      "auditWebhookConfigFile",
     ] as const
   ) {
     const path = cfg[field];

@@ -82,6 +82,12 @@ export const fileSchema = z.strictObject({
   auditLogMaxsize: z.number().optional(),
   auditLogMode: z.enum(AUDIT_LOG_MODES).optional(),
   auditLogBatchBufferSize: z.number().optional(),
+  auditWebhookConfigFile: z.string().optional(),
+  auditWebhookMode: z.enum(AUDIT_LOG_MODES).optional(),
+  auditWebhookBatchBufferSize: z.number().optional(),
+  auditWebhookBatchMaxSize: z.number().optional(),
+  auditWebhookBatchMaxWait: z.string().optional(),
+  auditWebhookInitialBackoff: z.string().optional(),
 });
 
 export type FileConfig = z.infer<typeof fileSchema>;
@@ -110,6 +116,7 @@ export const OPTIONAL_PATHS = [
   "etcdCAFile",
   "etcdCertFile",
   "etcdKeyFile",
+  "auditWebhookConfigFile",
   ...SIGNING_FILE_FIELDS,
 ] as const;
 export type PathField = typeof OPTIONAL_PATHS[number];

@@ -118,6 +118,12 @@ export interface Settings {
   auditLogMaxsize: number;
   auditLogMode: AuditLogMode;
   auditLogBatchBufferSize: number;
+  auditWebhookConfigFile: string;
+  auditWebhookMode: AuditLogMode;
+  auditWebhookBatchBufferSize: number;
+  auditWebhookBatchMaxSize: number;
+  auditWebhookBatchMaxWait: number;
+  auditWebhookInitialBackoff: number;
 }
 
 export function flagOf(field: Field): string {
@@ -167,13 +173,15 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "clusterSigningNodeagentServingCertFile":
     case "clusterSigningNodeagentServingKeyFile":
     case "auditPolicyFile":
+    case "auditWebhookConfigFile":
       values[field] = parsePath(one, base);
       break;
     case "auditLogPath":
       values.auditLogPath = one === "-" ? "-" : parsePath(one, base);
       break;
     case "auditLogMode":
-      values.auditLogMode = parseEnum(one, AUDIT_LOG_MODES);
+    case "auditWebhookMode":
+      values[field] = parseEnum(one, AUDIT_LOG_MODES);
       break;
     case "anonymousAuth":
     case "kubernetesGroupNames":
@@ -227,6 +235,8 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "historyRetention":
     case "requestTimeout":
     case "clusterSigningDuration":
+    case "auditWebhookBatchMaxWait":
+    case "auditWebhookInitialBackoff":
       values[field] = positiveDuration(one);
       break;
     case "shutdownTimeout":
@@ -246,7 +256,9 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
       values[field] = parseCount(one);
       break;
     case "auditLogBatchBufferSize":
-      values.auditLogBatchBufferSize = positiveCount(one);
+    case "auditWebhookBatchBufferSize":
+    case "auditWebhookBatchMaxSize":
+      values[field] = positiveCount(one);
       break;
   }
 }
@@ -365,7 +377,9 @@ function setFromFile(
       values[field] = parseCount(value as number);
       return;
     case "auditLogBatchBufferSize":
-      values.auditLogBatchBufferSize = positiveCount(value as number);
+    case "auditWebhookBatchBufferSize":
+    case "auditWebhookBatchMaxSize":
+      values[field] = positiveCount(value as number);
       return;
     case "anonymousAuth":
     case "kubernetesGroupNames":

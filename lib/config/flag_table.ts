@@ -418,6 +418,53 @@ export const FLAGS: readonly FlagSpec[] = [
     defaultText: "10000",
     help: "Events the batch mode queues at most.",
   },
+  {
+    name: "audit-webhook-config-file",
+    field: "auditWebhookConfigFile",
+    kind: "path",
+    help: "Kubeconfig of the audit webhook: the cluster's server (the URL EventList batches " +
+      "are POSTed to) and CA, the user's client certificate and key or token.",
+  },
+  {
+    name: "audit-webhook-mode",
+    field: "auditWebhookMode",
+    kind: "enum",
+    values: AUDIT_LOG_MODES,
+    defaultText: "batch",
+    help: "batch: events are sent in batches in the background, dropped (and counted) when " +
+      "the buffer is full; blocking: each event is sent before the request goes on; " +
+      "blocking-strict: also, a request whose first event cannot be sent fails.",
+  },
+  {
+    name: "audit-webhook-batch-buffer-size",
+    field: "auditWebhookBatchBufferSize",
+    kind: "int",
+    defaultText: "10000",
+    help: "Events the webhook's batch mode queues at most.",
+  },
+  {
+    name: "audit-webhook-batch-max-size",
+    field: "auditWebhookBatchMaxSize",
+    kind: "int",
+    defaultText: "400",
+    help: "Events in one batch at most; a batch is also split so that each POST stays " +
+      "under 3 MiB.",
+  },
+  {
+    name: "audit-webhook-batch-max-wait",
+    field: "auditWebhookBatchMaxWait",
+    kind: "duration",
+    defaultText: "30s",
+    help: "How long an event waits for its batch to fill before the batch is sent.",
+  },
+  {
+    name: "audit-webhook-initial-backoff",
+    field: "auditWebhookInitialBackoff",
+    kind: "duration",
+    defaultText: "10s",
+    help: "Wait before a failed batch is sent again, doubled on each of 3 retries; then the " +
+      "batch is dropped.",
+  },
 ];
 
 /**

@@ -108,6 +108,12 @@ Deno.test("every flag but --config has a config-file field and help text", () =>
     "audit-log-maxsize",
     "audit-log-mode",
     "audit-log-batch-buffer-size",
+    "audit-webhook-config-file",
+    "audit-webhook-mode",
+    "audit-webhook-batch-buffer-size",
+    "audit-webhook-batch-max-size",
+    "audit-webhook-batch-max-wait",
+    "audit-webhook-initial-backoff",
   ]);
 });
 

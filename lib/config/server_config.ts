@@ -123,6 +123,14 @@ export async function loadServerConfig(
     auditLogMaxsize: pick("auditLogMaxsize") ?? DEFAULTS.auditLogMaxsize,
     auditLogMode: pick("auditLogMode") ?? DEFAULTS.auditLogMode,
     auditLogBatchBufferSize: pick("auditLogBatchBufferSize") ?? DEFAULTS.auditLogBatchBufferSize,
+    auditWebhookConfigFile: pick("auditWebhookConfigFile"),
+    auditWebhookMode: pick("auditWebhookMode") ?? DEFAULTS.auditWebhookMode,
+    auditWebhookBatchBufferSize: pick("auditWebhookBatchBufferSize") ??
+      DEFAULTS.auditWebhookBatchBufferSize,
+    auditWebhookBatchMaxSize: pick("auditWebhookBatchMaxSize") ?? DEFAULTS.auditWebhookBatchMaxSize,
+    auditWebhookBatchMaxWait: pick("auditWebhookBatchMaxWait") ?? DEFAULTS.auditWebhookBatchMaxWait,
+    auditWebhookInitialBackoff: pick("auditWebhookInitialBackoff") ??
+      DEFAULTS.auditWebhookInitialBackoff,
   };
   if (cfg.configFile === undefined) delete cfg.configFile;
   for (const k of OPTIONAL_PATHS) {

@@ -133,6 +133,17 @@ export interface ServerConfig {
   auditLogMode: AuditLogMode;
   /** Events the batch mode queues at most. */
   auditLogBatchBufferSize: number;
+  /** A kubeconfig naming the audit webhook; absent: no webhook. */
+  auditWebhookConfigFile?: string;
+  auditWebhookMode: AuditLogMode;
+  /** Events the webhook's batch mode queues at most. */
+  auditWebhookBatchBufferSize: number;
+  /** Events in one batch at most. */
+  auditWebhookBatchMaxSize: number;
+  /** Milliseconds an event waits for its batch at most. */
+  auditWebhookBatchMaxWait: number;
+  /** Milliseconds before a failed batch is sent again (doubling each time). */
+  auditWebhookInitialBackoff: number;
 }
 
 /** The values every field takes when neither a flag nor the file sets it. */
@@ -163,6 +174,11 @@ export const DEFAULTS = {
   auditLogMaxsize: 0,
   auditLogMode: "blocking" as AuditLogMode,
   auditLogBatchBufferSize: 10_000,
+  auditWebhookMode: "batch" as AuditLogMode,
+  auditWebhookBatchBufferSize: 10_000,
+  auditWebhookBatchMaxSize: 400,
+  auditWebhookBatchMaxWait: 30_000,
+  auditWebhookInitialBackoff: 10_000,
 } as const;
 
 /** The per-signer CA fields of the configuration, with the well-known signer each is for. */

@@ -53,6 +53,11 @@ Deno.test("defaults apply without flags or file", async () => {
     auditLogMaxsize: 0,
     auditLogMode: "blocking",
     auditLogBatchBufferSize: 10_000,
+    auditWebhookMode: "batch",
+    auditWebhookBatchBufferSize: 10_000,
+    auditWebhookBatchMaxSize: 400,
+    auditWebhookBatchMaxWait: 30_000,
+    auditWebhookInitialBackoff: 10_000,
   });
   assert.equal(DEFAULTS.maxRequestBodyBytes, 3145728);
 });
@@ -305,5 +310,43 @@ Deno.test("audit settings: flags and file fields with kube's names; - is standar
   assert.match(
     await errorOf(["--audit-policy-file", "missing.yaml"], dir.path),
     /--audit-policy-file/,
+  );
+});
+
+Deno.test("audit webhook settings: flags and file fields; durations as Go durations", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(join(dir.path, "hook.kubeconfig"), "clusters: []\n");
+  await writeConfig(
+    dir.path,
+    "c.yaml",
+    "auditWebhookConfigFile: hook.kubeconfig\nauditWebhookMode: blocking\n" +
+      "auditWebhookBatchBufferSize: 50\nauditWebhookBatchMaxSize: 7\n" +
+      "auditWebhookBatchMaxWait: 2s\nauditWebhookInitialBackoff: 100ms\n",
+  );
+  const file = await load(["--config", "c.yaml"], dir.path);
+  assert.equal(file.auditWebhookConfigFile, join(dir.path, "hook.kubeconfig"));
+  assert.deepEqual(
+    [
+      file.auditWebhookMode,
+      file.auditWebhookBatchBufferSize,
+      file.auditWebhookBatchMaxSize,
+      file.auditWebhookBatchMaxWait,
+      file.auditWebhookInitialBackoff,
+    ],
+    ["blocking", 50, 7, 2000, 100],
+  );
+  const flags = await load(
+    ["--config", "c.yaml", "--audit-webhook-mode=batch", "--audit-webhook-batch-max-wait", "1m"],
+    dir.path,
+  );
+  assert.equal(flags.auditWebhookMode, "batch");
+  assert.equal(flags.auditWebhookBatchMaxWait, 60_000);
+  assert.match(
+    await errorOf(["--audit-webhook-batch-max-size", "0"], dir.path),
+    /^--audit-webhook-batch-max-size: "0" must be at least 1/,
+  );
+  assert.match(
+    await errorOf(["--audit-webhook-config-file", "missing.kubeconfig"], dir.path),
+    /--audit-webhook-config-file/,
   );
 });

@@ -83,17 +83,18 @@ async function audited(
   });
   const recordsRequest = level !== "Metadata" && info.isResourceRequest;
   ctx.audit = { annotations, keepBody: recordsRequest };
-  const emit = (stage: Stage) => {
+  // A blocking webhook makes the request wait for its event.
+  const emit = async (stage: Stage) => {
     if (decision.omitStages.has(stage)) return;
     try {
-      auditing.backend.process(atStage(ev, stage));
+      await auditing.backend.process(atStage(ev, stage));
     } catch (err) {
       // Only blocking-strict throws, and only for RequestReceived.
       auditing.logger.error(`audit: the request's event could not be written: ${err}`);
       throw internalError("the audit event of the request could not be written");
     }
   };
-  emit("RequestReceived");
+  await emit("RequestReceived");
 
   let res: Response;
   try {
@@ -103,7 +104,7 @@ async function audited(
     recordRequest(ev, ctx, decision);
     if (err instanceof StatusError) {
       ev.responseStatus = responseStatusOf(err.code, { message: err.message, reason: err.reason });
-      emit("ResponseComplete");
+      await emit("ResponseComplete");
     } else {
       ev.responseStatus = {
         metadata: {},
@@ -112,7 +113,7 @@ async function audited(
         reason: "InternalError",
         code: 500,
       };
-      emit("Panic");
+      await emit("Panic");
     }
     throw err;
   }
@@ -120,7 +121,7 @@ async function audited(
   recordRequest(ev, ctx, decision);
   ev.responseStatus = responseStatusOf(res.status);
   if (info.verb === "watch" && res.body && res.status < 300) {
-    emit("ResponseStarted");
+    await emit("ResponseStarted");
     return new Response(untilDone(res.body, () => emit("ResponseComplete")), res);
   }
   if (level === "RequestResponse" && info.isResourceRequest && res.body) {
@@ -130,7 +131,7 @@ async function audited(
       fillObjectRef(ev, obj);
     }
   }
-  emit("ResponseComplete");
+  await emit("ResponseComplete");
   return res;
 }
 
@@ -167,10 +168,14 @@ export function auditFailedAuthentication(auditing: Auditing, ctx: RequestContex
   const scheme = req.headers.get("authorization")?.split(" ")[0]?.toLowerCase();
   const attempted = scheme ? `attempted: ${scheme}` : "no credentials provided";
   ev.responseStatus = { metadata: {}, message: `Authentication failed, ${attempted}`, code: 401 };
-  try {
-    auditing.backend.process(atStage(ev, "ResponseStarted"));
-  } catch (err) {
+  const logError = (err: unknown) =>
     auditing.logger.error(`audit: the request's event could not be written: ${err}`);
+  try {
+    const sent = auditing.backend.process(atStage(ev, "ResponseStarted"));
+    // Not awaited: the refusal does not wait for its event.
+    sent?.catch(logError);
+  } catch (err) {
+    logError(err);
   }
 }
 
@@ -234,17 +239,17 @@ function objectRefOf(info: RequestInfo): ObjectReference {
 }
 
 /** `body`, calling `done` once when it ends, fails or is cancelled. */
-function untilDone(body: ReadableStream<Uint8Array>, done: () => void): ReadableStream<Uint8Array> {
+function untilDone(
+  body: ReadableStream<Uint8Array>,
+  done: () => Promise<void>,
+): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   let finished = false;
   const finish = () => {
     if (finished) return;
     finished = true;
-    try {
-      done();
-    } catch {
-      // Logged by the backend.
-    }
+    // Logged by emit.
+    done().catch(() => {});
   };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {

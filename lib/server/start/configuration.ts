@@ -8,18 +8,23 @@
 import {
   AuthenticationConfigReloader,
   type AuthorizationConfig,
+  connectionFromKubeconfig,
   loadAuthorizationConfig,
   loadTokenFile,
   SERVICE_ACCOUNT_ISSUER,
   type TokenUser,
+  type WebhookConnection,
 } from "../../auth/mod.ts";
 import { type AdmissionSettings, loadAdmissionSettings } from "../../admission/mod.ts";
 import { PolicyIndex } from "../../rbac/mod.ts";
 import {
   type AuditBackend,
+  httpPost,
   loadAuditPolicy,
   openLogBackend,
+  openWebhookBackend,
   PolicyEvaluator,
+  unionBackend,
 } from "../../audit/mod.ts";
 import { ConfigError, osReason, quote, resolveFeatureGates } from "../../config/mod.ts";
 import { EncryptionTransformer, loadEncryptionConfig } from "../../encryption/mod.ts";
@@ -61,7 +66,8 @@ export interface Configuration {
   admission: AdmissionSettings;
   /** The server's time (`StartOptions.clock`). */
   clock: Clock;
-  /** `--audit-policy-file` and the log it writes to (`--audit-log-*`), when both are given. */
+  /** `--audit-policy-file` and where events go: the log (`--audit-log-*`), the webhook
+   * (`--audit-webhook-*`), or both; when the policy and a backend are given. */
   audit?: { policy: PolicyEvaluator; backend: AuditBackend };
 }
 
@@ -85,6 +91,10 @@ export async function loadConfiguration(
   // Checked whenever given, used when there is also somewhere to write to.
   const auditPolicy = opts.audit?.policyFile
     ? await loadAuditPolicy(opts.audit.policyFile)
+    : undefined;
+  // Read now, so that a bad kubeconfig is a configuration error; opened with the log below.
+  const auditWebhook = opts.audit?.webhookConfigFile
+    ? await readAuditWebhookConfig(opts.audit.webhookConfigFile)
     : undefined;
   const rbacPolicy = new PolicyIndex();
   const servedBuiltins = (serviceAllocator?: ServiceAllocator) =>
@@ -131,10 +141,15 @@ export async function loadConfiguration(
     authentication,
     admission,
     clock: { now: () => (opts.clock ? opts.clock().getTime() : Date.now()) },
-    audit: auditPolicy && opts.audit?.logPath
+    audit: auditPolicy && (opts.audit?.logPath || auditWebhook)
       ? {
         policy: new PolicyEvaluator(auditPolicy),
-        backend: openAuditLog(opts, opts.audit.logPath, logger, resources),
+        backend: unionBackend([
+          ...(opts.audit?.logPath
+            ? [openAuditLog(opts, opts.audit.logPath, logger, resources)]
+            : []),
+          ...(auditWebhook ? [openAuditWebhook(opts, auditWebhook, logger, resources)] : []),
+        ]),
       }
       : undefined,
   };
@@ -185,5 +200,51 @@ function openAuditLog(
     throw new ConfigError(`--audit-log-path: cannot open ${quote(path)}: ${osReason(err)}`);
   }
   resources.add("the audit log", () => backend.close());
+  return backend;
+}
+
+/** `--audit-webhook-config-file`, read and checked; a configuration error naming the flag. */
+async function readAuditWebhookConfig(path: string): Promise<WebhookConnection> {
+  try {
+    return await connectionFromKubeconfig(path);
+  } catch (err) {
+    throw new ConfigError(
+      `--audit-webhook-config-file: ${err instanceof Error ? err.message : err}`,
+    );
+  }
+}
+
+/** The audit webhook backend for the kubeconfig's connection; closed (flushed) with the
+ * server. */
+function openAuditWebhook(
+  opts: StartOptions,
+  conn: WebhookConnection,
+  logger: Logger,
+  resources: OpenResources,
+): AuditBackend {
+  const a = opts.audit ?? {};
+  let client: Deno.HttpClient;
+  try {
+    client = Deno.createHttpClient({
+      caCerts: conn.caCerts,
+      ...(conn.clientCertificate ? conn.clientCertificate : {}),
+    });
+  } catch (err) {
+    throw new ConfigError(`--audit-webhook-config-file: ${osReason(err)}`);
+  }
+  const backend = openWebhookBackend({
+    post: httpPost(conn.url, { client, authorization: conn.authorization }),
+    mode: a.webhookMode,
+    bufferSize: a.webhookBatchBufferSize,
+    maxBatchSize: a.webhookBatchMaxSize,
+    maxWaitMs: a.webhookBatchMaxWaitMs,
+    initialBackoffMs: a.webhookInitialBackoffMs,
+    timeoutMs: a.webhookTimeoutMs,
+    logger,
+  });
+  resources.add("the audit webhook", async () => {
+    await backend.close();
+    client.close();
+  });
   return backend;
 }

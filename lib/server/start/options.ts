@@ -52,8 +52,9 @@ export interface StartOptions {
   /** An AdmissionConfiguration file (`--admission-control-config-file`): the plugins'
    * configurations. @default none */
   admissionControlConfigFile?: string;
-  /** Auditing (`--audit-policy-file` and `--audit-log-*`): on when both a policy file and a
-   * log path are given. @default off */
+  /** Auditing (`--audit-policy-file`, `--audit-log-*` and `--audit-webhook-*`): on when a
+   * policy file and a backend (a log path, a webhook kubeconfig, or both) are given.
+   * @default off */
   audit?: AuditOptions;
   /**
    * Client-certificate authentication on the secure port (user = CN, groups = O), verified
@@ -125,4 +126,18 @@ export interface AuditOptions {
   logMode?: "blocking" | "blocking-strict" | "batch";
   /** `--audit-log-batch-buffer-size`. @default 10000 */
   logBatchBufferSize?: number;
+  /** `--audit-webhook-config-file`: a kubeconfig naming the webhook. */
+  webhookConfigFile?: string;
+  /** `--audit-webhook-mode`. @default "batch" */
+  webhookMode?: "blocking" | "blocking-strict" | "batch";
+  /** `--audit-webhook-batch-buffer-size`. @default 10000 */
+  webhookBatchBufferSize?: number;
+  /** `--audit-webhook-batch-max-size`. @default 400 */
+  webhookBatchMaxSize?: number;
+  /** `--audit-webhook-batch-max-wait`. @default 30000 */
+  webhookBatchMaxWaitMs?: number;
+  /** `--audit-webhook-initial-backoff`. @default 10000 */
+  webhookInitialBackoffMs?: number;
+  /** Bound of one POST to the webhook. @default 30000 */
+  webhookTimeoutMs?: number;
 }
