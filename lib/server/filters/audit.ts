@@ -39,22 +39,26 @@ export interface Auditing {
   logger: Logger;
 }
 
+/** What the policy matches a request on, but the user. */
+function policyAttributes(ctx: RequestContext) {
+  const info = ctx.info;
+  return {
+    verb: info.verb,
+    resourceRequest: info.isResourceRequest,
+    path: info.path,
+    namespace: info.namespace,
+    apiGroup: info.group,
+    resource: info.resource,
+    subresource: info.subresource,
+    name: info.name,
+  };
+}
+
 const ANONYMOUS = { username: "system:anonymous", groups: ["system:unauthenticated"] };
 
 export function auditFilter(auditing: Auditing): Filter {
   return (ctx, next) => {
-    const info = ctx.info;
-    const decision = auditing.policy.evaluate({
-      user: ctx.user,
-      verb: info.verb,
-      resourceRequest: info.isResourceRequest,
-      path: info.path,
-      namespace: info.namespace,
-      apiGroup: info.group,
-      resource: info.resource,
-      subresource: info.subresource,
-      name: info.name,
-    });
+    const decision = auditing.policy.evaluate({ ...policyAttributes(ctx), user: ctx.user });
     if (decision.level === "None") return next(ctx);
     return audited(ctx, next, decision, auditing);
   };
@@ -142,16 +146,7 @@ async function audited(
  */
 export function auditFailedAuthentication(auditing: Auditing, ctx: RequestContext): void {
   const info = ctx.info;
-  const decision = auditing.policy.evaluate({
-    verb: info.verb,
-    resourceRequest: info.isResourceRequest,
-    path: info.path,
-    namespace: info.namespace,
-    apiGroup: info.group,
-    resource: info.resource,
-    subresource: info.subresource,
-    name: info.name,
-  });
+  const decision = auditing.policy.evaluate(policyAttributes(ctx));
   if (decision.level === "None" || decision.omitStages.has("ResponseStarted")) return;
   const req = ctx.req;
   const ev = newEvent({
