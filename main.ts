@@ -16,6 +16,7 @@ import {
   type ServerConfig,
 } from "./lib/config/mod.ts";
 import { startServer } from "./lib/server/server.ts";
+import { EtcdUnavailableError } from "./lib/storage/mod.ts";
 import { createLogger } from "./lib/api/log.ts";
 import { PLATFORM_VERSION, versionInfo } from "./lib/server/version.ts";
 import { builtinDefinitions } from "./lib/resources/mod.ts";
@@ -204,6 +205,11 @@ async function serve(config: ServerConfig): Promise<number> {
     if (isOsError(err)) {
       console.error(`platform: cannot start: ${(err as Error).message}`);
       return 2;
+    }
+    // Storage that does not answer (etcd down): one line naming the endpoints, exit 1.
+    if (err instanceof EtcdUnavailableError) {
+      console.error(`platform: cannot start: ${err.message}`);
+      return 1;
     }
     throw err;
   }

@@ -7,14 +7,14 @@
  */
 
 import { assert, assertEquals } from "./assert.ts";
-import { createAsAdmin, testServer, WITHOUT_NAMESPACE_DEFAULTS } from "./harness.ts";
-import { ConfigError } from "../lib/config/mod.ts";
+import { createAsAdmin, runPlatform, testServer, WITHOUT_NAMESPACE_DEFAULTS } from "./harness.ts";
 import {
   etcdInstalled,
   requireEtcdUnderCi,
   startEtcdMember,
 } from "../lib/storage/testing/etcd_member.ts";
 import { startServer } from "../mod.ts";
+import { EtcdUnavailableError } from "../lib/storage/mod.ts";
 import { silentLogger } from "../lib/api/log.ts";
 
 requireEtcdUnderCi("tests/etcd_backend_test.ts");
@@ -150,7 +150,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "etcd3: an unreachable etcd is a configuration error naming the endpoints",
+  name: "etcd3: an unreachable etcd stops the start naming the endpoints; platform serve exits 1",
   ignore: !etcdInstalled,
   async fn() {
     const dataDir = await Deno.makeTempDir();
@@ -161,8 +161,25 @@ Deno.test({
         etcdServers: ["http://127.0.0.1:1"],
         logger: silentLogger,
       }).then(() => undefined, (e) => e);
-      assert(err instanceof ConfigError, String(err));
+      assert(err instanceof EtcdUnavailableError, String(err));
+      assert(err.message.startsWith("--etcd-servers: "), err.message);
       assert(err.message.includes("http://127.0.0.1:1"), err.message);
+      const run = await runPlatform(
+        "serve",
+        "--data-dir",
+        dataDir,
+        "--secure-port",
+        "0",
+        "--storage",
+        "etcd3",
+        "--etcd-servers",
+        "http://127.0.0.1:1",
+      );
+      assertEquals(run.code, 1, run.stderr);
+      const lines = run.stderr.trim().split("\n");
+      assertEquals(lines.length, 1, run.stderr);
+      assert(lines[0].startsWith("platform: cannot start: --etcd-servers: "), lines[0]);
+      assert(lines[0].includes("http://127.0.0.1:1"), lines[0]);
     } finally {
       await Deno.remove(dataDir, { recursive: true });
     }

@@ -53,8 +53,10 @@ export async function openStorage(
     if (err instanceof StoreLockedError) {
       throw new ConfigError(`--data-dir: ${dataDir} is in use by another platform server`);
     }
+    // An etcd that does not answer is not a configuration error (the same flags may work a
+    // minute later): it goes to main as it is, which says so in one line and exits 1.
     if (err instanceof EtcdUnavailableError) {
-      throw new ConfigError(`--etcd-servers: ${err.message}`);
+      throw new EtcdUnavailableError(`--etcd-servers: ${err.message}`);
     }
     throw err;
   });
