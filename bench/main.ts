@@ -32,6 +32,7 @@ import { limitsFigures } from "./limits.ts";
 import { authFigures, type AuthOptions } from "./auth.ts";
 import { encryptionFigures } from "./encryption.ts";
 import { admissionFigures } from "./admission.ts";
+import { auditFigures } from "./audit.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -744,6 +745,8 @@ async function main(): Promise<void> {
     const atRest = await encryptionRows(tmp, track, trackApi, problems);
     // No admission configuration vs two webhooks vs one policy, on a server of its own.
     const admission = await admissionRows(tmp, track, trackApi, problems);
+    // No audit vs Metadata vs RequestResponse, on servers of their own.
+    const audit = await auditRows(tmp, track, trackApi, problems);
 
     // The table.
     const ratio = (v: number, b: number, pct = false) =>
@@ -950,7 +953,7 @@ async function main(): Promise<void> {
         met: yes(perItemRatio <= 2 && pagingOk),
       },
     );
-    rows.push(...access, ...atRest, ...admission);
+    rows.push(...access, ...atRest, ...admission, ...audit);
     for (
       const [label, r] of [
         ["creates 1", creates1],
@@ -1158,8 +1161,55 @@ async function admissionRows(
   ];
 }
 
-/** `deno task bench --only=auth`, `--only=limits`, `--only=encryption` or `--only=admission`:
- * those figures alone. */
+/** Creates and gets with the audit log at Metadata and RequestResponse vs none (bench/audit.ts),
+ * as table rows. */
+async function auditRows(
+  tmp: string,
+  track: (c: Child) => Child,
+  trackApi: (a: Api) => Api,
+  problems: string[],
+): Promise<Row[]> {
+  const a = await auditFigures(serverPairOptions(`${tmp}/audit`, "audit server", track, trackApi));
+  problems.push(...a.problems);
+  const ok = a.problems.length === 0;
+  const row = (figure: string, value: number, baseline: number, target: number): Row => ({
+    figure,
+    value: fmt(value),
+    baseline: `no audit ${fmt(baseline)}`,
+    ratio: fmt(value / baseline, 2),
+    target: `≥ ${target}`,
+    met: ok && value / baseline >= target ? "yes" : "**no**",
+  });
+  return [
+    row(
+      "configmap creates/s, 32 clients, audit log at Metadata (batch)",
+      a.creates.Metadata,
+      a.creates.none,
+      0.85,
+    ),
+    row(
+      "configmap gets/s, 32 clients, audit log at Metadata (batch)",
+      a.gets.Metadata,
+      a.gets.none,
+      0.85,
+    ),
+    row(
+      "configmap creates/s, 32 clients, audit log at RequestResponse (batch)",
+      a.creates.RequestResponse,
+      a.creates.none,
+      0.7,
+    ),
+    row(
+      "configmap gets/s, 32 clients, audit log at RequestResponse (batch)",
+      a.gets.RequestResponse,
+      a.gets.none,
+      0.7,
+    ),
+  ];
+}
+
+/** `deno task bench --only=auth`, `--only=limits`, `--only=encryption`, `--only=admission` or
+ * `--only=audit`: those figures alone. */
 async function onlyMain(rowsOf: typeof authRows): Promise<void> {
   const tmp = await Deno.makeTempDir({ prefix: "platform-bench-" });
   const children: Child[] = [];
@@ -1189,5 +1239,7 @@ if (import.meta.main) {
     ? onlyMain(encryptionRows)
     : Deno.args.includes("--only=admission")
     ? onlyMain(admissionRows)
+    : Deno.args.includes("--only=audit")
+    ? onlyMain(auditRows)
     : main());
 }

@@ -129,11 +129,19 @@ async function audited(
     return new Response(untilDone(res.body, () => emit("ResponseComplete")), res);
   }
   if (level === "RequestResponse" && info.isResourceRequest && res.body) {
-    const obj = await decodedBody(res.clone());
-    if (obj !== undefined) {
-      ev.responseObject = decision.omitManagedFields ? withoutManagedFields(obj) : obj;
-      fillObjectRef(ev, obj);
-    }
+    // The client's copy goes out at once and the event follows once the audit's copy is read:
+    // a body that is produced only as the client reads it (a streamed list, the file store's
+    // bodies) would otherwise never end while the audit waits for it.
+    const [toClient, toAudit] = res.body.tee();
+    const recorded = decodedBody(new Response(toAudit, { headers: res.headers })).then((obj) => {
+      if (obj !== undefined) {
+        ev.responseObject = decision.omitManagedFields ? withoutManagedFields(obj) : obj;
+        fillObjectRef(ev, obj);
+      }
+      return emit("ResponseComplete");
+    });
+    recorded.catch(() => {}); // emit logs its own failures
+    return new Response(toClient, res);
   }
   await emit("ResponseComplete");
   return res;
