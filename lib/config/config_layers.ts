@@ -32,13 +32,11 @@ import { parseControllerEntry } from "./controller_selection.ts";
 import { checkAdmissionPluginName } from "./admission_plugins.ts";
 import {
   AUDIT_LOG_MODES,
-  type AuditLogMode,
   CONFIG_API_VERSION,
   CONFIG_KIND,
   LOG_LEVELS,
-  type LogLevel,
+  type ServerConfig,
   STORAGE_BACKENDS,
-  type StorageBackend,
 } from "./server_config_fields.ts";
 import {
   type Field,
@@ -56,75 +54,8 @@ export interface Layer {
   where(field: Field): string;
 }
 
-/** Parsed values keyed by configuration-file field. */
-export interface Settings {
-  dataDir: string;
-  bindAddress: string;
-  securePort: number;
-  tlsCertFile: string;
-  tlsPrivateKeyFile: string;
-  tlsSANs: string[];
-  tokenAuthFile: string;
-  authenticationConfig: string;
-  anonymousAuth: boolean;
-  kubernetesGroupNames: boolean;
-  authorizationConfig: string;
-  enableAdmissionPlugins: string[];
-  disableAdmissionPlugins: string[];
-  admissionControlConfigFile: string;
-  encryptionProviderConfig: string;
-  clientCAFile: string;
-  clusterSigningCertFile: string;
-  clusterSigningKeyFile: string;
-  clusterSigningApiserverClientCertFile: string;
-  clusterSigningApiserverClientKeyFile: string;
-  clusterSigningApiserverClientNodeagentCertFile: string;
-  clusterSigningApiserverClientNodeagentKeyFile: string;
-  clusterSigningNodeagentServingCertFile: string;
-  clusterSigningNodeagentServingKeyFile: string;
-  clusterSigningDuration: number;
-  runtimeConfig: Map<string, boolean>;
-  featureGates: Map<string, boolean>;
-  storage: StorageBackend;
-  etcdServers: string[];
-  etcdPrefix: string;
-  etcdCAFile: string;
-  etcdCertFile: string;
-  etcdKeyFile: string;
-  etcdCompactionInterval: number;
-  historyRetention: number;
-  controllers: string[];
-  serviceClusterIPRange: string;
-  serviceNodePortRange: string;
-  shutdownTimeout: number;
-  requestTimeout: number;
-  /** Seconds. */
-  minRequestTimeout: number;
-  /** 0: no limit. */
-  maxRequestsInflight: number;
-  /** 0: no limit. */
-  maxMutatingRequestsInflight: number;
-  /** 0: derived from the open-file limit. */
-  maxConnections: number;
-  /** 0: half of maxConnections. */
-  maxConnectionsPerClient: number;
-  maxRequestBodyBytes: number;
-  logLevel: LogLevel;
-  auditPolicyFile: string;
-  /** A path, or `-`. */
-  auditLogPath: string;
-  auditLogMaxage: number;
-  auditLogMaxbackup: number;
-  auditLogMaxsize: number;
-  auditLogMode: AuditLogMode;
-  auditLogBatchBufferSize: number;
-  auditWebhookConfigFile: string;
-  auditWebhookMode: AuditLogMode;
-  auditWebhookBatchBufferSize: number;
-  auditWebhookBatchMaxSize: number;
-  auditWebhookBatchMaxWait: number;
-  auditWebhookInitialBackoff: number;
-}
+/** What flags and the file set: one value per field, in its parsed form (ServerConfig's). */
+export type Settings = Required<Pick<ServerConfig, Field>>;
 
 export function flagOf(field: Field): string {
   return FLAGS.find((f) => f.field === field)!.name;
