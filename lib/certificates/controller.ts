@@ -15,19 +15,23 @@
 
 import type { Authorizer } from "../auth/mod.ts";
 import type { KubeObject, ResourceRegistry, StrategyContext } from "../registry/mod.ts";
-import { type Logger, rfc3339, StatusError } from "../api/mod.ts";
+import {
+  isWellKnownSigner,
+  type Logger,
+  rfc3339,
+  SIGNER_APISERVER_CLIENT_NODEAGENT,
+  StatusError,
+  WELL_KNOWN_SIGNERS,
+} from "../api/mod.ts";
 import {
   checkSignerRules,
-  isWellKnownSigner,
   loadSigningCA,
-  SIGNER_APISERVER_CLIENT_NODEAGENT,
   SIGNER_VALIDATION_FAILURE,
   type SignerConfig,
   type SigningCA,
   SigningError,
   type SignOutcome,
   signRequest,
-  WELL_KNOWN_SIGNERS,
 } from "./signer.ts";
 import { parseCsrRequest } from "./validation.ts";
 

@@ -31,7 +31,6 @@ import * as x509 from "@peculiar/x509";
 import {
   checkSignerRules,
   DEFAULT_SIGNING_DURATION_MS,
-  isWellKnownSigner,
   parseCertificateRequest,
   SIGNER_VALIDATION_FAILURE,
   type SignerConfig,
@@ -39,6 +38,7 @@ import {
   SigningError,
 } from "./signer_rules.ts";
 import { signCertificate } from "./sign_certificate.ts";
+import { isWellKnownSigner } from "../api/mod.ts";
 
 export * from "./signer_rules.ts";
 export * from "./sign_certificate.ts";

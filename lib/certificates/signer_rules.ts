@@ -24,15 +24,6 @@ x509.cryptoProvider.set(crypto);
 // ---------------------------------------------------------------------------------------
 // Names and constants
 
-export {
-  isWellKnownSigner,
-  SIGNER_APISERVER_CLIENT,
-  SIGNER_APISERVER_CLIENT_NODEAGENT,
-  SIGNER_NODEAGENT_SERVING,
-  WELL_KNOWN_SIGNERS,
-  type WellKnownSigner,
-} from "../api/mod.ts";
-
 /** The reason of the Failed condition when a request breaks its signer's rules (as kube). */
 export const SIGNER_VALIDATION_FAILURE = "SignerValidationFailure";
 

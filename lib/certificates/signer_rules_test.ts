@@ -3,13 +3,13 @@
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
 import assert from "node:assert/strict";
+import { checkSignerRules } from "./signer_rules.ts";
 import {
-  checkSignerRules,
   SIGNER_APISERVER_CLIENT,
   SIGNER_APISERVER_CLIENT_NODEAGENT,
   SIGNER_NODEAGENT_SERVING,
   WELL_KNOWN_SIGNERS,
-} from "./signer_rules.ts";
+} from "../api/mod.ts";
 import { CLIENT_USAGES, expectFailure, makeCsr, NODE, SERVING_USAGES } from "./signer_testdata.ts";
 
 // ---------------------------------------------------------------------------------------

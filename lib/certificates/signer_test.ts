@@ -3,19 +3,21 @@
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
 import assert from "node:assert/strict";
-import { encodePem } from "../api/mod.ts";
+import {
+  encodePem,
+  isWellKnownSigner,
+  SIGNER_APISERVER_CLIENT,
+  SIGNER_NODEAGENT_SERVING,
+  WELL_KNOWN_SIGNERS,
+} from "../api/mod.ts";
 import {
   BACKDATE_MS,
   certificateDuration,
   DEFAULT_SIGNING_DURATION_MS,
-  isWellKnownSigner,
   keyUsagesFromStrings,
-  SIGNER_APISERVER_CLIENT,
-  SIGNER_NODEAGENT_SERVING,
   SIGNER_VALIDATION_FAILURE,
   SigningError,
   signRequest,
-  WELL_KNOWN_SIGNERS,
 } from "./signer.ts";
 import {
   caForNow,

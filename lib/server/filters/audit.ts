@@ -14,7 +14,7 @@
  */
 
 import { parse as parseYaml } from "yaml";
-import { StatusError } from "../../api/mod.ts";
+import { internalError, type Logger, StatusError } from "../../api/mod.ts";
 import {
   atStage,
   type AuditBackend,
@@ -29,7 +29,6 @@ import {
   withoutManagedFields,
 } from "../../audit/mod.ts";
 import type { Filter, Handler, RequestContext } from "../context.ts";
-import { internalError, type Logger } from "../../api/mod.ts";
 import type { RequestInfo } from "../request_info.ts";
 
 /** What the filter needs: the policy and where events go. */
