@@ -8,7 +8,7 @@
  * Exit codes: 0 on a clean stop, 2 for bad configuration, 1 for anything else.
  */
 
-import { ConfigError } from "./lib/config/flags.ts";
+import { ConfigError } from "./lib/config/mod.ts";
 import {
   checkPortFree,
   clusterSigningFiles,

@@ -5,7 +5,7 @@
 
 import { assertConfigError, runPlatform } from "./harness.ts";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { FLAGS } from "../lib/config/flags.ts";
+import { FLAGS } from "../lib/config/mod.ts";
 import { startServer } from "../mod.ts";
 import { silentLogger } from "../lib/api/log.ts";
 

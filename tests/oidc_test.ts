@@ -13,7 +13,7 @@ import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { ROOT_CA_CONFIGMAP, runPlatform, type TestServer, testServer } from "./harness.ts";
 import { kubectlFor, kubectlInstalled } from "./kubectl.ts";
 import { ensurePki, type Pki } from "../lib/certificates/pki.ts";
-import { ConfigError } from "../lib/config/flags.ts";
+import { ConfigError } from "../lib/config/mod.ts";
 import { createLogger, silentLogger } from "../lib/api/log.ts";
 import { startServer } from "../mod.ts";
 import {

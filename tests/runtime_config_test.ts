@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { createAsAdmin, runPlatform, type TestServer, testServer } from "./harness.ts";
 import { parseRuntimeConfig } from "../lib/config/runtime_config.ts";
-import { ConfigError } from "../lib/config/flags.ts";
+import { ConfigError } from "../lib/config/mod.ts";
 import { startServer } from "../mod.ts";
 import { silentLogger } from "../lib/api/log.ts";
 

@@ -8,7 +8,7 @@ import * as x509 from "@peculiar/x509";
 import { join } from "node:path";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { createAsAdmin, testServer, tokenFile } from "./harness.ts";
-import { ConfigError } from "../lib/config/flags.ts";
+import { ConfigError } from "../lib/config/mod.ts";
 import { startServer } from "../mod.ts";
 import { silentLogger } from "../lib/api/log.ts";
 import { openWatch } from "./watch_client.ts";

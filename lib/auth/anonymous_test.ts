@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ConfigError } from "../config/flags.ts";
+import { ConfigError } from "../config/mod.ts";
 import { anonymousAllowed, anonymousUser, checkAnonymousFlagConflict } from "./anonymous.ts";
 
 Deno.test("anonymousAllowed: off without config or when disabled", () => {

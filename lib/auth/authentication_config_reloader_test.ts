@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ensurePki } from "../certificates/pki.ts";
-import { ConfigError } from "../config/flags.ts";
+import { ConfigError } from "../config/mod.ts";
 import { createLogger } from "../api/log.ts";
 import type { UserInfo } from "../api/user.ts";
 import { AuthenticationConfigReloader } from "./authentication_config_reloader.ts";

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { ConfigError } from "../config/flags.ts";
+import { ConfigError } from "../config/mod.ts";
 import { ensurePki } from "../certificates/pki.ts";
 import {
   type AuthorizationConfig,

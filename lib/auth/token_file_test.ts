@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ConfigError } from "../config/flags.ts";
+import { ConfigError } from "../config/mod.ts";
 import { loadTokenFile, parseTokenFile } from "./token_file.ts";
 
 function fails(text: string, message: string) {

@@ -3,7 +3,7 @@ import * as x509 from "@peculiar/x509";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
-import { ConfigError } from "../config/flags.ts";
+import { ConfigError } from "../config/mod.ts";
 import { certificateNames, ensurePki, issueClientCertificate, servingNames } from "./pki.ts";
 import { ensureAdminToken } from "./admin_credentials.ts";
 import { writeKubeconfig } from "./kubeconfig.ts";

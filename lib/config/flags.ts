@@ -1,8 +1,8 @@
 /**
  * Command-line flags of `platform serve`: the argv tokenizer and the `--help` flag list. The
  * flag table is in `flag_table.ts`, the value parsers shared by flags and the configuration
- * file in `value_parsers.ts`, and {@link ConfigError} in `config_error.ts`; this module
- * re-exports them, so `flags.ts` stays the one import for flag handling.
+ * file in `value_parsers.ts`, and `ConfigError` in `config_error.ts`; other folders reach all of
+ * them through `mod.ts`.
  *
  * Nothing here reads files or knows the configuration file's schema; `server_config.ts`
  * joins flags, file and defaults into one `ServerConfig`.
@@ -12,23 +12,6 @@
 
 import { ConfigError } from "./config_error.ts";
 import { FLAGS, type FlagSpec } from "./flag_table.ts";
-
-export { ConfigError, osReason, quote } from "./config_error.ts";
-export { type FlagKind, FLAGS, type FlagSpec } from "./flag_table.ts";
-export {
-  formatDuration,
-  isDnsName,
-  normalizeIp,
-  parseBool,
-  parseByteCount,
-  parseCount,
-  parseDuration,
-  parseEnum,
-  parseHost,
-  parsePort,
-  parseSan,
-  splitList,
-} from "./value_parsers.ts";
 
 const FLAGS_BY_NAME: ReadonlyMap<string, FlagSpec> = new Map(FLAGS.map((f) => [f.name, f]));
 

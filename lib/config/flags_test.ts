@@ -1,19 +1,18 @@
 import assert from "node:assert/strict";
+import { ConfigError, osReason } from "./config_error.ts";
+import { FLAGS } from "./flag_table.ts";
+import { tokenizeArgs } from "./flags.ts";
 import {
-  ConfigError,
-  FLAGS,
   formatDuration,
   isDnsName,
   normalizeIp,
-  osReason,
   parseBool,
   parseDuration,
   parseHost,
   parsePort,
   parseSan,
   splitList,
-  tokenizeArgs,
-} from "./flags.ts";
+} from "./value_parsers.ts";
 
 Deno.test("tokenizeArgs accepts --name=value and --name value, keeping repeats", () => {
   const args = tokenizeArgs([

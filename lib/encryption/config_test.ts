@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ConfigError } from "../config/flags.ts";
+import { ConfigError } from "../config/mod.ts";
 import { loadEncryptionConfig, parseEncryptionConfig } from "./config.ts";
 
 const K16 = btoa("0123456789abcdef");

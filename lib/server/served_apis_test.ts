@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ConfigError } from "../config/flags.ts";
+import { ConfigError } from "../config/mod.ts";
 import { parseRuntimeConfig } from "../config/runtime_config.ts";
 import { builtinDefinitions } from "../resources/mod.ts";
 import { rbacAuthorizes, rbacServed, servedDefinitions } from "./served_apis.ts";
