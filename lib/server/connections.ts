@@ -23,9 +23,6 @@ import type { Logger } from "../api/mod.ts";
 import { shutdownConnections } from "./proc_sockets.ts";
 
 /** Deno.serve's handler, as each connection's requests are given to it. */
-/** How long a draining connection stays open after its last response was handed over. */
-const DRAIN_FLUSH_MS = 50;
-
 export type ConnectionHandler = (
   req: Request,
   info: Deno.ServeHandlerInfo<Deno.NetAddr>,
@@ -62,8 +59,9 @@ interface Connection {
   /** When the last request was begun or delivered. */
   lastActive: number;
   finished: boolean;
-  /** Set while a draining connection waits for its last response to flush. */
-  flushTimer?: ReturnType<typeof setTimeout>;
+  /** Ends the connection gracefully: HTTP/1.1 after the response in flight is written whole,
+   * HTTP/2 with GOAWAY once its streams end. Set once the connection is served. */
+  endGracefully?: () => void;
 }
 
 // The runtime's per-connection serve (what Deno.serve runs for each accepted connection).
@@ -73,7 +71,7 @@ type ServeOnConnection = (
   handler: ConnectionHandler,
   onError: (err: unknown) => Response | Promise<Response>,
   onListen: () => void,
-) => { finished: Promise<void> };
+) => { finished: Promise<void>; shutdown(): Promise<void> };
 
 /**
  * What the runtime takes as the connection's abort signal: it only registers one "abort"
@@ -227,13 +225,17 @@ export class ConnectionServer {
   }
 
   /**
-   * Stop accepting, close idle connections now and the others as their last request is
-   * delivered; resolves when every connection is closed.
+   * Stop accepting and end every connection gracefully: idle ones close now, the others once
+   * their responses are written whole (so a watch's last chunk reaches its client); resolves
+   * when every connection is closed.
    */
   shutdown(): Promise<void> {
     this.#stopAccepting();
     this.#draining = true;
-    this.#closeIdle();
+    for (const c of this.#open) {
+      if (c.endGracefully) c.endGracefully();
+      else if (!c.serving) this.#close(c);
+    }
     this.#checkAllClosed();
     return this.#allClosed.promise;
   }
@@ -349,27 +351,17 @@ export class ConnectionServer {
       this.#opts.onError,
       () => {},
     );
+    c.endGracefully = () => void served.shutdown().catch(() => {});
     served.finished.then(() => this.#forget(c), () => this.#forget(c));
   }
 
   #delivered(c: Connection): void {
     c.inFlight--;
     c.lastActive = performance.now();
-    // A response counts as delivered once handed to the HTTP server, whose last frames (a
-    // watch's end, HTTP/2's END_STREAM) may still be on their way out: give them a moment
-    // before the connection goes, or the client reads a cut stream ("unexpected EOF").
-    if (this.#draining && c.inFlight === 0 && !c.flushTimer) {
-      c.flushTimer = setTimeout(() => {
-        c.flushTimer = undefined;
-        if (c.inFlight === 0) this.#close(c);
-      }, DRAIN_FLUSH_MS);
-    }
   }
 
   #forget(c: Connection): void {
     c.finished = true;
-    clearTimeout(c.flushTimer);
-    c.flushTimer = undefined;
     if (!this.#open.delete(c)) return;
     const n = (this.#perClient.get(c.client) ?? 1) - 1;
     if (n > 0) this.#perClient.set(c.client, n);
@@ -392,7 +384,7 @@ export class ConnectionServer {
     }
   }
 
-  /** Closes connections past their header or idle timeout (all idle ones when draining). */
+  /** Closes connections past their header or idle timeout. */
   #closeIdle(): void {
     const { headerTimeoutMs, idleTimeoutMs } = this.#opts.limits;
     const now = performance.now();
@@ -401,7 +393,7 @@ export class ConnectionServer {
       const late = c.requests === 0
         ? now - c.acceptedAt >= headerTimeoutMs
         : now - c.lastActive >= idleTimeoutMs;
-      if (late || this.#draining) this.#close(c);
+      if (late) this.#close(c);
     }
   }
 
