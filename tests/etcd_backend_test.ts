@@ -51,8 +51,8 @@ Deno.test({
   ignore: !etcdInstalled,
   async fn() {
     await using member = await startEtcdMember();
-    // Each server has its own CA (shared cluster state is later work of issue 21): without the
-    // root CA publisher they do not take turns rewriting kube-root-ca.crt.
+    // Without --token each server has its own CA: without the root CA publisher they do not
+    // take turns rewriting kube-root-ca.crt.
     const opts = {
       storage: "etcd3",
       etcdServers: [member.clientUrl],
