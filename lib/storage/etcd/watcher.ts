@@ -38,6 +38,8 @@ export class EtcdWatcher {
   #backoffMs = 100;
   /** Set when events were lost (etcd compacted past the mirror). */
   #lost: Error | undefined;
+  #established = false;
+  #firstEstablished = Promise.withResolvers<void>();
 
   constructor(client: EtcdClient, mirror: Mirror, opts: EtcdWatcherOptions) {
     this.#client = client;
@@ -72,9 +74,20 @@ export class EtcdWatcher {
     });
   }
 
+  /** Resolves once the watch was first established (etcd confirmed it). */
+  get established(): Promise<void> {
+    return this.#firstEstablished.promise;
+  }
+
+  /** Whether the watch is established and nothing was lost: the mirror follows etcd. */
+  get following(): boolean {
+    return this.#established && !this.#lost;
+  }
+
   /** Cancels the watch. */
   stop(): void {
     this.#stopped = true;
+    this.#established = false;
     clearTimeout(this.#retry);
     this.#stream?.cancel();
     this.#stream = undefined;
@@ -138,6 +151,10 @@ export class EtcdWatcher {
       this.#reconnect(res.cancel_reason || "the watch was canceled");
       return;
     }
+    if (res.created) {
+      this.#established = true;
+      this.#firstEstablished.resolve();
+    }
     if (res.events.length === 0) return;
     this.#backoffMs = 100;
     const events: StoreEvent[] = res.events.map((e) => {
@@ -155,6 +172,7 @@ export class EtcdWatcher {
   }
 
   #reconnect(reason: string): void {
+    this.#established = false;
     this.#stream?.cancel();
     this.#stream = undefined;
     this.#generation++;
