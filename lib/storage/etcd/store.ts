@@ -72,6 +72,39 @@ export interface EtcdStoreOptions {
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
+/** At most this many revisions of etcd's history are replayed into the mirror at open. */
+const REPLAY_REVISIONS = 100_000;
+
+/** gRPC's status for a read below etcd's compaction point. */
+const OUT_OF_RANGE = 11;
+
+/**
+ * The oldest revision in [lo, hi] at which etcd can still read (below it, it compacted), by
+ * bisection over single-key reads; `hi` must be readable (etcd's current revision).
+ */
+async function oldestReadable(
+  client: EtcdClient,
+  key: Uint8Array,
+  lo: number,
+  hi: number,
+): Promise<number> {
+  const readable = (revision: number) =>
+    client.range({ key, revision, keys_only: true }).then(
+      () => true,
+      (err) => {
+        if (err instanceof EtcdError && err.grpcCode === OUT_OF_RANGE) return false;
+        throw err;
+      },
+    );
+  if (await readable(lo)) return lo;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (await readable(mid)) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
 /** A {@link Store} on etcd. */
 export class EtcdStore implements Store {
   readonly #client: EtcdClient;
@@ -116,8 +149,11 @@ export class EtcdStore implements Store {
   }
 
   /**
-   * Connects, reads everything under the prefix and starts the one watch that keeps the
-   * mirror current.
+   * Connects, reads everything under the prefix as it was at the oldest revision etcd still
+   * holds (at most {@link REPLAY_REVISIONS} back), and starts the one watch that keeps the
+   * mirror current from there: the history etcd has is replayed into the mirror, so a watch
+   * resumed here from a resourceVersion another replica gave works on a server that just
+   * started. Resolves once the mirror has caught up with etcd.
    *
    * @throws {EtcdUnavailableError} naming the endpoints when none answers.
    */
@@ -129,10 +165,12 @@ export class EtcdStore implements Store {
     try {
       const prefix = enc.encode(opts.keyPrefix ?? "");
       const all = prefix.length === 0 ? new Uint8Array([0]) : prefix;
-      const res = await client.range({ key: all, range_end: prefixEnd(prefix) });
+      const now = (await client.range({ key: all, keys_only: true })).header.revision;
+      const from = await oldestReadable(client, all, Math.max(1, now - REPLAY_REVISIONS), now);
+      const res = await client.range({ key: all, range_end: prefixEnd(prefix), revision: from });
       const strip = (opts.keyPrefix ?? "").length;
       const kvs = res.kvs.map((kv) => decodeKv(kv, strip));
-      const mirror = new Mirror(kvs, res.header.revision - REVISION_OFFSET, {
+      const mirror = new Mirror(kvs, from - REVISION_OFFSET, {
         historyRetentionMs: opts.historyRetentionMs,
         watchBufferSize: opts.watchBufferSize,
         clock: opts.clock,
@@ -153,6 +191,14 @@ export class EtcdStore implements Store {
           `etcd at ${client.endpoint} did not confirm the watch of the store's keys in time`,
         );
       }
+      await store.#watcher.catchUp(
+        now - REVISION_OFFSET,
+        store.#catchUpMs * 3,
+        (at) => store.#unchangedSince(at),
+      ).catch(async (err) => {
+        await store.close();
+        throw err;
+      });
       return store;
     } catch (err) {
       client.close();
