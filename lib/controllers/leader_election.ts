@@ -117,14 +117,25 @@ export class LeaderElector {
       this.#leading = true;
       logger.info(`became leader: lease ${lock.describe()} held by ${identity}`);
       let startError: unknown;
+      // Ends the term early: the stop, or controllers that failed to start.
+      const term = new AbortController();
+      const endTerm = () => term.abort();
+      signal.addEventListener("abort", endTerm);
       const started = this.#o.onStartedLeading().then(
         () => undefined,
-        (err) => void (startError = err ?? new Error("failed")),
+        (err) => {
+          startError = err ?? new Error("failed");
+          endTerm();
+        },
       );
       if (first) started.then(firstRound);
       first = false;
       // Renewals go on while the controllers start, which may take a while.
-      const end = await this.#renewWhileLeading(signal, () => startError !== undefined);
+      const end = await this.#renewWhileLeading(
+        term.signal,
+        () => signal.aborted ? "stopped" : startError !== undefined ? "start-failed" : undefined,
+      );
+      signal.removeEventListener("abort", endTerm);
       await started;
       this.#leading = false;
       await this.#o.onStoppedLeading().catch((err) =>
@@ -145,18 +156,20 @@ export class LeaderElector {
   }
 
   /** Renews every retry period until the stop, a lost lease or a failed start. */
-  async #renewWhileLeading(signal: AbortSignal, startFailed: () => boolean): Promise<TermEnd> {
+  async #renewWhileLeading(
+    term: AbortSignal,
+    ended: () => TermEnd | undefined,
+  ): Promise<TermEnd> {
     const { renewDeadlineMs, retryPeriodMs } = this.#o;
     let lastRenewal = this.#observedTime;
     for (;;) {
-      await sleep(retryPeriodMs, signal);
-      if (signal.aborted) return "stopped";
-      if (startFailed()) return "start-failed";
+      await sleep(retryPeriodMs, term);
+      if (term.aborted) return ended() ?? "stopped";
       const attempt = this.#clock.now();
       const left = lastRenewal + renewDeadlineMs - attempt;
       if (left <= 0) return "lost";
       const renewed = await this.#bounded(this.tryAcquireOrRenew(), left);
-      if (signal.aborted) return "stopped";
+      if (term.aborted) return ended() ?? "stopped";
       if (renewed) {
         lastRenewal = attempt;
         continue;
