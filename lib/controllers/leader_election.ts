@@ -107,7 +107,8 @@ export class LeaderElector {
     const signal = this.#abort.signal;
     let first = true;
     while (!signal.aborted) {
-      if (!(await this.tryAcquireOrRenew())) {
+      // A stop does not wait for a try that hangs (etcd unreachable, say).
+      if (!(await untilAborted(this.tryAcquireOrRenew(), signal))) {
         if (first) firstRound();
         first = false;
         await sleep(this.#jittered(this.#o.retryPeriodMs), signal);
@@ -313,6 +314,18 @@ export class LeaderElector {
       clearTimeout(timer);
     }
   }
+}
+
+/** `op`'s outcome, or false as soon as `signal` aborts. */
+function untilAborted(op: Promise<boolean>, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const aborted = () => resolve(false);
+    signal.addEventListener("abort", aborted, { once: true });
+    op.then(resolve, () => resolve(false)).finally(() =>
+      signal.removeEventListener("abort", aborted)
+    );
+  });
 }
 
 /** Waits `ms`, or less when `signal` aborts. */

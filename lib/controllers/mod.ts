@@ -10,5 +10,10 @@ export {
 export { ServiceController } from "./service_controller.ts";
 export { PolicyStatusController, type PolicyStatusOptions } from "./policy_status.ts";
 export { ControllerSet, type ControllerStarter, type RunningController } from "./controller_set.ts";
-export { holderIdentity, LeaderElector, type LeaderElectorOptions } from "./leader_election.ts";
+export {
+  holderIdentity,
+  JITTER_FACTOR,
+  LeaderElector,
+  type LeaderElectorOptions,
+} from "./leader_election.ts";
 export { type LeaderElectionRecord, LeaseLock, type ResourceLock } from "./lease_lock.ts";

@@ -7,9 +7,11 @@
  */
 
 import type { Logger } from "../../api/mod.ts";
+import { ConfigError } from "../../config/mod.ts";
 import {
   type ControllerSet,
   holderIdentity,
+  JITTER_FACTOR,
   LeaderElector,
   LeaseLock,
 } from "../../controllers/mod.ts";
@@ -41,6 +43,22 @@ export async function runClusterControllers(
   // The Lease is written through its registry even when `--runtime-config` does not serve it.
   const served = api.catalogue.lookup(leases.group, leases.version, leases.plural);
   const registry = (served && api.registries.get(served)) ?? api.newRegistry(leases, api.schemas);
+  const leaseDurationMs = le.leaseDurationMs ?? 15_000;
+  const renewDeadlineMs = le.renewDeadlineMs ?? 10_000;
+  const retryPeriodMs = le.retryPeriodMs ?? 2_000;
+  // `platform serve` checked the flags; an embedder's options get the same rules.
+  if (!(retryPeriodMs > 0 && retryPeriodMs * JITTER_FACTOR < renewDeadlineMs)) {
+    throw new ConfigError(
+      `leaderElection.retryPeriodMs: ${retryPeriodMs} must be above 0, and 1.2 times it below ` +
+        `renewDeadlineMs (${renewDeadlineMs})`,
+    );
+  }
+  if (!(renewDeadlineMs < leaseDurationMs)) {
+    throw new ConfigError(
+      `leaderElection.renewDeadlineMs: ${renewDeadlineMs} must be below leaseDurationMs ` +
+        `(${leaseDurationMs})`,
+    );
+  }
   const elector = new LeaderElector({
     lock: new LeaseLock(
       registry,
@@ -48,9 +66,9 @@ export async function runClusterControllers(
       le.resourceName ?? "platform-controllers",
     ),
     identity: holderIdentity(),
-    leaseDurationMs: le.leaseDurationMs ?? 15_000,
-    renewDeadlineMs: le.renewDeadlineMs ?? 10_000,
-    retryPeriodMs: le.retryPeriodMs ?? 2_000,
+    leaseDurationMs,
+    renewDeadlineMs,
+    retryPeriodMs,
     onStartedLeading: () => cluster.start(),
     onStoppedLeading: () => cluster.stop(),
     logger,
