@@ -12,7 +12,7 @@ import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
 import { fileURLToPath } from "node:url";
 import { assert, assertEquals } from "./assert.ts";
-import { tokenFile } from "./harness.ts";
+import { type TestServer, testServer, tokenFile } from "./harness.ts";
 import {
   etcdInstalled,
   requireEtcdUnderCi,
@@ -20,6 +20,7 @@ import {
 } from "../lib/storage/testing/etcd_member.ts";
 import { keyPair, makeCa, signAlg, verifies } from "../lib/certificates/signer_testdata.ts";
 import { encodePem } from "../lib/api/mod.ts";
+import { parseRuntimeConfig } from "../lib/config/mod.ts";
 
 requireEtcdUnderCi("tests/leader_election_test.ts");
 
@@ -300,5 +301,77 @@ Deno.test({
     assertEquals(after.leaseTransitions, before.leaseTransitions + 1);
     const cert = await signedThrough(follower, "after-release");
     assert(await verifies(cert, c.caCert), "signed by the shared CA");
+  },
+});
+
+/** A client CSR created and approved as the admin of an in-process server; its certificate. */
+async function signedIn(ts: TestServer, name: string): Promise<string> {
+  const keys = await keyPair("P-256");
+  const request = await x509.Pkcs10CertificateRequestGenerator.create({
+    name: `CN=${name}`,
+    keys,
+    signingAlgorithm: signAlg("P-256"),
+  });
+  const created = await ts.json("POST", CSRS, {
+    body: {
+      apiVersion: "certificates.platform.io/v1",
+      kind: "CertificateSigningRequest",
+      metadata: { name },
+      spec: {
+        request: btoa(request.toString("pem")),
+        signerName: "platform.io/apiserver-client",
+        usages: ["digital signature", "client auth"],
+      },
+    },
+  });
+  assertEquals(created.status, 201, JSON.stringify(created.body));
+  const csr = created.body;
+  csr.status = { conditions: [{ type: "Approved", status: "True", reason: "T", message: "m" }] };
+  assertEquals((await ts.json("PUT", `${CSRS}/${name}/approval`, { body: csr })).status, 200);
+  return await waitFor(`CSR ${name} signed`, async () => {
+    const got = await ts.json("GET", `${CSRS}/${name}`);
+    return got.body?.status?.certificate;
+  });
+}
+
+/** Whether etcd holds the Lease (whether or not the API serves it). */
+async function leaseInEtcd(etcdUrl: string): Promise<boolean> {
+  const key = "/registry/coordination.platform.io/leases/platform-system/platform-controllers";
+  const res = await fetch(`${etcdUrl}/v3/kv/range`, {
+    method: "POST",
+    body: JSON.stringify({ key: btoa(key), count_only: true }),
+  });
+  return Number((await res.json()).count ?? 0) === 1;
+}
+
+Deno.test({
+  name: "leader election: --leader-elect=false runs the controllers without a Lease",
+  ignore: !etcdInstalled,
+  async fn() {
+    await using member = await startEtcdMember();
+    await using ts = await testServer({
+      storage: "etcd3",
+      etcdServers: [member.clientUrl],
+      leaderElection: { enabled: false },
+    });
+    assert((await signedIn(ts, "unelected")).length > 0);
+    assertEquals((await ts.json("GET", LEASE)).status, 404);
+    assertEquals(await leaseInEtcd(member.clientUrl), false);
+  },
+});
+
+Deno.test({
+  name: "leader election: the Lease is kept even when --runtime-config does not serve leases",
+  ignore: !etcdInstalled,
+  async fn() {
+    await using member = await startEtcdMember();
+    await using ts = await testServer({
+      storage: "etcd3",
+      etcdServers: [member.clientUrl],
+      runtimeConfig: parseRuntimeConfig("coordination.k8s.io/v1=false"),
+    });
+    assertEquals((await ts.json("GET", LEASE)).status, 404); // not served
+    assert(await leaseInEtcd(member.clientUrl), "the Lease is in etcd");
+    assert((await signedIn(ts, "elected")).length > 0); // this replica leads
   },
 });
