@@ -146,6 +146,7 @@ async function serve(config: ServerConfig): Promise<number> {
       etcdCAFile: config.etcdCAFile,
       etcdCertFile: config.etcdCertFile,
       etcdKeyFile: config.etcdKeyFile,
+      token: config.token,
       etcdCompactionIntervalMs: config.etcdCompactionInterval,
       tlsCertFile: config.tlsCertFile,
       tlsPrivateKeyFile: config.tlsPrivateKeyFile,

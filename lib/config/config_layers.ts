@@ -160,6 +160,10 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "leaderElectResourceNamespace":
       values.leaderElectResourceNamespace = parseObjectName(one, isDNS1123Label);
       break;
+    case "token":
+      if (one.trim() === "") throw new Error("must not be empty");
+      values.token = one;
+      break;
     case "logLevel":
       values.logLevel = parseEnum(one, LOG_LEVELS);
       break;

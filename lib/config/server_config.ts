@@ -101,6 +101,7 @@ export async function loadServerConfig(
     etcdCAFile: pick("etcdCAFile"),
     etcdCertFile: pick("etcdCertFile"),
     etcdKeyFile: pick("etcdKeyFile"),
+    token: pick("token"),
     etcdCompactionInterval: pick("etcdCompactionInterval") ?? DEFAULTS.etcdCompactionInterval,
     historyRetention: pick("historyRetention") ?? DEFAULTS.historyRetention,
     controllers: pick("controllers") ?? [...DEFAULTS.controllers],
@@ -146,6 +147,7 @@ export async function loadServerConfig(
     if (cfg[k] === undefined) delete cfg[k];
   }
   if (cfg.anonymousAuth === undefined) delete cfg.anonymousAuth;
+  if (cfg.token === undefined) delete cfg.token;
 
   // Cross-field rules and the files the configuration points at.
   const where = (field: Field) => from(field)?.where(field) ?? `--${flagOf(field)}`;
