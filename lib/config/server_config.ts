@@ -105,6 +105,15 @@ export async function loadServerConfig(
     etcdCompactionInterval: pick("etcdCompactionInterval") ?? DEFAULTS.etcdCompactionInterval,
     historyRetention: pick("historyRetention") ?? DEFAULTS.historyRetention,
     controllers: pick("controllers") ?? [...DEFAULTS.controllers],
+    leaderElect: pick("leaderElect") ?? DEFAULTS.leaderElect,
+    leaderElectLeaseDuration: pick("leaderElectLeaseDuration") ??
+      DEFAULTS.leaderElectLeaseDuration,
+    leaderElectRenewDeadline: pick("leaderElectRenewDeadline") ??
+      DEFAULTS.leaderElectRenewDeadline,
+    leaderElectRetryPeriod: pick("leaderElectRetryPeriod") ?? DEFAULTS.leaderElectRetryPeriod,
+    leaderElectResourceName: pick("leaderElectResourceName") ?? DEFAULTS.leaderElectResourceName,
+    leaderElectResourceNamespace: pick("leaderElectResourceNamespace") ??
+      DEFAULTS.leaderElectResourceNamespace,
     serviceClusterIPRange: pick("serviceClusterIPRange") ?? DEFAULTS.serviceClusterIPRange,
     serviceNodePortRange: pick("serviceNodePortRange") ?? DEFAULTS.serviceNodePortRange,
     shutdownTimeout: pick("shutdownTimeout") ?? DEFAULTS.shutdownTimeout,
