@@ -97,7 +97,9 @@ export async function replica(name: string, opts: ReplicaOptions): Promise<Repli
             const res = await fetch(`${url}/readyz`, { client, signal: AbortSignal.timeout(1000) });
             await res.body?.cancel();
             if (res.status === 200) return;
-          } catch { /* not yet */ } finally {
+          } catch {
+            /* not yet */
+          } finally {
             client.close();
           }
         }
