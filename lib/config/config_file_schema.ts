@@ -62,6 +62,9 @@ export const fileSchema = z.strictObject({
   etcdCertFile: z.string().optional(),
   etcdKeyFile: z.string().optional(),
   etcdCompactionInterval: z.string().optional(),
+  snapshotInterval: z.string().optional(),
+  snapshotRetention: z.number().optional(),
+  snapshotDir: z.string().optional(),
   historyRetention: z.string().optional(),
   controllers: z.array(z.string()).optional(),
   serviceClusterIPRange: z.string().optional(),
@@ -116,6 +119,7 @@ export const OPTIONAL_PATHS = [
   "etcdCAFile",
   "etcdCertFile",
   "etcdKeyFile",
+  "snapshotDir",
   "auditWebhookConfigFile",
   ...SIGNING_FILE_FIELDS,
 ] as const;

@@ -95,6 +95,7 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "etcdCAFile":
     case "etcdCertFile":
     case "etcdKeyFile":
+    case "snapshotDir":
     case "clusterSigningCertFile":
     case "clusterSigningKeyFile":
     case "clusterSigningApiserverClientCertFile":
@@ -150,7 +151,8 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
       values.etcdPrefix = parseEtcdPrefix(one);
       break;
     case "etcdCompactionInterval":
-      values.etcdCompactionInterval = parseDuration(one);
+    case "snapshotInterval":
+      values[field] = parseDuration(one);
       break;
     case "logLevel":
       values.logLevel = parseEnum(one, LOG_LEVELS);
@@ -189,6 +191,7 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "auditLogBatchBufferSize":
     case "auditWebhookBatchBufferSize":
     case "auditWebhookBatchMaxSize":
+    case "snapshotRetention":
       values[field] = positiveCount(one);
       break;
   }
@@ -310,6 +313,7 @@ function setFromFile(
     case "auditLogBatchBufferSize":
     case "auditWebhookBatchBufferSize":
     case "auditWebhookBatchMaxSize":
+    case "snapshotRetention":
       values[field] = positiveCount(value as number);
       return;
     case "anonymousAuth":

@@ -96,6 +96,12 @@ export interface ServerConfig {
   etcdKeyFile?: string;
   /** Milliseconds; 0 disables. */
   etcdCompactionInterval: number;
+  /** Milliseconds between scheduled snapshots; 0: none. */
+  snapshotInterval: number;
+  /** Scheduled snapshot files kept. */
+  snapshotRetention: number;
+  /** Where scheduled snapshots go; absent: `<dataDir>/snapshots`. */
+  snapshotDir?: string;
   /** Milliseconds. */
   historyRetention: number;
   /** Controller selection in kube syntax, e.g. `["*", "-csrsigning"]`. */
@@ -155,6 +161,8 @@ export const DEFAULTS = {
   storage: "file" as StorageBackend,
   etcdPrefix: "/registry",
   etcdCompactionInterval: 5 * 60_000,
+  snapshotInterval: 0,
+  snapshotRetention: 5,
   historyRetention: 5 * 60_000,
   controllers: ["*"],
   serviceClusterIPRange: DEFAULT_SERVICE_CLUSTER_IP_RANGE,

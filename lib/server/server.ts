@@ -32,6 +32,7 @@ import type { StartOptions } from "./start/options.ts";
 import { buildRegistries } from "./start/registries.ts";
 import { keepServingCertificate, listen, setNoDelay, Shutdown } from "./start/serve.ts";
 import { openStorage } from "./start/storage.ts";
+import { startSnapshotSchedule } from "./start/snapshots.ts";
 
 export { ADMIN_GROUP, ADMIN_USER } from "../api/mod.ts";
 export type { StartOptions } from "./start/options.ts";
@@ -65,6 +66,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     const hostname = opts.bindAddress ?? "127.0.0.1";
     const credentials = await prepareCredentials(opts, dataDir, hostname, config, logger);
     const storage = await openStorage(opts, dataDir, config, logger, resources);
+    await startSnapshotSchedule(opts, dataDir, storage.store, config, logger, resources);
     const api = await buildRegistries(config, storage, logger, resources);
     const controllers = await startControllers(
       opts,

@@ -25,7 +25,8 @@ export async function takeSnapshot(
   store: Store,
   transformer?: ValueTransformer,
 ): Promise<SnapshotContent> {
-  const list = await store.list("/");
+  // Every key a server stores is under /registry/ (on etcd, other prefixes may be beside it).
+  const list = await store.list("/registry/");
   const items = transformer
     ? list.items.map((kv) => ({ ...kv, value: transformer.toStorage(kv.key, kv.value) }))
     : list.items;
