@@ -51,7 +51,7 @@ Deno.test({
       const encryption = await encryptionConfig(dir);
       const enc = ["--encryption-provider-config", encryption];
 
-      let uid: string;
+      let uid: string, oneCa: string, oneToken: string;
       {
         await using one = await testServer({
           storage: "file",
@@ -60,6 +60,8 @@ Deno.test({
         });
         const cm = await createAsAdmin(one, CM, { metadata: { name: "moved" }, data: { k: "v" } });
         uid = cm.metadata.uid;
+        oneCa = one.server.caCertPem;
+        oneToken = one.server.adminToken;
         await createAsAdmin(one, SECRETS, { metadata: { name: "s" }, data: { v: btoa("hush") } });
         // A running server's data dir is refused.
         assertConfigError(
@@ -85,8 +87,15 @@ Deno.test({
       );
 
       const etcdOpts = { storage: "etcd3", etcdServers: [member.clientUrl] };
+      // The replica gets the node's pki/, as the README's walk says: the same CA and admin token.
+      await Deno.mkdir(`${dir}/replica/pki`, { recursive: true, mode: 0o700 });
+      for (const e of Deno.readDirSync(`${dir}/one/pki`)) {
+        await Deno.copyFile(`${dir}/one/pki/${e.name}`, `${dir}/replica/pki/${e.name}`);
+      }
       {
         await using replica = await testServer({ ...etcdOpts, dataDir: `${dir}/replica` });
+        assertEquals(replica.server.caCertPem, oneCa);
+        assertEquals(replica.server.adminToken, oneToken);
         const got = await replica.json("GET", `${CM}/moved`);
         assertEquals(got.status, 200);
         assertEquals(got.body.data, { k: "v" });

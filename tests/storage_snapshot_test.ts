@@ -272,3 +272,59 @@ Deno.test("restore refuses a non-empty data dir without --force and a damaged sn
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a snapshot keeps encrypted secrets encrypted; the same config reads them after restore", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "platform-snapshot-" });
+  try {
+    const config = `${dir}/encryption.json`;
+    await Deno.writeTextFile(
+      config,
+      JSON.stringify({
+        apiVersion: "apiserver.config.k8s.io/v1",
+        kind: "EncryptionConfiguration",
+        resources: [{
+          resources: ["secrets"],
+          providers: [{
+            aesgcm: { keys: [{ name: "k1", secret: btoa("0123456789abcdef0123456789abcdef") }] },
+          }],
+        }],
+      }),
+    );
+    const opts = { storage: "file", encryptionProviderConfigFile: config };
+    {
+      await using ts = await testServer({ ...opts, dataDir: `${dir}/data` });
+      await createAsAdmin(ts, "/api/v1/namespaces/default/secrets", {
+        metadata: { name: "s" },
+        data: { v: btoa("hush") },
+      });
+      const run = await runWithin(
+        60_000,
+        "storage",
+        "snapshot",
+        "--kubeconfig",
+        ts.server.kubeconfigPath!,
+        "--output",
+        `${dir}/s.snap`,
+      );
+      assertEquals(run.code, 0, run.stderr);
+    }
+    const text = await Deno.readTextFile(`${dir}/s.snap`);
+    const line = text.split("\n").find((l) => l.includes("/secrets/default/s"))!;
+    assert(line.includes("k8s:enc:aesgcm:v1:k1:") && !line.includes(btoa("hush")), line);
+    const restore = await runWithin(
+      60_000,
+      "storage",
+      "restore",
+      "--snapshot",
+      `${dir}/s.snap`,
+      "--data-dir",
+      `${dir}/restored`,
+    );
+    assertEquals(restore.code, 0, restore.stderr);
+    await using ts = await testServer({ ...opts, dataDir: `${dir}/restored` });
+    const got = await ts.json("GET", "/api/v1/namespaces/default/secrets/s");
+    assertEquals(atob(got.body.data.v), "hush");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

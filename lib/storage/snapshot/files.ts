@@ -18,8 +18,9 @@ import {
 
 /**
  * Every live key of `store` at its current revision, values in their stored form (through
- * `transformer`, the encryption at rest a file store applies). The list is read in one step
- * at one revision, so writes that come meanwhile are not waited for, and none is half in.
+ * `transformer`, the encryption at rest a file store applies, as the snapshot is encoded). The
+ * list is read in one step at one revision, so writes that come meanwhile are not waited for,
+ * and none is half in.
  */
 export async function takeSnapshot(
   store: Store,
@@ -27,10 +28,13 @@ export async function takeSnapshot(
 ): Promise<SnapshotContent> {
   // Every key a server stores is under /registry/ (on etcd, other prefixes may be beside it).
   const list = await store.list("/registry/");
-  const items = transformer
-    ? list.items.map((kv) => ({ ...kv, value: transformer.toStorage(kv.key, kv.value) }))
-    : list.items;
-  return { revision: list.revision, items, takenAt: new Date() };
+  return {
+    revision: list.revision,
+    items: list.items,
+    takenAt: new Date(),
+    // Encrypted as the stream is read, not all at once while requests wait.
+    storedValue: transformer && ((kv) => transformer.toStorage(kv.key, kv.value)),
+  };
 }
 
 /**

@@ -42,6 +42,9 @@ export interface SnapshotContent {
   revision: number;
   items: readonly KeyValue[];
   takenAt?: Date;
+  /** The stored form of an item's value (encryption at rest), applied as the stream is read.
+   * @default the value */
+  storedValue?: (kv: KeyValue) => string;
 }
 
 /** A snapshot that is not a complete, intact snapshot of a version this code reads. */
@@ -93,7 +96,7 @@ export function encodeSnapshot(content: SnapshotContent): ReadableStream<Uint8Ar
           key: kv.key,
           createRevision: kv.createRevision,
           modRevision: kv.modRevision,
-          value: kv.value,
+          value: content.storedValue ? content.storedValue(kv) : kv.value,
         }) + "\n";
       }
       controller.enqueue(hashed(text));
