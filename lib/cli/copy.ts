@@ -18,7 +18,13 @@ import {
   EncryptionTransformer,
   loadEncryptionConfig,
 } from "../encryption/mod.ts";
-import { DIR_MODE, type KeyValue, type Store, unreadableReason } from "../storage/mod.ts";
+import {
+  DIR_MODE,
+  FileStore,
+  type KeyValue,
+  type Store,
+  unreadableReason,
+} from "../storage/mod.ts";
 import { type CommandFlag, optional, type ParsedFlags, required, UsageError } from "./args.ts";
 import {
   type EtcdTlsFiles,
@@ -65,8 +71,8 @@ export const COPY_FLAGS: readonly CommandFlag[] = [
   },
 ];
 
-/** Concurrent creates in the target. */
-const PARALLEL = 32;
+/** Concurrent creates in the target: many share one journal fsync (group commit). */
+const PARALLEL = 256;
 
 /** Runs the copy; prints what was copied. */
 export async function runCopy(flags: ParsedFlags, out: (line: string) => void): Promise<void> {
@@ -108,6 +114,8 @@ export async function runCopy(flags: ParsedFlags, out: (line: string) => void): 
   try {
     target = await openTarget(to, `${staging}/store`, opts);
     await createAll(target, items);
+    // Every object file written now: close would leave a backlog to the next open (and say so).
+    if (target instanceof FileStore) await target.flush();
     await target.close();
     target = undefined;
     if (to.kind === "dir") {
