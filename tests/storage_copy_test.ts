@@ -148,6 +148,10 @@ Deno.test("copy: bad input and unusable locations exit 2 in one line", async () 
       /is not an etcd host:port/,
     );
     assertConfigError(await copy("--frm", "x"), /unknown flag --frm/);
+    assertConfigError(
+      await runWithin(60_000, "storage", "backup"),
+      /storage: unknown command "backup" \(copy, snapshot or restore\)/,
+    );
     const help = await runWithin(60_000, "storage", "copy", "--help");
     assertEquals(help.code, 0);
     for (const flag of ["--from", "--to", "--etcd-cafile", "--encryption-provider-config"]) {
