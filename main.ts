@@ -152,6 +152,7 @@ async function serve(config: ServerConfig): Promise<number> {
       etcdCAFile: config.etcdCAFile,
       etcdCertFile: config.etcdCertFile,
       etcdKeyFile: config.etcdKeyFile,
+      token: config.token,
       etcdCompactionIntervalMs: config.etcdCompactionInterval,
       snapshotIntervalMs: config.snapshotInterval,
       snapshotRetention: config.snapshotRetention,

@@ -68,6 +68,12 @@ export async function checkServerConfig(cfg: ServerConfig, naming: FieldNaming):
       } (etcd client URLs)`,
     );
   }
+  if (cfg.token !== undefined && cfg.storage !== "etcd3") {
+    throw new ConfigError(
+      `${where("token")}: only with etcd3 storage (a lone server keeps its secrets in its data ` +
+        `directory)`,
+    );
+  }
   for (const field of ["etcdCAFile", "etcdCertFile", "etcdKeyFile"] as const) {
     const path = cfg[field];
     if (path !== undefined) await checkReadableFile(path, where(field), shown(field));

@@ -61,6 +61,7 @@ export const fileSchema = z.strictObject({
   etcdCAFile: z.string().optional(),
   etcdCertFile: z.string().optional(),
   etcdKeyFile: z.string().optional(),
+  token: z.string().optional(),
   etcdCompactionInterval: z.string().optional(),
   snapshotInterval: z.string().optional(),
   snapshotRetention: z.number().optional(),

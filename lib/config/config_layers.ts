@@ -154,6 +154,10 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "snapshotInterval":
       values[field] = parseDuration(one);
       break;
+    case "token":
+      if (one.trim() === "") throw new Error("must not be empty");
+      values.token = one;
+      break;
     case "logLevel":
       values.logLevel = parseEnum(one, LOG_LEVELS);
       break;

@@ -252,6 +252,15 @@ export const FLAGS: readonly FlagSpec[] = [
     help: "Private key of --etcd-certfile.",
   },
   {
+    name: "token",
+    field: "token",
+    kind: "string",
+    help: "etcd3 only: a passphrase every replica is given. The first replica keeps its CA, " +
+      "service-account key and admin token in etcd sealed with it; the others take theirs " +
+      "from there. Put it in the --config file to keep it off the command line.",
+  },
+
+  {
     name: "etcd-compaction-interval",
     field: "etcdCompactionInterval",
     kind: "duration",

@@ -85,6 +85,7 @@ Deno.test("every flag but --config has a config-file field and help text", () =>
     "etcd-cafile",
     "etcd-certfile",
     "etcd-keyfile",
+    "token",
     "etcd-compaction-interval",
     "snapshot-interval",
     "snapshot-retention",

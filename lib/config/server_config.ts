@@ -101,6 +101,7 @@ export async function loadServerConfig(
     etcdCAFile: pick("etcdCAFile"),
     etcdCertFile: pick("etcdCertFile"),
     etcdKeyFile: pick("etcdKeyFile"),
+    token: pick("token"),
     etcdCompactionInterval: pick("etcdCompactionInterval") ?? DEFAULTS.etcdCompactionInterval,
     snapshotInterval: pick("snapshotInterval") ?? DEFAULTS.snapshotInterval,
     snapshotRetention: pick("snapshotRetention") ?? DEFAULTS.snapshotRetention,
@@ -140,6 +141,7 @@ export async function loadServerConfig(
     if (cfg[k] === undefined) delete cfg[k];
   }
   if (cfg.anonymousAuth === undefined) delete cfg.anonymousAuth;
+  if (cfg.token === undefined) delete cfg.token;
 
   // Cross-field rules and the files the configuration points at.
   const where = (field: Field) => from(field)?.where(field) ?? `--${flagOf(field)}`;

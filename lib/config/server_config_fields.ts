@@ -94,6 +94,8 @@ export interface ServerConfig {
   etcdCAFile?: string;
   etcdCertFile?: string;
   etcdKeyFile?: string;
+  /** etcd3: the passphrase replicas share (their common secrets are sealed with it in etcd). */
+  token?: string;
   /** Milliseconds; 0 disables. */
   etcdCompactionInterval: number;
   /** Milliseconds between scheduled snapshots; 0: none. */

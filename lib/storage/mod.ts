@@ -36,6 +36,7 @@ export {
 export { writeFileAtomic } from "./fsutil.ts";
 export { etcdKeyPrefix, EtcdStore, type EtcdStoreOptions } from "./etcd/store.ts";
 export { EtcdUnavailableError } from "./etcd/client.ts";
+export { openSharedRecord, type SharedRecord } from "./etcd/shared_record.ts";
 export { unreadableReason, unreadableStored, unreadableValue } from "./transformer.ts";
 export {
   encodeSnapshot,

@@ -22,6 +22,9 @@ export interface StartOptions {
   /** `storage: "etcd3"`: where the server's `/registry` tree lives in etcd. @default "/registry" */
   etcdPrefix?: string;
   /** `storage: "etcd3"`: CA bundle, client certificate and key files for https:// servers. */
+  /** With etcd3: the passphrase replicas share; the secrets every replica needs (CA,
+   * service-account key, admin token) are kept in etcd sealed with a key derived from it. */
+  token?: string;
   etcdCAFile?: string;
   etcdCertFile?: string;
   etcdKeyFile?: string;

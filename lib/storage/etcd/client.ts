@@ -181,7 +181,12 @@ export class EtcdClient {
       )
       : grpc.credentials.createInsecure();
     const target = `${url.hostname}:${url.port || (secure ? "443" : "2379")}`;
-    const options = { "grpc.max_receive_message_length": 512 * 1024 * 1024 };
+    const options = {
+      "grpc.max_receive_message_length": 512 * 1024 * 1024,
+      // Back within two seconds of etcd's return (grpc's default backoff grows to two minutes).
+      "grpc.initial_reconnect_backoff_ms": 100,
+      "grpc.max_reconnect_backoff_ms": 2_000,
+    };
     this.endpoint = endpoint;
     this.#kv = new KV(target, creds, options);
     this.#watch = new Watch(target, creds, options);

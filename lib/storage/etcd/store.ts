@@ -17,6 +17,7 @@
  * @module
  */
 
+import { RevisionProbe } from "./revision_probe.ts";
 import type { StoreLogger } from "../logger.ts";
 import {
   type KeyValue,
@@ -34,6 +35,7 @@ import {
   EtcdClient,
   EtcdError,
   type EtcdTls,
+  EtcdUnavailableError,
   prefixEnd,
   type RawKeyValue,
   type RequestOp,
@@ -77,6 +79,7 @@ export class EtcdStore implements Store {
   readonly #mirror: Mirror;
   readonly #watcher: EtcdWatcher;
   readonly #catchUpMs: number;
+  readonly #revisions: RevisionProbe;
   readonly #logger: StoreLogger;
   #lastWrite = 0;
   #keyChains = new Map<string, Promise<void>>();
@@ -91,6 +94,7 @@ export class EtcdStore implements Store {
     this.#prefix = opts.keyPrefix ?? "";
     this.#mirror = mirror;
     this.#catchUpMs = opts.catchUpTimeoutMs ?? 10_000;
+    this.#revisions = new RevisionProbe(client, enc.encode(`${this.#prefix}/`));
     this.#logger = opts.logger ?? console;
     this.#watcher = new EtcdWatcher(client, mirror, {
       prefix: this.#prefix,
@@ -136,6 +140,19 @@ export class EtcdStore implements Store {
       });
       const store = new EtcdStore(client, mirror, opts);
       store.#watcher.start();
+      // Ready once etcd has confirmed the watch (readiness follows it from then on).
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const confirmed = await Promise.race([
+        store.#watcher.established.then(() => true),
+        new Promise<false>((r) => timer = setTimeout(() => r(false), opts.dialTimeoutMs ?? 5_000)),
+      ]);
+      clearTimeout(timer);
+      if (!confirmed) {
+        await store.close();
+        throw new EtcdUnavailableError(
+          `etcd at ${client.endpoint} did not confirm the watch of the store's keys in time`,
+        );
+      }
       return store;
     } catch (err) {
       client.close();
@@ -147,6 +164,11 @@ export class EtcdStore implements Store {
 
   currentRevision(): number {
     return this.#mirror.revision;
+  }
+
+  /** The watch that feeds the copy is established (so etcd answers) and lost nothing. */
+  reachable(): boolean {
+    return this.#state === "open" && this.#watcher.following;
   }
 
   oldestRevision(): number {
@@ -161,12 +183,12 @@ export class EtcdStore implements Store {
   // ---- reads ----
 
   async get(key: string, opts: ReadOptions = {}): Promise<KeyValue | undefined> {
-    const rev = await this.#readRevision(key, opts.revision);
+    const rev = await this.#readRevision(key, opts.revision, opts.cached);
     return this.#mirror.get(key, rev);
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
-    const rev = await this.#readRevision(prefix, opts.revision);
+    const rev = await this.#readRevision(prefix, opts.revision, opts.cached);
     const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
     return this.#mirror.list(prefix, rev, {
       after: opts.after,
@@ -175,10 +197,15 @@ export class EtcdStore implements Store {
     });
   }
 
-  /** The revision to read at: the latest (after catching up with etcd) or a checked one. */
-  async #readRevision(key: string, revision: number | undefined): Promise<number> {
+  /** The revision to read at: the latest (after catching up with etcd, unless `cached`) or a
+   * checked one. */
+  async #readRevision(
+    key: string,
+    revision: number | undefined,
+    cached = false,
+  ): Promise<number> {
     this.#checkReadable(key);
-    if (!revision || revision > this.#mirror.revision) {
+    if (revision ? revision > this.#mirror.revision : !cached) {
       await this.#catchUp(key);
       this.#checkReadable(key);
     }
@@ -207,13 +234,8 @@ export class EtcdStore implements Store {
 
   /** Waits until the mirror holds everything etcd had when this was called. */
   async #catchUp(key: string): Promise<void> {
-    const prefix = enc.encode(this.#prefix);
-    const res = await this.#client.range({
-      key: prefix.length === 0 ? new Uint8Array([0]) : prefix,
-      range_end: prefixEnd(prefix),
-      count_only: true,
-    });
-    const target = Math.max(res.header.revision - REVISION_OFFSET, this.#lastWrite);
+    const revision = await this.#revisions.current();
+    const target = Math.max(revision - REVISION_OFFSET, this.#lastWrite);
     const verify = (at: number) => this.#unchangedSince(at);
     await this.#watcher.catchUp(target, this.#catchUpMs, verify).catch((err) => {
       if (this.#state === "closed") throw closed(key);
