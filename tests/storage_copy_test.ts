@@ -1,7 +1,8 @@
 /**
  * `platform storage copy` as a user runs it: a stopped single-node server's objects into an
  * empty etcd prefix (with a real etcd member) and back into a new data directory, servers
- * started on each target serving the objects; encrypted secrets decrypted with the encryption
+ * started on each target serving the objects (on etcd, as the README's walk to three replicas
+ * starts them: the old data dir with --token first, then a new one); encrypted secrets decrypted with the encryption
  * configuration; refusals of non-empty targets, a running server's data dir and bad input.
  * Without etcd the etcd test skips, except under CI=true where that fails.
  */
@@ -86,23 +87,23 @@ Deno.test({
         /--to: etcd:.* is not empty .*copy into an empty prefix/,
       );
 
-      const etcdOpts = { storage: "etcd3", etcdServers: [member.clientUrl] };
-      // The replica gets the node's pki/, as the README's walk says: the same CA and admin token.
-      await Deno.mkdir(`${dir}/replica/pki`, { recursive: true, mode: 0o700 });
-      for (const e of Deno.readDirSync(`${dir}/one/pki`)) {
-        await Deno.copyFile(`${dir}/one/pki/${e.name}`, `${dir}/replica/pki/${e.name}`);
-      }
+      // The README's walk: the first replica on the old node's data dir with --token, the
+      // others on new data dirs with the same token: every one has the node's CA and admin token.
+      const etcdOpts = { storage: "etcd3", etcdServers: [member.clientUrl], token: "walk-token" };
       {
+        await using first = await testServer({ ...etcdOpts, dataDir: `${dir}/one` });
         await using replica = await testServer({ ...etcdOpts, dataDir: `${dir}/replica` });
-        assertEquals(replica.server.caCertPem, oneCa);
-        assertEquals(replica.server.adminToken, oneToken);
+        for (const r of [first, replica]) {
+          assertEquals(r.server.caCertPem, oneCa);
+          assertEquals(r.server.adminToken, oneToken);
+        }
         const got = await replica.json("GET", `${CM}/moved`);
         assertEquals(got.status, 200);
         assertEquals(got.body.data, { k: "v" });
         assertEquals(got.body.metadata.uid, uid);
         const secret = await replica.json("GET", `${SECRETS}/s`);
         assertEquals(atob(secret.body.data.v), "hush");
-        await createAsAdmin(replica, CM, { metadata: { name: "on-etcd" } });
+        await createAsAdmin(first, CM, { metadata: { name: "on-etcd" } });
       }
 
       const back = await copy("--from", etcd, "--to", `${dir}/two`, ...enc);
