@@ -2,8 +2,8 @@
  * `platform storage copy` as a user runs it: a stopped single-node server's objects into an
  * empty etcd prefix (with a real etcd member) and back into a new data directory, servers
  * started on each target serving the objects (on etcd, as the README's walk to three replicas
- * starts them: the old data dir with --token first, then a new one); encrypted secrets decrypted with the encryption
- * configuration; refusals of non-empty targets, a running server's data dir and bad input.
+ * starts them: the old data dir with --token first, then a new one); encrypted secrets
+ * decrypted with the encryption configuration; refusals of non-empty targets, a running server's data dir and bad input.
  * Without etcd the etcd test skips, except under CI=true where that fails.
  */
 
