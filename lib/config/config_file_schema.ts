@@ -63,6 +63,9 @@ export const fileSchema = z.strictObject({
   etcdKeyFile: z.string().optional(),
   token: z.string().optional(),
   etcdCompactionInterval: z.string().optional(),
+  snapshotInterval: z.string().optional(),
+  snapshotRetention: z.number().optional(),
+  snapshotDir: z.string().optional(),
   historyRetention: z.string().optional(),
   controllers: z.array(z.string()).optional(),
   leaderElect: z.boolean().optional(),
@@ -123,6 +126,7 @@ export const OPTIONAL_PATHS = [
   "etcdCAFile",
   "etcdCertFile",
   "etcdKeyFile",
+  "snapshotDir",
   "auditWebhookConfigFile",
   ...SIGNING_FILE_FIELDS,
 ] as const;

@@ -96,6 +96,7 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "etcdCAFile":
     case "etcdCertFile":
     case "etcdKeyFile":
+    case "snapshotDir":
     case "clusterSigningCertFile":
     case "clusterSigningKeyFile":
     case "clusterSigningApiserverClientCertFile":
@@ -152,7 +153,8 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
       values.etcdPrefix = parseEtcdPrefix(one);
       break;
     case "etcdCompactionInterval":
-      values.etcdCompactionInterval = parseDuration(one);
+    case "snapshotInterval":
+      values[field] = parseDuration(one);
       break;
     case "leaderElectResourceName":
       values.leaderElectResourceName = parseObjectName(one, isDNS1123Subdomain);
@@ -204,6 +206,7 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "auditLogBatchBufferSize":
     case "auditWebhookBatchBufferSize":
     case "auditWebhookBatchMaxSize":
+    case "snapshotRetention":
       values[field] = positiveCount(one);
       break;
   }
@@ -332,6 +335,7 @@ function setFromFile(
     case "auditLogBatchBufferSize":
     case "auditWebhookBatchBufferSize":
     case "auditWebhookBatchMaxSize":
+    case "snapshotRetention":
       values[field] = positiveCount(value as number);
       return;
     case "anonymousAuth":

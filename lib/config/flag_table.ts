@@ -269,6 +269,28 @@ export const FLAGS: readonly FlagSpec[] = [
       "disables.",
   },
   {
+    name: "snapshot-interval",
+    field: "snapshotInterval",
+    kind: "duration",
+    defaultText: "0",
+    help: "Take a snapshot of the store this often (as `platform storage snapshot` does, " +
+      "without stopping writes) into --snapshot-dir; 0 takes none.",
+  },
+  {
+    name: "snapshot-retention",
+    field: "snapshotRetention",
+    kind: "int",
+    defaultText: "5",
+    help: "How many scheduled snapshots are kept; older ones are deleted.",
+  },
+  {
+    name: "snapshot-dir",
+    field: "snapshotDir",
+    kind: "path",
+    defaultText: "<data-dir>/snapshots",
+    help: "Directory of the scheduled snapshots (made 0700, files 0600).",
+  },
+  {
     name: "encryption-provider-config",
     field: "encryptionProviderConfig",
     kind: "path",

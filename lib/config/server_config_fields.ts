@@ -98,6 +98,12 @@ export interface ServerConfig {
   token?: string;
   /** Milliseconds; 0 disables. */
   etcdCompactionInterval: number;
+  /** Milliseconds between scheduled snapshots; 0: none. */
+  snapshotInterval: number;
+  /** Scheduled snapshot files kept. */
+  snapshotRetention: number;
+  /** Where scheduled snapshots go; absent: `<dataDir>/snapshots`. */
+  snapshotDir?: string;
   /** Milliseconds. */
   historyRetention: number;
   /** Controller selection in kube syntax, e.g. `["*", "-csrsigning"]`. */
@@ -169,6 +175,8 @@ export const DEFAULTS = {
   storage: "file" as StorageBackend,
   etcdPrefix: "/registry",
   etcdCompactionInterval: 5 * 60_000,
+  snapshotInterval: 0,
+  snapshotRetention: 5,
   historyRetention: 5 * 60_000,
   controllers: ["*"],
   leaderElect: true,

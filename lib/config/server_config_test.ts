@@ -20,6 +20,8 @@ Deno.test("defaults apply without flags or file", async () => {
     tlsSANs: [],
     enableAdmissionPlugins: [],
     etcdCompactionInterval: 300_000,
+    snapshotInterval: 0,
+    snapshotRetention: 5,
     etcdPrefix: "/registry",
     etcdServers: [],
     disableAdmissionPlugins: [],
@@ -361,4 +363,25 @@ Deno.test("audit webhook settings: flags and file fields; durations as Go durati
     await errorOf(["--audit-webhook-config-file", "missing.kubeconfig"], dir.path),
     /--audit-webhook-config-file/,
   );
+});
+
+Deno.test("snapshot settings: flags and file fields; the directory resolves like other paths", async () => {
+  await using dir = await tempDir();
+  await writeConfig(
+    dir.path,
+    "c.yaml",
+    "snapshotInterval: 1h\nsnapshotRetention: 24\nsnapshotDir: backups\n",
+  );
+  const file = await load(["--config", "c.yaml"], dir.path);
+  assert.deepEqual(
+    [file.snapshotInterval, file.snapshotRetention, file.snapshotDir],
+    [3_600_000, 24, join(dir.path, "backups")],
+  );
+  const flags = await load(["--config", "c.yaml", "--snapshot-interval", "90s"], dir.path);
+  assert.equal(flags.snapshotInterval, 90_000);
+  assert.match(
+    await errorOf(["--snapshot-retention", "0"], dir.path),
+    /^--snapshot-retention: "0" must be at least 1/,
+  );
+  assert.match(await errorOf(["--snapshot-interval", "often"], dir.path), /^--snapshot-interval: /);
 });

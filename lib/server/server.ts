@@ -33,6 +33,7 @@ import { buildRegistries } from "./start/registries.ts";
 import { keepServingCertificate, listen, setNoDelay, Shutdown } from "./start/serve.ts";
 import { etcdTls, openStorage } from "./start/storage.ts";
 import { joinSharedState } from "./start/bootstrap.ts";
+import { startSnapshotSchedule } from "./start/snapshots.ts";
 
 export { ADMIN_GROUP, ADMIN_USER } from "../api/mod.ts";
 export type { StartOptions } from "./start/options.ts";
@@ -69,6 +70,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     }
     const credentials = await prepareCredentials(opts, dataDir, hostname, config, logger);
     const storage = await openStorage(opts, dataDir, config, logger, resources);
+    await startSnapshotSchedule(opts, dataDir, storage.store, config, logger, resources);
     const api = await buildRegistries(config, storage, logger, resources);
     const controllers = await startControllers(
       opts,

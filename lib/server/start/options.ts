@@ -30,6 +30,12 @@ export interface StartOptions {
   etcdKeyFile?: string;
   /** `storage: "etcd3"`: how often etcd is compacted; 0 disables. @default 300_000 */
   etcdCompactionIntervalMs?: number;
+  /** Snapshots of the store every this often (`--snapshot-interval`); 0 or absent: none. */
+  snapshotIntervalMs?: number;
+  /** How many scheduled snapshot files are kept (`--snapshot-retention`). @default 5 */
+  snapshotRetention?: number;
+  /** Where scheduled snapshots go (`--snapshot-dir`). @default `<dataDir>/snapshots` */
+  snapshotDir?: string;
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
   tlsSANs?: string[];
