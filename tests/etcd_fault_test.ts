@@ -68,6 +68,7 @@ Deno.test({
     }
     const client = { current: undefined as Deno.HttpClient | undefined };
     let stop = false;
+    const watchesEnd = new AbortController();
     try {
       for (const r of replicas) await r.start(); // the first bootstraps the shared CA
       const ca = await Deno.readTextFile(`${replicas[0].dataDir}/pki/ca.crt`);
@@ -90,7 +91,6 @@ Deno.test({
       const startList = await (await call(replicas[0], "GET", CM)).json();
       const startRv = Number(startList.metadata.resourceVersion);
 
-      let finalRv = Infinity; // set once the load has ended
       // Watchers: one per replica, each resuming elsewhere when its stream breaks.
       const watchers = replicas.map((home, w) => {
         const seen: Seen[] = [];
@@ -98,12 +98,12 @@ Deno.test({
         let lastRv = startRv;
         let on = home;
         const run = async () => {
-          while (!stop || lastRv < finalRv) {
+          while (!watchesEnd.signal.aborted) {
             try {
               const res = await fetch(`${on.url}${CM}?watch=1&resourceVersion=${lastRv}`, {
                 client: http,
                 headers,
-                signal: AbortSignal.timeout(60_000),
+                signal: AbortSignal.any([watchesEnd.signal, AbortSignal.timeout(60_000)]),
               });
               if (res.status !== 200) throw new Error(`watch ${res.status}`);
               let buf = "";
@@ -128,15 +128,15 @@ Deno.test({
                     n: n === undefined ? undefined : Number(n),
                   });
                 }
-                if (stop && lastRv >= finalRv) break;
               }
             } catch { /* the replica died, or timed out: resume elsewhere */ }
-            if (stop && lastRv >= finalRv) break;
+            if (watchesEnd.signal.aborted) break;
             await sleep(100);
             on = live().length ? pick(live()) : on;
           }
         };
-        return { seen, problems, done: run() };
+        const state = () => `watcher ${w}: at ${lastRv} on ${on.name}, ${seen.length} events`;
+        return { seen, problems, done: run(), state, at: () => lastRv };
       });
       // Writers: each owns its keys; one request at a time.
       const acked = new Map<string, Acked>();
@@ -195,7 +195,7 @@ Deno.test({
       const final = await (await call(replicas[0], "GET", CM)).json();
       // The newest change of this collection (the list's own resourceVersion may be a later
       // write elsewhere, a Lease renewal say, that these watchers never see).
-      finalRv = Math.max(
+      const finalRv = Math.max(
         ...final.items.map((i: { metadata: { resourceVersion: string } }) =>
           Number(i.metadata.resourceVersion)
         ),
@@ -204,12 +204,16 @@ Deno.test({
       for (const item of final.items) {
         if (item.data?.n !== undefined) state.set(item.metadata.name, Number(item.data.n));
       }
-      await Promise.race([
-        Promise.all(watchers.map((w) => w.done)),
-        sleep(30_000).then(() => {
-          throw new Error("watchers did not reach the final resourceVersion in 30 s");
-        }),
-      ]);
+      const until = Date.now() + 30_000;
+      while (watchers.some((w) => w.at() < finalRv) && Date.now() < until) await sleep(100);
+      watchesEnd.abort();
+      await Promise.all(watchers.map((w) => w.done));
+      assert(
+        watchers.every((w) => w.at() >= finalRv),
+        `watchers did not reach resourceVersion ${finalRv} in 30 s: ${
+          watchers.map((w) => w.state()).join("; ")
+        }`,
+      );
       const summary = `seed ${SEED}; faults: ${faults.join(", ")}; ${ackedCount} writes ` +
         `acknowledged, ${failed} failed`;
       assert(ackedCount > 100, `too few writes acknowledged to mean anything: ${summary}`);
@@ -245,6 +249,7 @@ Deno.test({
       console.log(summary);
     } finally {
       stop = true;
+      watchesEnd.abort();
       for (const r of replicas) await r.kill();
       client.current?.close();
       for (const r of replicas) await Deno.remove(r.dataDir, { recursive: true }).catch(() => {});
