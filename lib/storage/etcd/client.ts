@@ -15,6 +15,10 @@ import * as grpc from "@grpc/grpc-js";
 // @ts-types="./proto_loader_types.d.ts"
 import * as protoLoader from "@grpc/proto-loader";
 import { Buffer } from "node:buffer";
+import type { GrpcRoute } from "../../egress/mod.ts";
+
+/** How the client reaches `host:port` (the egress dialer's `etcd` selection). */
+export type EtcdRoute = (hostPort: string) => GrpcRoute;
 
 /** Requests in flight at once; more wait their turn. */
 export const MAX_INFLIGHT = 256;
@@ -169,7 +173,7 @@ export class EtcdClient {
   #queue: (() => void)[] = [];
   #closed = false;
 
-  private constructor(endpoint: string, tls: EtcdTls | undefined) {
+  private constructor(endpoint: string, tls: EtcdTls | undefined, route?: EtcdRoute) {
     const { KV, Watch } = loadServices();
     const url = new URL(endpoint.includes("://") ? endpoint : `http://${endpoint}`);
     const secure = url.protocol === "https:";
@@ -180,8 +184,10 @@ export class EtcdClient {
         tls?.cert ? toBuffer(tls.cert) : null,
       )
       : grpc.credentials.createInsecure();
-    const target = `${url.hostname}:${url.port || (secure ? "443" : "2379")}`;
-    const options = { "grpc.max_receive_message_length": 512 * 1024 * 1024 };
+    const hostPort = `${url.hostname}:${url.port || (secure ? "443" : "2379")}`;
+    const { target, options: routeOptions } = route?.(hostPort) ??
+      { target: hostPort, options: {} };
+    const options = { "grpc.max_receive_message_length": 512 * 1024 * 1024, ...routeOptions };
     this.endpoint = endpoint;
     this.#kv = new KV(target, creds, options);
     this.#watch = new Watch(target, creds, options);
@@ -194,14 +200,14 @@ export class EtcdClient {
    */
   static async connect(
     endpoints: string[],
-    opts: { tls?: EtcdTls; timeoutMs?: number } = {},
+    opts: { tls?: EtcdTls; timeoutMs?: number; route?: EtcdRoute } = {},
   ): Promise<EtcdClient> {
     if (endpoints.length === 0) throw new EtcdUnavailableError("No etcd endpoints given");
     const reasons: string[] = [];
     for (const endpoint of endpoints) {
       let client: EtcdClient | undefined;
       try {
-        client = new EtcdClient(endpoint, opts.tls);
+        client = new EtcdClient(endpoint, opts.tls, opts.route);
         await client.range(
           { key: new Uint8Array([0]), count_only: true, limit: 1 },
           { timeoutMs: opts.timeoutMs ?? 5_000, waitForReady: true },
