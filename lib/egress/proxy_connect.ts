@@ -62,18 +62,30 @@ export async function connectThroughProxy(proxy: EgressProxy, hostPort: string):
   }
 }
 
-function dialProxy(proxy: EgressProxy): Promise<Deno.Conn> {
-  if (proxy.transport === "uds") return Deno.connect({ transport: "unix", path: proxy.udsName });
+async function dialProxy(proxy: EgressProxy): Promise<Deno.Conn> {
+  if (proxy.transport === "uds") {
+    return await Deno.connect({ transport: "unix", path: proxy.udsName });
+  }
   const url = new URL(proxy.url);
   const hostname = url.hostname.replace(/^\[(.*)\]$/, "$1");
-  if (url.protocol === "http:") return Deno.connect({ hostname, port: Number(url.port || 80) });
+  if (url.protocol === "http:") {
+    return await Deno.connect({ hostname, port: Number(url.port || 80) });
+  }
   const tls = proxy.tls;
-  return Deno.connectTls({
+  const conn = await Deno.connectTls({
     hostname,
     port: Number(url.port || 443),
     caCerts: tls?.caBundle ? [tls.caBundle] : undefined,
     ...(tls ? { cert: tls.clientCert, key: tls.clientKey } : {}),
   });
+  // Now, so that an untrusted proxy is "cannot reach proxy", not a failed CONNECT.
+  try {
+    await conn.handshake();
+  } catch (err) {
+    conn.close();
+    throw err;
+  }
+  return conn;
 }
 
 /** Writes every byte of `data`. */
