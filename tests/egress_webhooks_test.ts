@@ -184,3 +184,55 @@ Deno.test("egress cluster: HTTPConnect over uds reaches the webhook through the 
   assertEquals(hook.received.map((r) => r.path), ["/uds"]);
   assertEquals(proxy.requests, [`CONNECT 127.0.0.1:${portOf(hook.url)} HTTP/1.1`]);
 });
+
+Deno.test({
+  name: "egress cluster: audit events reach a plain-http:// audit webhook through tinyproxy",
+  ignore: !tinyproxyInstalled,
+  async fn() {
+    const lists: { items: { requestURI: string }[] }[] = [];
+    const receiver = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+      async (req) => {
+        lists.push(await req.json());
+        return new Response("{}");
+      },
+    );
+    const dir = await Deno.makeTempDir({ prefix: "platform-egress-audit-" });
+    try {
+      await using proxy = await startTinyproxy({ connectPorts: [receiver.addr.port] });
+      await using egress = await egressConfigFile({ cluster: viaProxy(proxy) });
+      const webhookConfigFile = join(dir, "audit.kubeconfig");
+      await Deno.writeTextFile(
+        webhookConfigFile,
+        stringify({
+          apiVersion: "v1",
+          kind: "Config",
+          clusters: [{
+            name: "audit",
+            cluster: { server: `http://127.0.0.1:${receiver.addr.port}/audit` },
+          }],
+          users: [{ name: "apiserver", user: {} }],
+          contexts: [{ name: "audit", context: { cluster: "audit", user: "apiserver" } }],
+          "current-context": "audit",
+        }),
+      );
+      const policyFile = join(dir, "policy.yaml");
+      await Deno.writeTextFile(
+        policyFile,
+        "apiVersion: audit.platform.io/v1\nkind: Policy\nrules:\n  - level: Metadata\n",
+      );
+      await using ts = await testServer({
+        egressSelectorConfigFile: egress.path,
+        audit: { policyFile, webhookConfigFile, webhookMode: "blocking" },
+      });
+      const res = await ts.json("GET", `${CM}?audited=1`);
+      assertEquals(res.status, 200);
+      const uris = lists.flatMap((l) => l.items.map((e) => e.requestURI));
+      assert(uris.includes(`${CM}?audited=1`), JSON.stringify(uris));
+      assertMatch(await proxy.log(), new RegExp(`CONNECT 127\\.0\\.0\\.1:${receiver.addr.port} `));
+    } finally {
+      await receiver.shutdown();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
