@@ -11,6 +11,8 @@ import { stringify } from "yaml";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { testServer, WITHOUT_NAMESPACE_DEFAULTS } from "./harness.ts";
 import { egressConfigFile, recordingLogger, viaProxy } from "./egress_testdata.ts";
+import { startServer } from "../mod.ts";
+import { EtcdUnavailableError } from "../lib/storage/mod.ts";
 import { ensurePki } from "../lib/certificates/pki.ts";
 import { silentLogger } from "../lib/api/log.ts";
 import { Issuer, now, sign, signingKey } from "../lib/auth/oidc_issuer_testdata.ts";
@@ -110,5 +112,37 @@ Deno.test({
     const got = await ts.json("GET", "/api/v1/namespaces/default/configmaps/in-etcd");
     assertEquals(got.body.data, { a: "1" });
     assertMatch(await proxy.log(), new RegExp(`CONNECT 127\\.0\\.0\\.1:${etcdPort} `));
+  },
+});
+
+Deno.test({
+  name:
+    "egress etcd: a proxy refusing the CONNECT is an etcd that cannot be reached; the log names the proxy",
+  ignore: !tinyproxyInstalled,
+  async fn() {
+    const etcdPort = 2379;
+    await using proxy = await startTinyproxy({ connectPorts: [etcdPort + 1] });
+    await using egress = await egressConfigFile({ etcd: viaProxy(proxy) });
+    const { lines, logger } = recordingLogger();
+    let failure: unknown;
+    try {
+      const server = await startServer({
+        storage: "etcd3",
+        etcdServers: [`http://127.0.0.1:${etcdPort}`],
+        egressSelectorConfigFile: egress.path,
+        logger,
+      });
+      await server.close();
+    } catch (err) {
+      failure = err;
+    }
+    assert(failure instanceof EtcdUnavailableError, String(failure));
+    assertMatch(failure.message, /Cannot reach etcd at http:\/\/127\.0\.0\.1:2379 /);
+    assert(
+      lines.some((l) =>
+        l.includes(`egress etcd: proxy ${proxy.url} refused CONNECT to 127.0.0.1:${etcdPort}`)
+      ),
+      lines.join("\n"),
+    );
   },
 });

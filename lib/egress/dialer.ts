@@ -92,6 +92,3 @@ export class EgressDialer {
     return relay;
   }
 }
-
-/** A dialer with every selection `Direct`: what a client uses when given none. */
-export const DIRECT = new EgressDialer();

@@ -27,7 +27,6 @@ export {
   type ProxyTls,
 } from "./selection.ts";
 export {
-  DIRECT,
   EgressDialer,
   type GrpcRoute,
   type HttpClientFactory,
