@@ -4,8 +4,11 @@
  *
  * Why a relay: `Deno.createHttpClient` speaks CONNECT only to a plain `http://` proxy over
  * TCP, with the target's TLS settings, and grpc-js likewise; the configured proxy may be on a
- * Unix socket, or behind TLS with its own CA and client certificate. The relay speaks to
- * clients in the form they know and to the proxy in the form it needs (proxy_connect.ts).
+ * Unix socket, or behind TLS with its own CA and client certificate. (Deno 2.9.6's `proxy:
+ * {transport: "unix", path}` and `{transport: "tcp", …}` were tried: they send each request
+ * itself over the socket, in absolute form and without TLS even for `https://` URLs, never a
+ * CONNECT.) The relay speaks to clients in the form they know and to the proxy in the form it
+ * needs (proxy_connect.ts).
  *
  * Clients authenticate to it with a random password (`Proxy-Authorization: Basic`): no other
  * local process can borrow the proxy's reach through the relay. A CONNECT is tunnelled as is;
