@@ -139,6 +139,10 @@ Deno.test({
     assert(failure instanceof EtcdUnavailableError, String(failure));
     assertMatch(failure.message, /Cannot reach etcd at http:\/\/127\.0\.0\.1:2379 /);
     assert(
+      failure.message.includes(`2379 (through the egress proxy ${proxy.url}): `),
+      failure.message,
+    );
+    assert(
       lines.some((l) =>
         l.includes(`egress etcd: proxy ${proxy.url} refused CONNECT to 127.0.0.1:${etcdPort}`)
       ),

@@ -13,7 +13,12 @@
 
 import { type Logger, silentLogger } from "../api/mod.ts";
 import { ConnectRelay } from "./relay.ts";
-import type { EgressConnection, EgressSelectionName, EgressSelections } from "./selection.ts";
+import {
+  type EgressConnection,
+  type EgressSelectionName,
+  type EgressSelections,
+  proxyName,
+} from "./selection.ts";
 
 /** What `Deno.createHttpClient` takes (client certificate and key included). */
 export type HttpClientOptions = Parameters<typeof Deno.createHttpClient>[0];
@@ -25,6 +30,8 @@ export type HttpClientFactory = (options: HttpClientOptions) => Deno.HttpClient;
 export interface GrpcRoute {
   target: string;
   options: Record<string, string | number>;
+  /** The proxy the connection goes through, as errors name it; absent: direct. */
+  via?: string;
 }
 
 export class EgressDialer {
@@ -61,7 +68,8 @@ export class EgressDialer {
 
   /** The target and channel options with which grpc-js reaches `hostPort` for `name`. */
   grpcRoute(name: EgressSelectionName, hostPort: string): GrpcRoute {
-    if (this.connection(name).protocol === "Direct") return { target: hostPort, options: {} };
+    const connection = this.connection(name);
+    if (connection.protocol === "Direct") return { target: hostPort, options: {} };
     const relay = this.#relay(name);
     return {
       // grpc-js dials the target and asks it to CONNECT to `grpc.http_connect_target` (its
@@ -72,6 +80,7 @@ export class EgressDialer {
         "grpc.http_connect_creds": relay.credentials,
         "grpc.enable_http_proxy": 0,
       },
+      via: proxyName(connection.proxy),
     };
   }
 

@@ -167,6 +167,8 @@ function loadServices() {
 /** One connection (channel) to one etcd endpoint. */
 export class EtcdClient {
   readonly endpoint: string;
+  /** The egress proxy connections go through, when not direct. */
+  readonly via?: string;
   #kv: GrpcClient;
   #watch: GrpcClient;
   #inflight = 0;
@@ -185,8 +187,9 @@ export class EtcdClient {
       )
       : grpc.credentials.createInsecure();
     const hostPort = `${url.hostname}:${url.port || (secure ? "443" : "2379")}`;
-    const { target, options: routeOptions } = route?.(hostPort) ??
+    const { target, options: routeOptions, via } = route?.(hostPort) ??
       { target: hostPort, options: {} };
+    this.via = via;
     const options = { "grpc.max_receive_message_length": 512 * 1024 * 1024, ...routeOptions };
     this.endpoint = endpoint;
     this.#kv = new KV(target, creds, options);
@@ -215,7 +218,8 @@ export class EtcdClient {
         return client;
       } catch (err) {
         client?.close();
-        reasons.push(`${endpoint}: ${err instanceof Error ? err.message : err}`);
+        const through = client?.via ? ` (through the egress proxy ${client.via})` : "";
+        reasons.push(`${endpoint}${through}: ${err instanceof Error ? err.message : err}`);
       }
     }
     throw new EtcdUnavailableError(
