@@ -36,6 +36,12 @@ Deno.test("defaults apply without flags or file", async () => {
     storage: "file",
     historyRetention: 300_000,
     controllers: ["*"],
+    leaderElect: true,
+    leaderElectLeaseDuration: 15_000,
+    leaderElectRenewDeadline: 10_000,
+    leaderElectRetryPeriod: 2_000,
+    leaderElectResourceName: "platform-controllers",
+    leaderElectResourceNamespace: "platform-system",
     serviceClusterIPRange: "10.0.0.0/24",
     serviceNodePortRange: "30000-32767",
     clusterSigningDuration: 8760 * 3_600_000,
@@ -127,6 +133,12 @@ Deno.test("the example file sets every field; paths resolve against its director
   assert.equal(cfg.storage, "memory");
   assert.equal(cfg.historyRetention, 600_000);
   assert.deepEqual(cfg.controllers, ["*", "-csrsigning"]);
+  assert.equal(cfg.leaderElect, false);
+  assert.equal(cfg.leaderElectLeaseDuration, 30_000);
+  assert.equal(cfg.leaderElectRenewDeadline, 20_000);
+  assert.equal(cfg.leaderElectRetryPeriod, 4_000);
+  assert.equal(cfg.leaderElectResourceName, "controllers.example.com");
+  assert.equal(cfg.leaderElectResourceNamespace, "ops");
   assert.equal(cfg.serviceClusterIPRange, "10.96.0.0/16,fd00:10::/108");
   assert.equal(cfg.serviceNodePortRange, "31000-31999");
   assert.equal(cfg.shutdownTimeout, 5_000);

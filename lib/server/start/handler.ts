@@ -122,6 +122,8 @@ export async function buildRequestHandler(
         readyz: [
           { name: "ping", check: () => true },
           { name: "storage", check: () => store.currentRevision() >= 0 },
+          // kube's name for its check of etcd: here whether the store follows it.
+          ...(store.reachable ? [{ name: "etcd", check: () => store.reachable!() }] : []),
           { name: "shutdown", check: () => !parts.shuttingDown() },
         ],
         healthz: [{ name: "ping", check: () => true }, { name: "storage", check: () => true }],
