@@ -13,6 +13,7 @@ import { ConfigError } from "./lib/config/mod.ts";
 import {
   checkPortFree,
   clusterSigningFiles,
+  loadEgressSelectorConfig,
   loadServerConfig,
   type ServerConfig,
 } from "./lib/config/mod.ts";
@@ -112,6 +113,10 @@ async function checkAccessConfigFiles(config: ServerConfig): Promise<void> {
   }
   await loadAdmissionSettings(admissionOptions(config));
   if (config.auditPolicyFile !== undefined) await loadAuditPolicy(config.auditPolicyFile);
+  if (config.egressSelectorConfigFile !== undefined) {
+    const egress = await loadEgressSelectorConfig(config.egressSelectorConfigFile);
+    for (const w of egress.warnings) console.error(`${config.egressSelectorConfigFile}: ${w}`);
+  }
   if (config.auditWebhookConfigFile !== undefined) {
     await connectionFromKubeconfig(config.auditWebhookConfigFile).catch((err) => {
       throw new ConfigError(
@@ -185,6 +190,7 @@ async function serve(config: ServerConfig): Promise<number> {
         webhookInitialBackoffMs: config.auditWebhookInitialBackoff,
       },
       encryptionProviderConfigFile: config.encryptionProviderConfig,
+      egressSelectorConfigFile: config.egressSelectorConfigFile,
       ...clusterSigningFiles(config),
       clusterSigningDurationMs: config.clusterSigningDuration,
       controllers: config.controllers,

@@ -92,6 +92,7 @@ export const fileSchema = z.strictObject({
   auditLogMaxsize: z.number().optional(),
   auditLogMode: z.enum(AUDIT_LOG_MODES).optional(),
   auditLogBatchBufferSize: z.number().optional(),
+  egressSelectorConfigFile: z.string().optional(),
   auditWebhookConfigFile: z.string().optional(),
   auditWebhookMode: z.enum(AUDIT_LOG_MODES).optional(),
   auditWebhookBatchBufferSize: z.number().optional(),
@@ -128,6 +129,7 @@ export const OPTIONAL_PATHS = [
   "etcdKeyFile",
   "snapshotDir",
   "auditWebhookConfigFile",
+  "egressSelectorConfigFile",
   ...SIGNING_FILE_FIELDS,
 ] as const;
 export type PathField = typeof OPTIONAL_PATHS[number];

@@ -497,6 +497,14 @@ export const FLAGS: readonly FlagSpec[] = [
     help: "Events the batch mode queues at most.",
   },
   {
+    name: "egress-selector-config-file",
+    field: "egressSelectorConfigFile",
+    kind: "path",
+    help: "EgressSelectorConfiguration: how outbound connections are made, per selection " +
+      "(cluster: webhooks; controlplane: OIDC discovery; etcd): Direct, or through an HTTP " +
+      "CONNECT proxy over tcp or a Unix socket.",
+  },
+  {
     name: "audit-webhook-config-file",
     field: "auditWebhookConfigFile",
     kind: "path",

@@ -117,6 +117,7 @@ Deno.test("every flag but --config has a config-file field and help text", () =>
     "audit-log-maxsize",
     "audit-log-mode",
     "audit-log-batch-buffer-size",
+    "egress-selector-config-file",
     "audit-webhook-config-file",
     "audit-webhook-mode",
     "audit-webhook-batch-buffer-size",

@@ -96,3 +96,9 @@ export {
   serviceNetwork,
 } from "./service_network.ts";
 export { parseYamlConfig } from "./yaml_file.ts";
+export {
+  EGRESS_SELECTOR_CONFIG_API_VERSIONS,
+  EGRESS_SELECTOR_CONFIG_KIND,
+  type EgressSelectorConfig,
+  loadEgressSelectorConfig,
+} from "./egress_selector_config.ts";

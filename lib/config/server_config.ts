@@ -137,6 +137,7 @@ export async function loadServerConfig(
     auditLogMode: pick("auditLogMode") ?? DEFAULTS.auditLogMode,
     auditLogBatchBufferSize: pick("auditLogBatchBufferSize") ?? DEFAULTS.auditLogBatchBufferSize,
     auditWebhookConfigFile: pick("auditWebhookConfigFile"),
+    egressSelectorConfigFile: pick("egressSelectorConfigFile"),
     auditWebhookMode: pick("auditWebhookMode") ?? DEFAULTS.auditWebhookMode,
     auditWebhookBatchBufferSize: pick("auditWebhookBatchBufferSize") ??
       DEFAULTS.auditWebhookBatchBufferSize,

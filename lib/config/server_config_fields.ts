@@ -153,6 +153,8 @@ export interface ServerConfig {
   auditLogMode: AuditLogMode;
   /** Events the batch mode queues at most. */
   auditLogBatchBufferSize: number;
+  /** An EgressSelectorConfiguration file; absent: every outbound call is direct. */
+  egressSelectorConfigFile?: string;
   /** A kubeconfig naming the audit webhook; absent: no webhook. */
   auditWebhookConfigFile?: string;
   auditWebhookMode: AuditLogMode;

@@ -66,7 +66,14 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     const dataDir = await openDataDir(opts, logger, resources);
     const hostname = opts.bindAddress ?? "127.0.0.1";
     if (opts.token !== undefined && opts.storage === "etcd3") {
-      await joinSharedState(opts, dataDir, hostname, await etcdTls(opts), logger);
+      await joinSharedState(
+        opts,
+        dataDir,
+        hostname,
+        await etcdTls(opts),
+        logger,
+        (hostPort) => config.egress.grpcRoute("etcd", hostPort),
+      );
     }
     const credentials = await prepareCredentials(opts, dataDir, hostname, config, logger);
     const storage = await openStorage(opts, dataDir, config, logger, resources);

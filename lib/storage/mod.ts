@@ -35,7 +35,7 @@ export {
 
 export { writeFileAtomic } from "./fsutil.ts";
 export { etcdKeyPrefix, EtcdStore, type EtcdStoreOptions } from "./etcd/store.ts";
-export { EtcdUnavailableError } from "./etcd/client.ts";
+export { type EtcdRoute, EtcdUnavailableError } from "./etcd/client.ts";
 export { openSharedRecord, type SharedRecord } from "./etcd/shared_record.ts";
 export { unreadableReason, unreadableStored, unreadableValue } from "./transformer.ts";
 export {

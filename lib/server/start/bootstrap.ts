@@ -18,6 +18,7 @@ import { ensureAdminToken, ensureContinueKey, ensurePki } from "../../certificat
 import { ConfigError } from "../../config/mod.ts";
 import {
   etcdKeyPrefix,
+  type EtcdRoute,
   EtcdUnavailableError,
   openSharedRecord,
   writeFileAtomic,
@@ -57,11 +58,12 @@ export async function joinSharedState(
   hostname: string,
   tls: { ca?: Uint8Array; cert?: Uint8Array; key?: Uint8Array },
   logger: Logger,
+  route?: EtcdRoute,
 ): Promise<void> {
   const token = opts.token;
   if (token === undefined || opts.storage !== "etcd3") return;
   const key = bootstrapKey(opts.etcdPrefix ?? "/registry");
-  const record = await openSharedRecord({ endpoints: opts.etcdServers ?? [], tls, key })
+  const record = await openSharedRecord({ endpoints: opts.etcdServers ?? [], tls, key, route })
     .catch((err) => {
       if (err instanceof EtcdUnavailableError) {
         throw new EtcdUnavailableError(`--etcd-servers: ${err.message}`);

@@ -135,7 +135,11 @@ export async function startControllers(
   }
   // Without an authorization configuration: system:masters may do anything, then RBAC decides.
   const authorizer: ChainAuthorizer = config.authorization
-    ? buildAuthorizer(config.authorization, { rbac: () => rbac!.authorizer, logger })
+    ? buildAuthorizer(config.authorization, {
+      rbac: () => rbac!.authorizer,
+      logger,
+      createHttpClient: config.egress.httpClientFactory("cluster"),
+    })
     : {
       ...unionAuthorizer([privilegedGroupsAuthorizer([ADMIN_GROUP]), rbac!.authorizer]),
       close() {},

@@ -74,6 +74,9 @@ export interface StartOptions {
   /** An EncryptionConfiguration file (`--encryption-provider-config`): which resources the
    * file store encrypts at rest, with which keys. @default values are stored in clear */
   encryptionProviderConfigFile?: string;
+  /** An EgressSelectorConfiguration file (`--egress-selector-config-file`): how webhooks
+   * (`cluster`), OIDC discovery (`controlplane`) and etcd connect. @default all Direct */
+  egressSelectorConfigFile?: string;
   /** @default 300000 (5 minutes) */
   historyRetentionMs?: number;
   /** @default 3145728 (3 MiB) */

@@ -15,6 +15,10 @@ import * as grpc from "@grpc/grpc-js";
 // @ts-types="./proto_loader_types.d.ts"
 import * as protoLoader from "@grpc/proto-loader";
 import { Buffer } from "node:buffer";
+import type { GrpcRoute } from "../../egress/mod.ts";
+
+/** How the client reaches `host:port` (the egress dialer's `etcd` selection). */
+export type EtcdRoute = (hostPort: string) => GrpcRoute;
 
 /** Requests in flight at once; more wait their turn. */
 export const MAX_INFLIGHT = 256;
@@ -171,6 +175,8 @@ const UNAVAILABLE = 14;
 export class EtcdClient {
   readonly #endpoints: string[];
   readonly #tls: EtcdTls | undefined;
+  readonly #route: EtcdRoute | undefined;
+  #via: string | undefined;
   #current = 0;
   #kv: GrpcClient;
   #watch: GrpcClient;
@@ -178,9 +184,15 @@ export class EtcdClient {
   #queue: (() => void)[] = [];
   #closed = false;
 
-  private constructor(endpoints: string[], first: number, tls: EtcdTls | undefined) {
+  private constructor(
+    endpoints: string[],
+    first: number,
+    tls: EtcdTls | undefined,
+    route: EtcdRoute | undefined,
+  ) {
     this.#endpoints = endpoints;
     this.#tls = tls;
+    this.#route = route;
     this.#current = first;
     [this.#kv, this.#watch] = this.#channels(endpoints[first]);
   }
@@ -188,6 +200,11 @@ export class EtcdClient {
   /** The endpoint calls go to now. */
   get endpoint(): string {
     return this.#endpoints[this.#current];
+  }
+
+  /** The egress proxy connections go through, when not direct. */
+  get via(): string | undefined {
+    return this.#via;
   }
 
   #channels(endpoint: string): [GrpcClient, GrpcClient] {
@@ -202,12 +219,17 @@ export class EtcdClient {
         tls?.cert ? toBuffer(tls.cert) : null,
       )
       : grpc.credentials.createInsecure();
-    const target = `${url.hostname}:${url.port || (secure ? "443" : "2379")}`;
+    const hostPort = `${url.hostname}:${url.port || (secure ? "443" : "2379")}`;
+    // The egress dialer's `etcd` selection: direct, or through its proxy.
+    const { target, options: routeOptions, via } = this.#route?.(hostPort) ??
+      { target: hostPort, options: {} };
+    this.#via = via;
     const options = {
       "grpc.max_receive_message_length": 512 * 1024 * 1024,
       // Back within two seconds of etcd's return (grpc's default backoff grows to two minutes).
       "grpc.initial_reconnect_backoff_ms": 100,
       "grpc.max_reconnect_backoff_ms": 2_000,
+      ...routeOptions,
     };
     return [new KV(target, creds, options), new Watch(target, creds, options)];
   }
@@ -230,14 +252,14 @@ export class EtcdClient {
    */
   static async connect(
     endpoints: string[],
-    opts: { tls?: EtcdTls; timeoutMs?: number } = {},
+    opts: { tls?: EtcdTls; timeoutMs?: number; route?: EtcdRoute } = {},
   ): Promise<EtcdClient> {
     if (endpoints.length === 0) throw new EtcdUnavailableError("No etcd endpoints given");
     const reasons: string[] = [];
     for (let i = 0; i < endpoints.length; i++) {
       let client: EtcdClient | undefined;
       try {
-        client = new EtcdClient(endpoints, i, opts.tls);
+        client = new EtcdClient(endpoints, i, opts.tls, opts.route);
         await client.range(
           { key: new Uint8Array([0]), count_only: true, limit: 1 },
           { timeoutMs: opts.timeoutMs ?? 5_000, waitForReady: true },
@@ -245,7 +267,8 @@ export class EtcdClient {
         return client;
       } catch (err) {
         client?.close();
-        reasons.push(`${endpoints[i]}: ${err instanceof Error ? err.message : err}`);
+        const through = client?.via ? ` (through the egress proxy ${client.via})` : "";
+        reasons.push(`${endpoints[i]}${through}: ${err instanceof Error ? err.message : err}`);
       }
     }
     throw new EtcdUnavailableError(

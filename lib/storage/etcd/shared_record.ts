@@ -5,7 +5,7 @@
  * (`lib/server/start/bootstrap.ts`), sealed with a key only the replicas know.
  */
 
-import { EtcdClient, type EtcdTls } from "./client.ts";
+import { EtcdClient, type EtcdRoute, type EtcdTls } from "./client.ts";
 
 const enc = new TextEncoder();
 
@@ -25,6 +25,8 @@ export interface SharedRecordOptions {
   key: string;
   /** How long connecting may take. @default 5000 */
   timeoutMs?: number;
+  /** How each endpoint is reached (the egress dialer's `etcd` selection). @default direct */
+  route?: EtcdRoute;
 }
 
 /**
@@ -36,6 +38,7 @@ export async function openSharedRecord(opts: SharedRecordOptions): Promise<Share
   const client = await EtcdClient.connect(opts.endpoints, {
     tls: opts.tls,
     timeoutMs: opts.timeoutMs,
+    route: opts.route,
   });
   const key = enc.encode(opts.key);
   return {

@@ -34,6 +34,7 @@ import {
   type Compare,
   EtcdClient,
   EtcdError,
+  type EtcdRoute,
   type EtcdTls,
   EtcdUnavailableError,
   prefixEnd,
@@ -65,6 +66,8 @@ export interface EtcdStoreOptions {
   logger?: StoreLogger;
   /** How long open waits for etcd to answer. @default 5_000 */
   dialTimeoutMs?: number;
+  /** How each endpoint is reached (the egress dialer's `etcd` selection). @default direct */
+  route?: EtcdRoute;
   /** How long a read waits for the mirror to catch up with etcd. @default 10_000 */
   catchUpTimeoutMs?: number;
 }
@@ -161,6 +164,7 @@ export class EtcdStore implements Store {
     const client = await EtcdClient.connect(opts.endpoints, {
       tls: opts.tls,
       timeoutMs: opts.dialTimeoutMs,
+      route: opts.route,
     });
     try {
       const prefix = enc.encode(opts.keyPrefix ?? "");
