@@ -60,6 +60,9 @@ Deno.test({
   sanitizeOps: false,
   async fn() {
     const random = seeded(SEED);
+    const t0 = Date.now();
+    const phase = (what: string) =>
+      console.error(`[${((Date.now() - t0) / 1000).toFixed(1)} s] ${what}`);
     const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)];
     await using cluster = await startEtcdCluster(3);
     const replicas: Replica[] = [];
@@ -71,6 +74,7 @@ Deno.test({
     const watchesEnd = new AbortController();
     try {
       for (const r of replicas) await r.start(); // the first bootstraps the shared CA
+      phase("3 etcd members and 3 replicas up");
       const ca = await Deno.readTextFile(`${replicas[0].dataDir}/pki/ca.crt`);
       const token = (await Deno.readTextFile(`${replicas[0].dataDir}/pki/admin.token`)).trim();
       const http = Deno.createHttpClient({ caCerts: [ca], http2: false });
@@ -107,27 +111,37 @@ Deno.test({
               });
               if (res.status !== 200) throw new Error(`watch ${res.status}`);
               let buf = "";
-              for await (const chunk of res.body!.pipeThrough(new TextDecoderStream())) {
-                buf += chunk;
-                let nl;
-                while ((nl = buf.indexOf("\n")) >= 0) {
-                  const ev = JSON.parse(buf.slice(0, nl));
-                  buf = buf.slice(nl + 1);
-                  if (ev.type === "ERROR") {
-                    problems.push(`watcher ${w} on ${on.name}: ${JSON.stringify(ev.object)}`);
-                    continue;
+              // Cancelling the reader ends the loop at once (an aborted fetch may not).
+              const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+              const cancel = () => void reader.cancel().catch(() => {});
+              watchesEnd.signal.addEventListener("abort", cancel, { once: true });
+              try {
+                for (;;) {
+                  const { value: chunk, done } = await reader.read();
+                  if (done) break;
+                  buf += chunk;
+                  let nl;
+                  while ((nl = buf.indexOf("\n")) >= 0) {
+                    const ev = JSON.parse(buf.slice(0, nl));
+                    buf = buf.slice(nl + 1);
+                    if (ev.type === "ERROR") {
+                      problems.push(`watcher ${w} on ${on.name}: ${JSON.stringify(ev.object)}`);
+                      continue;
+                    }
+                    const rv = Number(ev.object.metadata.resourceVersion);
+                    if (rv <= lastRv) problems.push(`watcher ${w}: rv ${rv} after ${lastRv}`);
+                    lastRv = Math.max(lastRv, rv);
+                    const n = ev.object.data?.n;
+                    seen.push({
+                      type: ev.type,
+                      name: ev.object.metadata.name,
+                      rv,
+                      n: n === undefined ? undefined : Number(n),
+                    });
                   }
-                  const rv = Number(ev.object.metadata.resourceVersion);
-                  if (rv <= lastRv) problems.push(`watcher ${w}: rv ${rv} after ${lastRv}`);
-                  lastRv = Math.max(lastRv, rv);
-                  const n = ev.object.data?.n;
-                  seen.push({
-                    type: ev.type,
-                    name: ev.object.metadata.name,
-                    rv,
-                    n: n === undefined ? undefined : Number(n),
-                  });
                 }
+              } finally {
+                watchesEnd.signal.removeEventListener("abort", cancel);
               }
             } catch { /* the replica died, or timed out: resume elsewhere */ }
             if (watchesEnd.signal.aborted) break;
@@ -180,16 +194,19 @@ Deno.test({
           await victim.kill();
           await sleep(500 + random() * 1_000);
           await victim.start();
+          phase(`killed and restarted ${victim.name}`);
         } else {
           const member = pick(cluster.members);
           faults.push(`kill etcd ${member.name}`);
           await member.kill();
           await sleep(1_000 + random() * 1_500);
           await member.restart();
+          phase(`killed and restarted etcd ${member.name}`);
         }
       }
       stop = true;
       await Promise.all(writers);
+      phase(`load over: ${ackedCount} writes acknowledged, ${failed} failed`);
       for (const r of replicas) await r.start();
 
       const final = await (await call(replicas[0], "GET", CM)).json();
@@ -204,10 +221,13 @@ Deno.test({
       for (const item of final.items) {
         if (item.data?.n !== undefined) state.set(item.metadata.name, Number(item.data.n));
       }
+      phase(`final list at ${finalRv}`);
       const until = Date.now() + 30_000;
       while (watchers.some((w) => w.at() < finalRv) && Date.now() < until) await sleep(100);
+      phase(`watchers: ${watchers.map((w) => w.state()).join("; ")}`);
       watchesEnd.abort();
       await Promise.all(watchers.map((w) => w.done));
+      phase("watchers ended");
       assert(
         watchers.every((w) => w.at() >= finalRv),
         `watchers did not reach resourceVersion ${finalRv} in 30 s: ${
