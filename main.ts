@@ -191,6 +191,7 @@ async function serve(config: ServerConfig): Promise<number> {
         maxConnectionsPerClient: config.maxConnectionsPerClient,
       },
       shutdownTimeoutMs: config.shutdownTimeout,
+      showHiddenMetricsForVersion: config.showHiddenMetricsForVersion,
       featureGates: config.featureGates,
       runtimeConfig: config.runtimeConfig,
       logger,

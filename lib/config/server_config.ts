@@ -116,6 +116,7 @@ export async function loadServerConfig(
     maxConnectionsPerClient: pick("maxConnectionsPerClient") ?? DEFAULTS.maxConnectionsPerClient,
     maxRequestBodyBytes: pick("maxRequestBodyBytes") ?? DEFAULTS.maxRequestBodyBytes,
     logLevel: pick("logLevel") ?? DEFAULTS.logLevel,
+    showHiddenMetricsForVersion: pick("showHiddenMetricsForVersion"),
     auditPolicyFile: pick("auditPolicyFile"),
     auditLogPath: pick("auditLogPath"),
     auditLogMaxage: pick("auditLogMaxage") ?? DEFAULTS.auditLogMaxage,
@@ -137,6 +138,7 @@ export async function loadServerConfig(
     if (cfg[k] === undefined) delete cfg[k];
   }
   if (cfg.anonymousAuth === undefined) delete cfg.anonymousAuth;
+  if (cfg.showHiddenMetricsForVersion === undefined) delete cfg.showHiddenMetricsForVersion;
 
   // Cross-field rules and the files the configuration points at.
   const where = (field: Field) => from(field)?.where(field) ?? `--${flagOf(field)}`;

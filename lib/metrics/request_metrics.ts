@@ -28,7 +28,8 @@ export interface RequestLabels {
 
 interface Series {
   duration: HistogramChild;
-  sizes: HistogramChild;
+  /** Made with the first size known (a watch has none). */
+  sizes?: HistogramChild;
   byCode: Map<number, CounterChild>;
   labels: string[];
 }
@@ -84,7 +85,6 @@ export class RequestMetrics {
       ];
       s = {
         duration: this.#duration.child(...labels),
-        sizes: this.#sizes.child(labels[0], ...labels.slice(2)),
         byCode: new Map(),
         labels,
       };
@@ -94,6 +94,8 @@ export class RequestMetrics {
     if (!total) s.byCode.set(code, total = this.#total.child(...s.labels, String(code)));
     total.inc();
     s.duration.observe(seconds);
-    if (bytes !== undefined) s.sizes.observe(bytes);
+    if (bytes !== undefined) {
+      (s.sizes ??= this.#sizes.child(s.labels[0], ...s.labels.slice(2))).observe(bytes);
+    }
   }
 }

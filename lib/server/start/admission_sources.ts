@@ -32,6 +32,8 @@ export interface AdmissionServerParts {
   authorizer: () => Authorizer | undefined;
   /** Credentials the server presents to a webhook (WebhookAdmission's kubeconfig). */
   webhookCredentials?: (webhook: Webhook) => WebhookCredentials | undefined;
+  /** Where webhook calls are timed and rejections counted. */
+  webhookMetrics?: WebhookEnvironment["metrics"];
 }
 
 export interface AdmissionEnvironments {
@@ -62,6 +64,7 @@ export function admissionEnvironments(parts: AdmissionServerParts): AdmissionEnv
       return parts.authorizer();
     },
     logger,
+    metrics: parts.webhookMetrics,
   };
   const policies: PolicyEnvironment = {
     source: new StoredPolicies(store, {

@@ -36,6 +36,8 @@ import {
 } from "../../resources/mod.ts";
 import type { ResourceDefinition } from "../../registry/mod.ts";
 import type { Clock, Logger } from "../../api/mod.ts";
+import { ServerMetrics } from "../../metrics/mod.ts";
+import { KUBE_MAJOR, KUBE_MINOR, versionInfo } from "../version.ts";
 import { rbacAuthorizes, servedDefinitions } from "../served_apis.ts";
 import type { OpenResources } from "./open_resources.ts";
 import type { StartOptions } from "./options.ts";
@@ -69,6 +71,8 @@ export interface Configuration {
   /** `--audit-policy-file` and where events go: the log (`--audit-log-*`), the webhook
    * (`--audit-webhook-*`), or both; when the policy and a backend are given. */
   audit?: { policy: PolicyEvaluator; backend: AuditBackend };
+  /** The server's metrics (`/metrics`); every part records into these. */
+  metrics: ServerMetrics;
 }
 
 /** Reads and checks the configuration; opens nothing but the authentication file's watch. */
@@ -77,6 +81,7 @@ export async function loadConfiguration(
   logger: Logger,
   resources: OpenResources,
 ): Promise<Configuration> {
+  const metrics = serverMetrics(opts, logger);
   const featureGates = resolveFeatureGates(opts.featureGates ?? new Map());
   checkAccessConfigGates(opts, featureGates);
   const network = serviceNetwork(opts.serviceClusterIPRange, opts.serviceNodePortRange);
@@ -144,14 +149,45 @@ export async function loadConfiguration(
     audit: auditPolicy && (opts.audit?.logPath || auditWebhook)
       ? {
         policy: new PolicyEvaluator(auditPolicy),
-        backend: unionBackend([
+        backend: countedBackends([
           ...(opts.audit?.logPath
-            ? [openAuditLog(opts, opts.audit.logPath, logger, resources)]
+            ? [openAuditLog(opts, opts.audit.logPath, logger, resources, metrics)]
             : []),
-          ...(auditWebhook ? [openAuditWebhook(opts, auditWebhook, logger, resources)] : []),
-        ]),
+          ...(auditWebhook
+            ? [openAuditWebhook(opts, auditWebhook, logger, resources, metrics)]
+            : []),
+        ], metrics),
       }
       : undefined,
+    metrics,
+  };
+}
+
+/** The server's metrics registry; a bad `--show-hidden-metrics-for-version` is a ConfigError. */
+function serverMetrics(opts: StartOptions, logger: Logger): ServerMetrics {
+  try {
+    return new ServerMetrics({
+      version: `${KUBE_MAJOR}.${KUBE_MINOR}`,
+      showHiddenMetricsForVersion: opts.showHiddenMetricsForVersion,
+      logger,
+      enabled: opts.metrics ?? true,
+      build: versionInfo(),
+    });
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+}
+
+/** The backends as one, counting each event handed to them (`apiserver_audit_event_total`). */
+function countedBackends(backends: AuditBackend[], metrics: ServerMetrics): AuditBackend {
+  const backend = unionBackend(backends);
+  const events = metrics.auditEvents.child();
+  return {
+    process(ev) {
+      events.inc();
+      return backend.process(ev);
+    },
+    close: () => backend.close(),
   };
 }
 
@@ -183,6 +219,7 @@ function openAuditLog(
   path: string,
   logger: Logger,
   resources: OpenResources,
+  metrics: ServerMetrics,
 ): AuditBackend {
   const a = opts.audit ?? {};
   let backend: AuditBackend;
@@ -195,6 +232,7 @@ function openAuditLog(
       maxAgeDays: a.logMaxAgeDays,
       batchBufferSize: a.logBatchBufferSize,
       logger,
+      onError: auditErrors(metrics),
     });
   } catch (err) {
     throw new ConfigError(`--audit-log-path: cannot open ${quote(path)}: ${osReason(err)}`);
@@ -221,6 +259,7 @@ function openAuditWebhook(
   conn: WebhookConnection,
   logger: Logger,
   resources: OpenResources,
+  metrics: ServerMetrics,
 ): AuditBackend {
   const a = opts.audit ?? {};
   let client: Deno.HttpClient;
@@ -241,10 +280,16 @@ function openAuditWebhook(
     initialBackoffMs: a.webhookInitialBackoffMs,
     timeoutMs: a.webhookTimeoutMs,
     logger,
+    onError: auditErrors(metrics),
   });
   resources.add("the audit webhook", async () => {
     await backend.close();
     client.close();
   });
   return backend;
+}
+
+/** Lost audit events, counted per plugin (`apiserver_audit_error_total`). */
+function auditErrors(metrics: ServerMetrics) {
+  return (plugin: string, events: number) => metrics.auditErrors.child(plugin).inc(events);
 }

@@ -8,6 +8,7 @@
 import {
   buildAuthorizer,
   type ChainAuthorizer,
+  instrumentedAuthorizer,
   privilegedGroupsAuthorizer,
   unionAuthorizer,
 } from "../../auth/mod.ts";
@@ -105,9 +106,22 @@ export async function startControllers(
   if (rbac) resources.add("RBAC", () => rbac.stop());
   // Without an authorization configuration: system:masters may do anything, then RBAC decides.
   const authorizer: ChainAuthorizer = config.authorization
-    ? buildAuthorizer(config.authorization, { rbac: () => rbac!.authorizer, logger })
+    ? buildAuthorizer(config.authorization, {
+      rbac: () => rbac!.authorizer,
+      logger,
+      decisions: config.metrics.authorizationDecisions,
+    })
     : {
-      ...unionAuthorizer([privilegedGroupsAuthorizer([ADMIN_GROUP]), rbac!.authorizer]),
+      // kube's name of the RBAC authorizer when no configuration names it.
+      ...unionAuthorizer([
+        privilegedGroupsAuthorizer([ADMIN_GROUP]),
+        instrumentedAuthorizer(
+          "RBAC",
+          "rbac",
+          rbac!.authorizer,
+          config.metrics.authorizationDecisions,
+        ),
+      ]),
       close() {},
     };
   resources.add("the authorizer", () => authorizer.close());

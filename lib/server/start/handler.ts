@@ -28,6 +28,7 @@ import type { Credentials } from "./credentials.ts";
 import type { OpenResources } from "./open_resources.ts";
 import type { StartOptions } from "./options.ts";
 import type { ApiRegistries } from "./registries.ts";
+import { countStoredObjects } from "./metrics.ts";
 
 /** A server's request handler: the whole chain, for requests on connections it accepts. */
 export type RequestHandler = (
@@ -94,11 +95,17 @@ export async function buildRequestHandler(
         : opts.anonymousAuth === true,
     configured: () => authnConfig?.config.anonymous !== undefined || opts.anonymousAuth === true,
   };
+  countStoredObjects(config.metrics, api);
   const deadlines = new RequestDeadlines();
   resources.add("the request deadlines", () => deadlines.stop());
   const authorizer = controllers.authorizer;
   const store = api.store;
-  const auditing: Auditing | undefined = config.audit && { ...config.audit, logger };
+  const auditLevels = config.metrics.auditLevels;
+  const auditing: Auditing | undefined = config.audit && {
+    ...config.audit,
+    logger,
+    countLevel: (level) => auditLevels.child(level).inc(),
+  };
   return buildHandlerChain({
     authenticator,
     anonymous,
@@ -114,6 +121,11 @@ export async function buildRequestHandler(
     bodies: parts.bodies,
     logger,
     auditing,
+    metrics: {
+      metrics: config.metrics,
+      served: (group, version, resource) =>
+        api.catalogue.lookup(group, version, resource) !== undefined,
+    },
     handler: router({
       catalogue: served,
       openapi,
@@ -127,6 +139,7 @@ export async function buildRequestHandler(
         healthz: [{ name: "ping", check: () => true }, { name: "storage", check: () => true }],
       },
       serverAddress: parts.serverAddress,
+      metrics: config.metrics.registry.enabled ? () => config.metrics.registry.expose() : undefined,
       resources: resourceHandler({
         catalogue: api.catalogue,
         registries: api.registries,
@@ -143,6 +156,7 @@ export async function buildRequestHandler(
           serviceAccountTokens,
         },
         watchPacer: parts.watchPacer,
+        metrics: config.metrics,
       }),
     }),
   });
