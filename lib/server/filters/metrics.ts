@@ -20,16 +20,21 @@ export function requestMetricsFilter(metrics: ServerMetrics, served: ServedResou
   // No closure per request when the answer is made at once; one `then` otherwise.
   return (ctx, next) => {
     const started = performance.now();
-    return next(ctx).then(
-      (res) => {
-        record(ctx, res.status, started, res);
-        return res;
-      },
-      (err) => {
-        // What the chain's error exit will answer.
-        record(ctx, err instanceof StatusError ? err.code : 500, started);
-        throw err;
-      },
-    );
+    const failed = (err: unknown) => {
+      // What the chain's error exit will answer.
+      record(ctx, err instanceof StatusError ? err.code : 500, started);
+      throw err;
+    };
+    let work: Promise<Response>;
+    try {
+      // Filters that answer at once throw at once.
+      work = next(ctx);
+    } catch (err) {
+      return failed(err);
+    }
+    return work.then((res) => {
+      record(ctx, res.status, started, res);
+      return res;
+    }, failed);
   };
 }
