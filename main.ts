@@ -192,6 +192,8 @@ async function serve(config: ServerConfig): Promise<number> {
       },
       shutdownTimeoutMs: config.shutdownTimeout,
       showHiddenMetricsForVersion: config.showHiddenMetricsForVersion,
+      // For `deno task bench --only=metrics` alone: its baseline server (bench/metrics.ts).
+      metrics: Deno.env.get("PLATFORM_METRICS") !== "off",
       featureGates: config.featureGates,
       runtimeConfig: config.runtimeConfig,
       logger,

@@ -33,6 +33,7 @@ import { authFigures, type AuthOptions } from "./auth.ts";
 import { encryptionFigures } from "./encryption.ts";
 import { admissionFigures } from "./admission.ts";
 import { auditFigures } from "./audit.ts";
+import { metricsFigures } from "./metrics.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -114,11 +115,16 @@ interface Child {
 }
 
 /** Spawns `deno run --allow-all <args>` in the repository and waits for "serving on <url>". */
-async function spawnServer(args: string[], dataDir: string): Promise<Child> {
+async function spawnServer(
+  args: string[],
+  dataDir: string,
+  env?: Record<string, string>,
+): Promise<Child> {
   const spawnedAt = performance.now();
   const proc = new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-all", ...args],
     cwd: ROOT,
+    env,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -747,6 +753,8 @@ async function main(): Promise<void> {
     const admission = await admissionRows(tmp, track, trackApi, problems);
     // No audit vs Metadata vs RequestResponse, on servers of their own.
     const audit = await auditRows(tmp, track, trackApi, problems);
+    // Metrics on vs off, on servers of their own.
+    const metrics = await metricsRows(tmp, track, trackApi, problems);
 
     // The table.
     const ratio = (v: number, b: number, pct = false) =>
@@ -953,7 +961,7 @@ async function main(): Promise<void> {
         met: yes(perItemRatio <= 2 && pagingOk),
       },
     );
-    rows.push(...access, ...atRest, ...admission, ...audit);
+    rows.push(...access, ...atRest, ...admission, ...audit, ...metrics);
     for (
       const [label, r] of [
         ["creates 1", creates1],
@@ -1003,12 +1011,13 @@ function serverPairOptions(
   label: string,
   track: (c: Child) => Child,
   trackApi: (a: Api) => Api,
+  env?: Record<string, string>,
 ): AuthOptions {
   return {
     dir,
     start: async (dataDir, flags) => {
       const args = ["main.ts", "serve", "--data-dir", dataDir, "--secure-port", "0", ...flags];
-      const child = track(await spawnServer(args, dataDir));
+      const child = track(await spawnServer(args, dataDir, env));
       const api = trackApi(await apiFor(child, true));
       return { api, stop: async () => void await stopServer(child, "SIGTERM", label) };
     },
@@ -1208,8 +1217,47 @@ async function auditRows(
   ];
 }
 
-/** `deno task bench --only=auth`, `--only=limits`, `--only=encryption`, `--only=admission` or
- * `--only=audit`: those figures alone. */
+/** Creates and gets with metrics on vs off (bench/metrics.ts), as table rows. */
+async function metricsRows(
+  tmp: string,
+  track: (c: Child) => Child,
+  trackApi: (a: Api) => Api,
+  problems: string[],
+): Promise<Row[]> {
+  const dir = `${tmp}/metrics`;
+  const off = serverPairOptions(dir, "metrics server", track, trackApi, {
+    PLATFORM_METRICS: "off",
+  });
+  const m = await metricsFigures({
+    ...serverPairOptions(dir, "metrics server", track, trackApi),
+    startWithoutMetrics: off.start,
+  });
+  problems.push(...m.problems);
+  const ok = m.problems.length === 0;
+  const row = (figure: string, on: number, offValue: number): Row => ({
+    figure,
+    value: fmt(on),
+    baseline: `metrics off ${fmt(offValue)}`,
+    ratio: fmt(on / offValue, 2),
+    target: "≥ 0.95",
+    met: ok && on / offValue >= 0.95 ? "yes" : "**no**",
+  });
+  return [
+    row("configmap creates/s, 32 clients, metrics on", m.creates.on, m.creates.off),
+    row("configmap gets/s, 32 clients, metrics on", m.gets.on, m.gets.off),
+    {
+      figure: "request metrics recorded per GET, in process, µs",
+      value: fmt(m.recordMicros, 2),
+      baseline: "—",
+      ratio: "—",
+      target: "—",
+      met: "—",
+    },
+  ];
+}
+
+/** `deno task bench --only=auth`, `--only=limits`, `--only=encryption`, `--only=admission`,
+ * `--only=audit` or `--only=metrics`: those figures alone. */
 async function onlyMain(rowsOf: typeof authRows): Promise<void> {
   const tmp = await Deno.makeTempDir({ prefix: "platform-bench-" });
   const children: Child[] = [];
@@ -1241,5 +1289,7 @@ if (import.meta.main) {
     ? onlyMain(admissionRows)
     : Deno.args.includes("--only=audit")
     ? onlyMain(auditRows)
+    : Deno.args.includes("--only=metrics")
+    ? onlyMain(metricsRows)
     : main());
 }
