@@ -38,7 +38,8 @@ export class RequestMetrics {
   readonly #total;
   readonly #duration;
   readonly #sizes;
-  readonly #series = new Map<string, Series>();
+  /** Series by verb, dry run, group, version, resource, subresource, scope, component. */
+  readonly #series = new Map<string, unknown>();
 
   constructor(registry: MetricsRegistry) {
     const labels = ["verb", "group", "version", "resource", "subresource", "scope", "component"];
@@ -69,9 +70,15 @@ export class RequestMetrics {
 
   /** One finished request: its answer's code, how long it took and, when known, its size. */
   record(l: RequestLabels, code: number, seconds: number, bytes: number | undefined): void {
-    const key =
-      `${l.verb} ${l.dryRun} ${l.group} ${l.version} ${l.resource} ${l.subresource} ${l.scope} ${l.component}`;
-    let s = this.#series.get(key);
+    // Nested maps, one level per label: short strings hash fast, and no key is built (joining
+    // eight labels into one string costs more than the eight lookups).
+    let m: Map<string, unknown> = this.#series;
+    for (const v of [l.verb, l.dryRun, l.group, l.version, l.resource, l.subresource, l.scope]) {
+      let next = m.get(v) as Map<string, unknown> | undefined;
+      if (!next) m.set(v, next = new Map());
+      m = next;
+    }
+    let s = m.get(l.component) as Series | undefined;
     if (!s) {
       const labels = [
         l.verb,
@@ -88,7 +95,7 @@ export class RequestMetrics {
         byCode: new Map(),
         labels,
       };
-      this.#series.set(key, s);
+      m.set(l.component, s);
     }
     let total = s.byCode.get(code);
     if (!total) s.byCode.set(code, total = this.#total.child(...s.labels, String(code)));
