@@ -18,7 +18,8 @@ import {
 import { startServer } from "./lib/server/server.ts";
 import { EtcdUnavailableError } from "./lib/storage/mod.ts";
 import { createLogger } from "./lib/api/log.ts";
-import { PLATFORM_VERSION, versionInfo } from "./lib/server/version.ts";
+import { KUBE_MAJOR, KUBE_MINOR, PLATFORM_VERSION, versionInfo } from "./lib/server/version.ts";
+import { showHiddenMetricsProblem } from "./lib/metrics/mod.ts";
 import { builtinDefinitions } from "./lib/resources/mod.ts";
 import { rbacAuthorizes, servedDefinitions } from "./lib/server/served_apis.ts";
 import { loadAuthenticationConfig } from "./lib/auth/authentication_config.ts";
@@ -106,6 +107,13 @@ async function checkAccessConfigFiles(config: ServerConfig): Promise<void> {
   }
   await loadAdmissionSettings(admissionOptions(config));
   if (config.auditPolicyFile !== undefined) await loadAuditPolicy(config.auditPolicyFile);
+  if (config.showHiddenMetricsForVersion !== undefined) {
+    const problem = showHiddenMetricsProblem(
+      `${KUBE_MAJOR}.${KUBE_MINOR}`,
+      config.showHiddenMetricsForVersion,
+    );
+    if (problem) throw new ConfigError(`--show-hidden-metrics-for-version: ${problem}`);
+  }
   if (config.auditWebhookConfigFile !== undefined) {
     await connectionFromKubeconfig(config.auditWebhookConfigFile).catch((err) => {
       throw new ConfigError(

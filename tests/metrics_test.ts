@@ -247,6 +247,10 @@ Deno.test("--show-hidden-metrics-for-version takes only the previous minor versi
     await runPlatform("check-config", "--show-hidden-metrics-for-version=latest"),
     /^platform: --show-hidden-metrics-for-version: "latest" is not a minor version/,
   );
+  assertConfigError(
+    await runPlatform("check-config", "--show-hidden-metrics-for-version=1.29"),
+    /^platform: --show-hidden-metrics-for-version: must be omitted or the previous minor version "1\.31"/,
+  );
   const dir = await Deno.makeTempDir();
   try {
     assertConfigError(
