@@ -270,3 +270,12 @@ Deno.test("--show-hidden-metrics-for-version takes only the previous minor versi
   await using ts = await testServer({ showHiddenMetricsForVersion: "1.31" });
   assertEquals((await ts.request("GET", "/metrics")).status, 200);
 });
+
+Deno.test("metrics off (the bench's baseline): nothing is measured and /metrics is not served", async () => {
+  await using ts = await testServer({ metrics: false });
+  const made = await ts.json("POST", "/api/v1/namespaces/default/configmaps", {
+    body: { metadata: { name: "a" } },
+  });
+  assertEquals(made.status, 201);
+  assertEquals((await ts.json("GET", "/metrics")).status, 404);
+});

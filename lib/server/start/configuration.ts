@@ -71,8 +71,9 @@ export interface Configuration {
   /** `--audit-policy-file` and where events go: the log (`--audit-log-*`), the webhook
    * (`--audit-webhook-*`), or both; when the policy and a backend are given. */
   audit?: { policy: PolicyEvaluator; backend: AuditBackend };
-  /** The server's metrics (`/metrics`); every part records into these. */
-  metrics: ServerMetrics;
+  /** The server's metrics (`/metrics`); every part records into these. Absent when metrics
+   * are off (`StartOptions.metrics: false`): nothing is measured at all. */
+  metrics?: ServerMetrics;
 }
 
 /** Reads and checks the configuration; opens nothing but the authentication file's watch. */
@@ -163,10 +164,12 @@ export async function loadConfiguration(
   };
 }
 
-/** The server's metrics registry; a bad `--show-hidden-metrics-for-version` is a ConfigError. */
-function serverMetrics(opts: StartOptions, logger: Logger): ServerMetrics {
+/** The server's metrics, unless off; a bad `--show-hidden-metrics-for-version` is a
+ * ConfigError either way. */
+function serverMetrics(opts: StartOptions, logger: Logger): ServerMetrics | undefined {
+  let metrics: ServerMetrics;
   try {
-    return new ServerMetrics({
+    metrics = new ServerMetrics({
       version: `${KUBE_MAJOR}.${KUBE_MINOR}`,
       showHiddenMetricsForVersion: opts.showHiddenMetricsForVersion,
       logger,
@@ -176,11 +179,16 @@ function serverMetrics(opts: StartOptions, logger: Logger): ServerMetrics {
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
+  return metrics.registry.enabled ? metrics : undefined;
 }
 
 /** The backends as one, counting each event handed to them (`apiserver_audit_event_total`). */
-function countedBackends(backends: AuditBackend[], metrics: ServerMetrics): AuditBackend {
+function countedBackends(
+  backends: AuditBackend[],
+  metrics: ServerMetrics | undefined,
+): AuditBackend {
   const backend = unionBackend(backends);
+  if (!metrics) return backend;
   const events = metrics.auditEvents.child();
   return {
     process(ev) {
@@ -219,7 +227,7 @@ function openAuditLog(
   path: string,
   logger: Logger,
   resources: OpenResources,
-  metrics: ServerMetrics,
+  metrics: ServerMetrics | undefined,
 ): AuditBackend {
   const a = opts.audit ?? {};
   let backend: AuditBackend;
@@ -259,7 +267,7 @@ function openAuditWebhook(
   conn: WebhookConnection,
   logger: Logger,
   resources: OpenResources,
-  metrics: ServerMetrics,
+  metrics: ServerMetrics | undefined,
 ): AuditBackend {
   const a = opts.audit ?? {};
   let client: Deno.HttpClient;
@@ -290,6 +298,7 @@ function openAuditWebhook(
 }
 
 /** Lost audit events, counted per plugin (`apiserver_audit_error_total`). */
-function auditErrors(metrics: ServerMetrics) {
-  return (plugin: string, events: number) => metrics.auditErrors.child(plugin).inc(events);
+function auditErrors(metrics: ServerMetrics | undefined) {
+  return metrics &&
+    ((plugin: string, events: number) => metrics.auditErrors.child(plugin).inc(events));
 }

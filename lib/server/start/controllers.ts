@@ -109,18 +109,20 @@ export async function startControllers(
     ? buildAuthorizer(config.authorization, {
       rbac: () => rbac!.authorizer,
       logger,
-      decisions: config.metrics.authorizationDecisions,
+      decisions: config.metrics?.authorizationDecisions,
     })
     : {
       // kube's name of the RBAC authorizer when no configuration names it.
       ...unionAuthorizer([
         privilegedGroupsAuthorizer([ADMIN_GROUP]),
-        instrumentedAuthorizer(
-          "RBAC",
-          "rbac",
-          rbac!.authorizer,
-          config.metrics.authorizationDecisions,
-        ),
+        config.metrics
+          ? instrumentedAuthorizer(
+            "RBAC",
+            "rbac",
+            rbac!.authorizer,
+            config.metrics.authorizationDecisions,
+          )
+          : rbac!.authorizer,
       ]),
       close() {},
     };

@@ -95,16 +95,16 @@ export async function buildRequestHandler(
         : opts.anonymousAuth === true,
     configured: () => authnConfig?.config.anonymous !== undefined || opts.anonymousAuth === true,
   };
-  countStoredObjects(config.metrics, api);
+  const metrics = config.metrics;
+  if (metrics) countStoredObjects(metrics, api);
   const deadlines = new RequestDeadlines();
   resources.add("the request deadlines", () => deadlines.stop());
   const authorizer = controllers.authorizer;
   const store = api.store;
-  const auditLevels = config.metrics.auditLevels;
   const auditing: Auditing | undefined = config.audit && {
     ...config.audit,
     logger,
-    countLevel: (level) => auditLevels.child(level).inc(),
+    countLevel: metrics && ((level) => metrics.auditLevels.child(level).inc()),
   };
   return buildHandlerChain({
     authenticator,
@@ -121,8 +121,8 @@ export async function buildRequestHandler(
     bodies: parts.bodies,
     logger,
     auditing,
-    metrics: {
-      metrics: config.metrics,
+    metrics: metrics && {
+      metrics,
       served: (group, version, resource) =>
         api.catalogue.lookup(group, version, resource) !== undefined,
     },
@@ -139,7 +139,7 @@ export async function buildRequestHandler(
         healthz: [{ name: "ping", check: () => true }, { name: "storage", check: () => true }],
       },
       serverAddress: parts.serverAddress,
-      metrics: config.metrics.registry.enabled ? () => config.metrics.registry.expose() : undefined,
+      metrics: metrics && (() => metrics.registry.expose()),
       resources: resourceHandler({
         catalogue: api.catalogue,
         registries: api.registries,
@@ -156,7 +156,7 @@ export async function buildRequestHandler(
           serviceAccountTokens,
         },
         watchPacer: parts.watchPacer,
-        metrics: config.metrics,
+        metrics,
       }),
     }),
   });

@@ -62,9 +62,7 @@ export async function openStorage(
     throw err;
   });
   resources.add("the store", () => opened.close());
-  const store = config.metrics.registry.enabled
-    ? instrumentedStore(opened, config.metrics.storageDuration)
-    : opened;
+  const store = config.metrics ? instrumentedStore(opened, config.metrics.storageDuration) : opened;
   const continueKey = backend.durable ? await ensureContinueKey(dataDir) : undefined;
   return { store, continueKey };
 }
