@@ -20,6 +20,7 @@ import { versionInfo } from "./version.ts";
 import { methodNotAllowed } from "../api/mod.ts";
 import { openAPIv2Handler } from "./openapi/mod.ts";
 import { TEXT_FORMAT_CONTENT_TYPE } from "../metrics/mod.ts";
+import { SNAPSHOT_PATH } from "./snapshot_endpoint.ts";
 
 export interface OpenAPIProvider {
   index(): unknown;
@@ -36,6 +37,8 @@ export interface RouterDeps {
   resources: (ctx: RequestContext) => Promise<Response>;
   /** `/metrics`: the registry's text exposition. Absent: not served. */
   metrics?: () => string;
+  /** `GET /storage/snapshot` (snapshot_endpoint.ts). */
+  snapshot?: (ctx: RequestContext) => Promise<Response>;
 }
 
 export function router(deps: RouterDeps) {
@@ -43,6 +46,7 @@ export function router(deps: RouterDeps) {
   // Resource requests, nearly all of them, go on without a promise of the router's own.
   return (ctx: RequestContext): Promise<Response> => {
     if (ctx.info.isResourceRequest) return deps.resources(ctx);
+    if (deps.snapshot && ctx.info.path === SNAPSHOT_PATH) return deps.snapshot(ctx);
     try {
       return Promise.resolve(nonResource(ctx));
     } catch (err) {

@@ -56,6 +56,8 @@ export function instrumentedStore(store: Store, durations: Histogram): Store {
     compact: (revision) => store.compact(revision),
     close: () => store.close(),
   };
+  // The optional methods, present only when the store has them (readiness asks `reachable`).
   if (store.isStale) out.isStale = (kv) => store.isStale!(kv);
+  if (store.reachable) out.reachable = () => store.reachable!();
   return out;
 }

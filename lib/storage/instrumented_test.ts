@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { MetricsRegistry, REQUEST_DURATION_BUCKETS } from "../metrics/mod.ts";
-import { instrumentedStore, keyType, MemoryStore } from "./mod.ts";
+import { instrumentedStore, keyType, MemoryStore, type Store } from "./mod.ts";
 
 Deno.test("keyType: the group-resource of a key, as kube's type label", () => {
   assert.equal(keyType("/registry/core/configmaps/default/a"), "configmaps");
@@ -46,4 +46,25 @@ Deno.test("an instrumented store times each operation, failed ones too, and work
   } finally {
     await store.close();
   }
+});
+
+Deno.test("an instrumented store has the optional methods of the store it wraps, and only those", () => {
+  const registry = new MetricsRegistry({ version: "1.32" });
+  const durations = registry.histogram({
+    name: "d",
+    help: "D.",
+    labels: ["operation", "type"],
+    buckets: [1],
+  });
+  const inner: Store = new MemoryStore();
+  const wrapped = instrumentedStore(inner, durations);
+  for (const method of ["isStale", "reachable"] as const) {
+    assert.equal(typeof wrapped[method], typeof inner[method], method);
+  }
+  const reachable = instrumentedStore(
+    Object.assign(Object.create(inner), { reachable: () => false }),
+    durations,
+  );
+  assert.equal(reachable.reachable?.(), false);
+  return inner.close();
 });

@@ -29,6 +29,7 @@ import type { OpenResources } from "./open_resources.ts";
 import type { StartOptions } from "./options.ts";
 import type { ApiRegistries } from "./registries.ts";
 import { countStoredObjects } from "./metrics.ts";
+import { snapshotHandler } from "../snapshot_endpoint.ts";
 
 /** A server's request handler: the whole chain, for requests on connections it accepts. */
 export type RequestHandler = (
@@ -134,12 +135,15 @@ export async function buildRequestHandler(
         readyz: [
           { name: "ping", check: () => true },
           { name: "storage", check: () => store.currentRevision() >= 0 },
+          // kube's name for its check of etcd: here whether the store follows it.
+          ...(store.reachable ? [{ name: "etcd", check: () => store.reachable!() }] : []),
           { name: "shutdown", check: () => !parts.shuttingDown() },
         ],
         healthz: [{ name: "ping", check: () => true }, { name: "storage", check: () => true }],
       },
       serverAddress: parts.serverAddress,
       metrics: metrics && (() => metrics.registry.expose()),
+      snapshot: snapshotHandler(store, config.encryption),
       resources: resourceHandler({
         catalogue: api.catalogue,
         registries: api.registries,

@@ -70,6 +70,18 @@ export async function openStorage(
 /** The etcd3 backend's options from the start options (nothing for other backends). */
 async function etcdOptions(opts: StartOptions): Promise<BackendOptions> {
   if (opts.storage !== "etcd3") return {};
+  return {
+    etcdServers: opts.etcdServers,
+    etcdKeyPrefix: etcdKeyPrefix(opts.etcdPrefix ?? "/registry"),
+    etcdTls: await etcdTls(opts),
+    etcdCompactionIntervalMs: opts.etcdCompactionIntervalMs,
+  };
+}
+
+/** The TLS material for etcd the flags name (a file that cannot be read is a ConfigError). */
+export async function etcdTls(
+  opts: StartOptions,
+): Promise<{ ca?: Uint8Array; cert?: Uint8Array; key?: Uint8Array }> {
   const read = async (path: string | undefined, flag: string) => {
     if (path === undefined) return undefined;
     try {
@@ -79,13 +91,8 @@ async function etcdOptions(opts: StartOptions): Promise<BackendOptions> {
     }
   };
   return {
-    etcdServers: opts.etcdServers,
-    etcdKeyPrefix: etcdKeyPrefix(opts.etcdPrefix ?? "/registry"),
-    etcdTls: {
-      ca: await read(opts.etcdCAFile, "etcd-cafile"),
-      cert: await read(opts.etcdCertFile, "etcd-certfile"),
-      key: await read(opts.etcdKeyFile, "etcd-keyfile"),
-    },
-    etcdCompactionIntervalMs: opts.etcdCompactionIntervalMs,
+    ca: await read(opts.etcdCAFile, "etcd-cafile"),
+    cert: await read(opts.etcdCertFile, "etcd-certfile"),
+    key: await read(opts.etcdKeyFile, "etcd-keyfile"),
   };
 }
