@@ -20,7 +20,8 @@ import {
 import { startServer } from "./lib/server/server.ts";
 import { EtcdUnavailableError } from "./lib/storage/mod.ts";
 import { createLogger } from "./lib/api/log.ts";
-import { PLATFORM_VERSION, versionInfo } from "./lib/server/version.ts";
+import { KUBE_MAJOR, KUBE_MINOR, PLATFORM_VERSION, versionInfo } from "./lib/server/version.ts";
+import { showHiddenMetricsProblem } from "./lib/metrics/mod.ts";
 import { builtinDefinitions } from "./lib/resources/mod.ts";
 import { rbacAuthorizes, servedDefinitions } from "./lib/server/served_apis.ts";
 import { loadAuthenticationConfig } from "./lib/auth/authentication_config.ts";
@@ -116,6 +117,13 @@ async function checkAccessConfigFiles(config: ServerConfig): Promise<void> {
   if (config.egressSelectorConfigFile !== undefined) {
     const egress = await loadEgressSelectorConfig(config.egressSelectorConfigFile);
     for (const w of egress.warnings) console.error(`${config.egressSelectorConfigFile}: ${w}`);
+  }
+  if (config.showHiddenMetricsForVersion !== undefined) {
+    const problem = showHiddenMetricsProblem(
+      `${KUBE_MAJOR}.${KUBE_MINOR}`,
+      config.showHiddenMetricsForVersion,
+    );
+    if (problem) throw new ConfigError(`--show-hidden-metrics-for-version: ${problem}`);
   }
   if (config.auditWebhookConfigFile !== undefined) {
     await connectionFromKubeconfig(config.auditWebhookConfigFile).catch((err) => {
@@ -215,6 +223,9 @@ async function serve(config: ServerConfig): Promise<number> {
         maxConnectionsPerClient: config.maxConnectionsPerClient,
       },
       shutdownTimeoutMs: config.shutdownTimeout,
+      showHiddenMetricsForVersion: config.showHiddenMetricsForVersion,
+      // For `deno task bench --only=metrics` alone: its baseline server (bench/metrics.ts).
+      metrics: Deno.env.get("PLATFORM_METRICS") !== "off",
       featureGates: config.featureGates,
       runtimeConfig: config.runtimeConfig,
       logger,

@@ -21,6 +21,8 @@ import type { WrkRequest } from "./wrk.ts";
 export interface AuthServer {
   api: Api;
   stop(): Promise<void>;
+  /** The server's process id (for its CPU time). */
+  pid?: number;
 }
 
 export interface AuthOptions {

@@ -33,6 +33,7 @@ import { authFigures, type AuthOptions } from "./auth.ts";
 import { encryptionFigures } from "./encryption.ts";
 import { admissionFigures } from "./admission.ts";
 import { auditFigures } from "./audit.ts";
+import { metricsFigures } from "./metrics.ts";
 import { etcdFigures } from "./etcd.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -115,11 +116,16 @@ interface Child {
 }
 
 /** Spawns `deno run --allow-all <args>` in the repository and waits for "serving on <url>". */
-async function spawnServer(args: string[], dataDir: string): Promise<Child> {
+async function spawnServer(
+  args: string[],
+  dataDir: string,
+  env?: Record<string, string>,
+): Promise<Child> {
   const spawnedAt = performance.now();
   const proc = new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-all", ...args],
     cwd: ROOT,
+    env,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -748,6 +754,8 @@ async function main(): Promise<void> {
     const admission = await admissionRows(tmp, track, trackApi, problems);
     // No audit vs Metadata vs RequestResponse, on servers of their own.
     const audit = await auditRows(tmp, track, trackApi, problems);
+    // Metrics on vs off, on servers of their own.
+    const metrics = await metricsRows(tmp, track, trackApi, problems);
 
     // The table.
     const ratio = (v: number, b: number, pct = false) =>
@@ -954,7 +962,7 @@ async function main(): Promise<void> {
         met: yes(perItemRatio <= 2 && pagingOk),
       },
     );
-    rows.push(...access, ...atRest, ...admission, ...audit);
+    rows.push(...access, ...atRest, ...admission, ...audit, ...metrics);
     for (
       const [label, r] of [
         ["creates 1", creates1],
@@ -1004,14 +1012,19 @@ function serverPairOptions(
   label: string,
   track: (c: Child) => Child,
   trackApi: (a: Api) => Api,
+  env?: Record<string, string>,
 ): AuthOptions {
   return {
     dir,
     start: async (dataDir, flags) => {
       const args = ["main.ts", "serve", "--data-dir", dataDir, "--secure-port", "0", ...flags];
-      const child = track(await spawnServer(args, dataDir));
+      const child = track(await spawnServer(args, dataDir, env));
       const api = trackApi(await apiFor(child, true));
-      return { api, stop: async () => void await stopServer(child, "SIGTERM", label) };
+      return {
+        api,
+        stop: async () => void await stopServer(child, "SIGTERM", label),
+        pid: child.proc.pid,
+      };
     },
     measure: (api, concurrency, ms, req) => measure(api, concurrency, ms, req),
     ms: 3000 * T,
@@ -1209,6 +1222,57 @@ async function auditRows(
   ];
 }
 
+/** Creates and gets with metrics on vs off (bench/metrics.ts), as table rows. */
+async function metricsRows(
+  tmp: string,
+  track: (c: Child) => Child,
+  trackApi: (a: Api) => Api,
+  problems: string[],
+): Promise<Row[]> {
+  const dir = `${tmp}/metrics`;
+  const off = serverPairOptions(dir, "metrics server", track, trackApi, {
+    PLATFORM_METRICS: "off",
+  });
+  const m = await metricsFigures({
+    ...serverPairOptions(dir, "metrics server", track, trackApi),
+    startWithoutMetrics: off.start,
+  });
+  problems.push(...m.problems);
+  const ok = m.problems.length === 0;
+  const row = (figure: string, on: number, offValue: number): Row => ({
+    figure,
+    value: fmt(on),
+    baseline: `metrics off ${fmt(offValue)}`,
+    ratio: fmt(on / offValue, 2),
+    target: "≥ 0.95",
+    met: ok && on / offValue >= 0.95 ? "yes" : "**no**",
+  });
+  // The server's CPU per request, off ÷ on: what requests/s on ÷ off would be on a machine
+  // that runs nothing else (the server's CPU, not the wall clock, is what the client shares).
+  const cpuRow = (figure: string, micros: { on: number; off: number }): Row => ({
+    figure,
+    value: fmt(micros.on, 1),
+    baseline: `metrics off ${fmt(micros.off, 1)}`,
+    ratio: `${fmt(micros.off / micros.on, 2)} (off ÷ on)`,
+    target: "≥ 0.95",
+    met: ok && micros.off / micros.on >= 0.95 ? "yes" : "**no**",
+  });
+  return [
+    row("configmap creates/s, 32 clients, metrics on", m.creates.on, m.creates.off),
+    row("configmap gets/s, 32 clients, metrics on", m.gets.on, m.gets.off),
+    cpuRow("server CPU per create, µs, metrics on", m.createCpuMicros),
+    cpuRow("server CPU per GET, µs, metrics on", m.getCpuMicros),
+    {
+      figure: "request metrics recorded per GET, in process, µs",
+      value: fmt(m.recordMicros, 2),
+      baseline: "—",
+      ratio: "—",
+      target: "—",
+      met: "—",
+    },
+  ];
+}
+
 /** The etcd3 backend against etcd itself and against the file store (bench/etcd.ts), as table
  * rows. */
 async function etcdRows(
@@ -1283,8 +1347,9 @@ async function etcdRows(
   ];
 }
 
-/** `deno task bench --only=auth`, `--only=limits`, `--only=encryption`, `--only=admission` or
- * `--only=audit`: those figures alone; `--backend etcd`: the etcd3 backend's. */
+/** `deno task bench --only=auth`, `--only=limits`, `--only=encryption`, `--only=admission`,
+ * `--only=audit` or `--only=metrics`: those figures alone; `--backend etcd`: the etcd3
+ * backend's. */
 async function onlyMain(rowsOf: typeof authRows): Promise<void> {
   const tmp = await Deno.makeTempDir({ prefix: "platform-bench-" });
   const children: Child[] = [];
@@ -1316,6 +1381,8 @@ if (import.meta.main) {
     ? onlyMain(admissionRows)
     : Deno.args.includes("--only=audit")
     ? onlyMain(auditRows)
+    : Deno.args.includes("--only=metrics")
+    ? onlyMain(metricsRows)
     : Deno.args.includes("--backend=etcd") ||
         Deno.args.some((a, i) => a === "--backend" && Deno.args[i + 1] === "etcd")
     ? onlyMain(etcdRows)

@@ -48,9 +48,15 @@ export interface LogBackendOptions {
   /** `--audit-log-batch-buffer-size`. @default 10000 */
   batchBufferSize?: number;
   logger: Logger;
+  /** Counts events lost (`apiserver_audit_error_total`): `log` for failed writes, `buffered`
+   * for the batch buffer's overflow, as kube names the plugins. */
+  onError?: AuditErrorCounter;
   /** The time rotated names carry. @default Date.now */
   now?: () => number;
 }
+
+/** Called with the plugin that lost events and how many (kube's `HandlePluginError`). */
+export type AuditErrorCounter = (plugin: "log" | "webhook" | "buffered", events: number) => void;
 
 const MB = 1024 * 1024;
 const encoder = new TextEncoder();
@@ -60,8 +66,8 @@ export function openLogBackend(opts: LogBackendOptions): AuditBackend & { droppe
   const out: Sink = opts.path === "-" ? stdoutSink() : new RotatingFile(opts);
   const mode = opts.mode ?? "blocking";
   return mode === "batch"
-    ? new BatchBackend(out, opts.batchBufferSize ?? 10_000, opts.logger)
-    : new BlockingBackend(out, mode === "blocking-strict", opts.logger);
+    ? new BatchBackend(out, opts.batchBufferSize ?? 10_000, opts.logger, opts.onError)
+    : new BlockingBackend(out, mode === "blocking-strict", opts.logger, opts.onError);
 }
 
 interface Sink {
@@ -114,13 +120,19 @@ function line(ev: AuditEvent): Uint8Array {
 
 class BlockingBackend {
   #failing = false;
-  constructor(readonly out: Sink, readonly strict: boolean, readonly logger: Logger) {}
+  constructor(
+    readonly out: Sink,
+    readonly strict: boolean,
+    readonly logger: Logger,
+    readonly onError?: AuditErrorCounter,
+  ) {}
 
   process(ev: AuditEvent): void {
     try {
       this.out.writeSync(line(ev));
       this.#failing = false;
     } catch (err) {
+      this.onError?.("log", 1);
       if (!this.#failing) this.logger.error(`audit log: cannot write an event: ${message(err)}`);
       this.#failing = true;
       if (this.strict && ev.stage === ("RequestReceived" satisfies Stage)) throw err;
@@ -145,12 +157,18 @@ class BatchBackend {
   #flushing: Promise<void> | undefined;
   #closed = false;
 
-  constructor(readonly out: Sink, readonly size: number, readonly logger: Logger) {}
+  constructor(
+    readonly out: Sink,
+    readonly size: number,
+    readonly logger: Logger,
+    readonly onError?: AuditErrorCounter,
+  ) {}
 
   process(ev: AuditEvent): void {
     if (this.#closed) return;
     if (this.#buffer.length >= this.size) {
       this.#dropped++;
+      this.onError?.("buffered", 1);
       if (this.#burst++ === 0) {
         this.logger.warn(
           `audit log: the batch buffer (${this.size} events) is full: dropping events`,
@@ -180,6 +198,7 @@ class BatchBackend {
       try {
         await this.out.write(bytes);
       } catch (err) {
+        this.onError?.("log", events.length);
         this.logger.error(`audit log: cannot write ${events.length} events: ${message(err)}`);
       }
     }

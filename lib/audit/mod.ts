@@ -39,6 +39,7 @@ export {
 } from "./event.ts";
 export {
   type AuditBackend,
+  type AuditErrorCounter,
   backupName,
   LOG_MODES,
   type LogBackendOptions,

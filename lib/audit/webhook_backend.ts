@@ -27,7 +27,7 @@
 import type { Logger } from "../api/mod.ts";
 import type { AuditLogMode } from "../config/mod.ts";
 import { AUDIT_EVENT_API_VERSION, type AuditEvent } from "./event.ts";
-import type { AuditBackend } from "./log_backend.ts";
+import type { AuditBackend, AuditErrorCounter } from "./log_backend.ts";
 import type { Stage } from "./policy.ts";
 
 /** The largest body a batch POST carries (kube splits batches to stay under its limit). */
@@ -60,6 +60,8 @@ export interface WebhookBackendOptions {
   /** How long close() sends what is buffered. @default 5000 */
   closeTimeoutMs?: number;
   logger: Logger;
+  /** Counts events lost: `webhook` for failed sends, `buffered` for the buffer's overflow. */
+  onError?: AuditErrorCounter;
 }
 
 /** An `EventList` of `events`, as the webhook receives it. */
@@ -123,6 +125,7 @@ class WebhookBlockingBackend {
       await sendOnce(this.opts.post, eventList([ev]), this.#timeoutMs);
       this.#failing = false;
     } catch (err) {
+      this.opts.onError?.("webhook", 1);
       if (!this.#failing) {
         this.opts.logger.error(`audit webhook: cannot send an event: ${message(err)}`);
       }
@@ -151,6 +154,7 @@ class WebhookBatchBackend {
   readonly #timeout: number;
   readonly #closeTimeout: number;
   readonly #logger: Logger;
+  readonly #onError?: AuditErrorCounter;
   #buffer: AuditEvent[] = [];
   #dropped = 0;
   #burst = 0;
@@ -175,12 +179,14 @@ class WebhookBatchBackend {
     this.#timeout = opts.timeoutMs ?? 30_000;
     this.#closeTimeout = opts.closeTimeoutMs ?? 5_000;
     this.#logger = opts.logger;
+    this.#onError = opts.onError;
   }
 
   process(ev: AuditEvent): void {
     if (this.#closed) return;
     if (this.#buffer.length >= this.#size) {
       this.#dropped++;
+      this.#onError?.("buffered", 1);
       if (this.#burst++ === 0) {
         this.#logger.warn(
           `audit webhook: the batch buffer (${this.#size} events) is full: dropping events`,
@@ -255,6 +261,7 @@ class WebhookBatchBackend {
             `a batch may carry (${this.#maxBytes})`,
         );
         this.#dropped++;
+        this.#onError?.("webhook", 1);
         continue;
       }
       const add = size + (items.length > 0 ? 1 : 0);
@@ -297,6 +304,7 @@ class WebhookBatchBackend {
       if (final) break;
     }
     this.#dropped += count;
+    this.#onError?.("webhook", count);
     this.#logger.error(`audit webhook: dropped a batch of ${count} events: ${message(last)}`);
   }
 

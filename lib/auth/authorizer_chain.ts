@@ -18,6 +18,8 @@ import {
 import type { HttpClientFactory } from "../egress/mod.ts";
 import type { AuthorizationConfig } from "./authorization_config.ts";
 import { WebhookAuthorizer } from "./webhook_authorizer.ts";
+import { instrumentedAuthorizer } from "./instrumented_authorizer.ts";
+import type { Counter } from "../metrics/mod.ts";
 
 /**
  * Asks each authorizer in order: the first Allow or Deny decides, with that authorizer's
@@ -115,6 +117,8 @@ export interface BuildAuthorizerDeps {
   now?: () => number;
   /** Makes the webhooks' HTTP clients (the `cluster` egress selection). @default direct */
   createHttpClient?: HttpClientFactory;
+  /** Counts each configured authorizer's decisions by its type and name. @default nowhere */
+  decisions?: Counter;
 }
 
 /** The server's authorizer; {@link close} releases the webhooks' connections. */
@@ -140,16 +144,20 @@ export function buildAuthorizer(
 ): ChainAuthorizer {
   const webhooks: WebhookAuthorizer[] = [];
   const chain: Authorizer[] = [privilegedGroupsAuthorizer([ADMIN_GROUP])];
+  const push = (type: string, name: string, authorizer: Authorizer) =>
+    chain.push(
+      deps.decisions ? instrumentedAuthorizer(type, name, authorizer, deps.decisions) : authorizer,
+    );
   for (const entry of config.authorizers) {
     switch (entry.type) {
       case "RBAC":
-        chain.push(deps.rbac());
+        push(entry.type, entry.name, deps.rbac());
         break;
       case "AlwaysAllow":
-        chain.push(alwaysAllow);
+        push(entry.type, entry.name, alwaysAllow);
         break;
       case "AlwaysDeny":
-        chain.push(alwaysDeny);
+        push(entry.type, entry.name, alwaysDeny);
         break;
       case "Webhook": {
         const webhook = new WebhookAuthorizer({
@@ -160,7 +168,7 @@ export function buildAuthorizer(
           createHttpClient: deps.createHttpClient,
         });
         webhooks.push(webhook);
-        chain.push(webhook);
+        push(entry.type, entry.name, webhook);
         break;
       }
     }

@@ -29,6 +29,7 @@ export {
   SERVICE_ACCOUNT_ISSUER,
   ServiceAccountTokens,
 } from "./service_account_tokens.ts";
+export { instrumentedAuthorizer } from "./instrumented_authorizer.ts";
 export { loadTokenFile, type TokenUser } from "./token_file.ts";
 export { type TokenReviewer, tokenReviewer } from "./token_review.ts";
 export {

@@ -85,6 +85,7 @@ export const fileSchema = z.strictObject({
   maxConnectionsPerClient: z.number().optional(),
   maxRequestBodyBytes: z.number().optional(),
   logLevel: z.enum(LOG_LEVELS).optional(),
+  showHiddenMetricsForVersion: z.string().optional(),
   auditPolicyFile: z.string().optional(),
   auditLogPath: z.string().optional(),
   auditLogMaxage: z.number().optional(),

@@ -170,6 +170,13 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "logLevel":
       values.logLevel = parseEnum(one, LOG_LEVELS);
       break;
+    case "showHiddenMetricsForVersion":
+      // The server checks that it is its previous minor version as it starts.
+      if (!/^\d+\.\d+$/.test(one.trim())) {
+        throw new Error(`${JSON.stringify(one)} is not a minor version (like "1.31")`);
+      }
+      values.showHiddenMetricsForVersion = one.trim();
+      break;
     case "serviceClusterIPRange":
       values.serviceClusterIPRange = parseServiceClusterIPRange(one).map((r) => r.cidr).join(",");
       break;

@@ -444,6 +444,13 @@ export const FLAGS: readonly FlagSpec[] = [
     help: "Least severe log level written.",
   },
   {
+    name: "show-hidden-metrics-for-version",
+    field: "showHiddenMetricsForVersion",
+    kind: "string",
+    help: "The previous minor version (e.g. 1.31) to show the metrics hidden for being " +
+      "deprecated 3 minor versions ago on /metrics again; no other version is accepted.",
+  },
+  {
     name: "audit-policy-file",
     field: "auditPolicyFile",
     kind: "path",

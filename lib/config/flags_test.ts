@@ -110,6 +110,7 @@ Deno.test("every flag but --config has a config-file field and help text", () =>
     "max-connections-per-client",
     "max-request-body-bytes",
     "log-level",
+    "show-hidden-metrics-for-version",
     "audit-policy-file",
     "audit-log-path",
     "audit-log-maxage",

@@ -129,6 +129,7 @@ export async function loadServerConfig(
     maxConnectionsPerClient: pick("maxConnectionsPerClient") ?? DEFAULTS.maxConnectionsPerClient,
     maxRequestBodyBytes: pick("maxRequestBodyBytes") ?? DEFAULTS.maxRequestBodyBytes,
     logLevel: pick("logLevel") ?? DEFAULTS.logLevel,
+    showHiddenMetricsForVersion: pick("showHiddenMetricsForVersion"),
     auditPolicyFile: pick("auditPolicyFile"),
     auditLogPath: pick("auditLogPath"),
     auditLogMaxage: pick("auditLogMaxage") ?? DEFAULTS.auditLogMaxage,
@@ -151,6 +152,7 @@ export async function loadServerConfig(
     if (cfg[k] === undefined) delete cfg[k];
   }
   if (cfg.anonymousAuth === undefined) delete cfg.anonymousAuth;
+  if (cfg.showHiddenMetricsForVersion === undefined) delete cfg.showHiddenMetricsForVersion;
   if (cfg.token === undefined) delete cfg.token;
 
   // Cross-field rules and the files the configuration points at.

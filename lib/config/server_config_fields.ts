@@ -140,6 +140,8 @@ export interface ServerConfig {
   maxConnectionsPerClient: number;
   maxRequestBodyBytes: number;
   logLevel: LogLevel;
+  /** `major.minor`: the previous minor version, which shows hidden metrics again. */
+  showHiddenMetricsForVersion?: string;
   /** Audit Policy file; absent: no auditing. */
   auditPolicyFile?: string;
   /** Where audit events are written: a file, or `-` for standard output; absent: nowhere. */

@@ -11,6 +11,7 @@
  * - `system:basic-user`: the self reviews; `system:discovery`: discovery, version, health and
  *   OpenAPI paths; both bound to `system:authenticated`.
  * - `system:public-info-viewer`: version and health; bound to everyone, signed in or not.
+ * - `system:monitoring`: metrics and health (kube's); bound to the group `system:monitoring`.
  * - `system:auth-delegator`, `system:node-bootstrapper` and the node client certificate roles
  *   of the CSR approver: shipped, bound by whoever needs them.
  */
@@ -99,6 +100,18 @@ export const BOOTSTRAP_CLUSTER_ROLES: readonly KubeObject[] = [
     rule(["create"], AUTHENTICATION, ["selfsubjectreviews"]),
   ]),
   clusterRole("system:public-info-viewer", [urls(["get"], HEALTH_AND_VERSION)]),
+  clusterRole("system:monitoring", [
+    urls(["get"], [
+      "/metrics",
+      "/metrics/slis",
+      "/livez",
+      "/readyz",
+      "/healthz",
+      "/livez/*",
+      "/readyz/*",
+      "/healthz/*",
+    ]),
+  ]),
   clusterRole("admin", [], { aggregateFrom: "admin" }),
   clusterRole("edit", [], {
     aggregateFrom: "edit",
@@ -145,6 +158,7 @@ export const BOOTSTRAP_CLUSTER_ROLE_BINDINGS: readonly KubeObject[] = [
   clusterRoleBinding("cluster-admin", ["system:masters"]),
   clusterRoleBinding("system:discovery", ["system:authenticated"]),
   clusterRoleBinding("system:basic-user", ["system:authenticated"]),
+  clusterRoleBinding("system:monitoring", ["system:monitoring"]),
   clusterRoleBinding("system:public-info-viewer", [
     "system:authenticated",
     "system:unauthenticated",

@@ -16,6 +16,9 @@ import { bodyLimitFilter } from "./filters/limits.ts";
 import { inFlightFilter } from "./filters/inflight.ts";
 import { type RequestDeadlines, requestTimeoutFilter } from "./filters/timeout.ts";
 import { methodFilter } from "./filters/method.ts";
+import { requestMetricsFilter } from "./filters/metrics.ts";
+import type { ServerMetrics } from "../metrics/mod.ts";
+import type { ServedResource } from "./request_labels.ts";
 import { requestInfoOf } from "./request_info.ts";
 import { type BodyWriting, errorResponse } from "./respond.ts";
 
@@ -37,6 +40,8 @@ export interface ChainDeps {
   logger: Logger;
   /** `--audit-policy-file` with a backend; absent: no auditing, no `Audit-ID`. */
   auditing?: Auditing;
+  /** The server's metrics, and what it serves (which bounds the labels of requests). */
+  metrics?: { metrics: ServerMetrics; served: ServedResource };
   handler: Handler;
 }
 
@@ -44,13 +49,15 @@ export function buildHandlerChain(
   deps: ChainDeps,
 ): (req: Request, signal: AbortSignal, remoteAddr?: string) => Promise<Response> {
   const filters: Filter[] = [
+    // Metrics first: every answer is counted, whoever refuses it.
+    ...(deps.metrics ? [requestMetricsFilter(deps.metrics.metrics, deps.metrics.served)] : []),
     // Unknown methods before anything: no one authenticates or authorizes a method that
     // names no verb.
     methodFilter(),
     // The deadline covers everything after it, authentication and webhooks included.
     requestTimeoutFilter(deps.requestTimeoutMs, deps.deadlines),
     // Authentication next: everything after it may rely on ctx.user.
-    authenticationFilter(deps.authenticator, deps.anonymous),
+    authenticationFilter(deps.authenticator, deps.anonymous, deps.metrics?.metrics),
     // Audit right after authentication, as kube's: the event's user is the authenticated
     // one, and impersonation, authorization and admission write into the event.
     ...(deps.auditing ? [auditFilter(deps.auditing)] : []),
@@ -58,7 +65,9 @@ export function buildHandlerChain(
     // impersonate) and before authorization, which then judges the impersonated user.
     impersonationFilter(deps.authorizer),
     // Seats are counted per user (the impersonated one), before any work is done.
-    inFlightFilter(deps.inFlight),
+    inFlightFilter(deps.inFlight, (inUse) => {
+      if (deps.metrics) deps.metrics.metrics.sources.inflight = inUse;
+    }),
     // Authorization before any work is done for the request.
     authorizationFilter(deps.authorizer),
     // Compression wraps what the handler returns; errors are thrown past it to the error exit

@@ -72,8 +72,9 @@ export function objectResponse(
   return encodedResponse(ctx, code, text, negotiated);
 }
 
-/** At most how many bytes the body of a response made here has (see {@link bodySizeBound}). */
-const sizeBounds = new WeakMap<Response, number>();
+/** The length of the body of a response made here: bytes, or for a string its UTF-16 units
+ * as a negative number (see {@link bodySizeBound} and {@link bodySize}). */
+const bodyLengths = new WeakMap<Response, number>();
 
 /**
  * An upper bound of the body's size in bytes for responses made by {@link encodedResponse},
@@ -81,7 +82,15 @@ const sizeBounds = new WeakMap<Response, number>();
  * undefined for others.
  */
 export function bodySizeBound(res: Response): number | undefined {
-  return sizeBounds.get(res);
+  const n = bodyLengths.get(res);
+  return n === undefined ? undefined : n < 0 ? -n * 3 : n;
+}
+
+/** The body's size in bytes for responses made by {@link encodedResponse}, a string's
+ * counted in UTF-16 units (its bytes when ASCII, as JSON mostly is); undefined for others. */
+export function bodySize(res: Response): number | undefined {
+  const n = bodyLengths.get(res);
+  return n === undefined ? undefined : Math.abs(n);
 }
 
 const streamedResponses = new WeakSet<Response>();
@@ -109,7 +118,7 @@ export function encodedResponse(
     res = new Response(init, { status: code, headers });
   }
   if (streamed) streamedResponses.add(res);
-  else sizeBounds.set(res, typeof body === "string" ? body.length * 3 : body.length);
+  else bodyLengths.set(res, typeof body === "string" ? -body.length : body.length);
   return res;
 }
 

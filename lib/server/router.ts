@@ -19,6 +19,7 @@ import { objectResponse, responseBody } from "./respond.ts";
 import { versionInfo } from "./version.ts";
 import { methodNotAllowed } from "../api/mod.ts";
 import { openAPIv2Handler } from "./openapi/mod.ts";
+import { TEXT_FORMAT_CONTENT_TYPE } from "../metrics/mod.ts";
 import { SNAPSHOT_PATH } from "./snapshot_endpoint.ts";
 
 export interface OpenAPIProvider {
@@ -34,6 +35,8 @@ export interface RouterDeps {
   health: Record<"livez" | "readyz" | "healthz", HealthCheck[]>;
   serverAddress: () => string;
   resources: (ctx: RequestContext) => Promise<Response>;
+  /** `/metrics`: the registry's text exposition. Absent: not served. */
+  metrics?: () => string;
   /** `GET /storage/snapshot` (snapshot_endpoint.ts). */
   snapshot?: (ctx: RequestContext) => Promise<Response>;
 }
@@ -59,6 +62,11 @@ export function router(deps: RouterDeps) {
     if (ctx.req.method !== "GET" && ctx.req.method !== "HEAD") throw methodNotAllowed();
     const accept = ctx.req.headers.get("Accept");
     if (path === "/version") return json(ctx, versionInfo());
+    if (path === "/metrics" && deps.metrics) {
+      return new Response(deps.metrics(), {
+        headers: { "Content-Type": TEXT_FORMAT_CONTENT_TYPE },
+      });
+    }
     if (path === "/api" || path === "/apis") {
       const which = path === "/api" ? "api" : "apis";
       const n = negotiateOutput(accept, { allowAs: ["APIGroupDiscoveryList"] });

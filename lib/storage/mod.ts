@@ -34,6 +34,7 @@ export {
 } from "./backends.ts";
 
 export { writeFileAtomic } from "./fsutil.ts";
+export { instrumentedStore, keyType } from "./instrumented.ts";
 export { etcdKeyPrefix, EtcdStore, type EtcdStoreOptions } from "./etcd/store.ts";
 export { type EtcdRoute, EtcdUnavailableError } from "./etcd/client.ts";
 export { openSharedRecord, type SharedRecord } from "./etcd/shared_record.ts";

@@ -24,6 +24,7 @@ import { CallError, type WebhookClient } from "./client.ts";
 import { type EquivalentResource, type Matched, matchRules, matchSelectors } from "./matching.ts";
 import { admissionRequest, InvalidResponse, parseResponse, reviewBody } from "./review.ts";
 import { KUBE_REVIEW_GROUP, type Webhook, type WebhookType } from "./webhook.ts";
+import { observeWebhook, type WebhookMetrics } from "./metrics.ts";
 
 export const MUTATING_ADMISSION_WEBHOOK = "MutatingAdmissionWebhook";
 export const VALIDATING_ADMISSION_WEBHOOK = "ValidatingAdmissionWebhook";
@@ -45,6 +46,8 @@ export interface WebhookEnvironment {
   /** Answers `authorizer` checks of match conditions. Absent: every check has no opinion. */
   authorizer?: Authorizer;
   logger: Logger;
+  /** Where calls are timed and rejections counted. @default nowhere */
+  metrics?: WebhookMetrics;
 }
 
 const OPERATIONS = ["CREATE", "UPDATE", "DELETE", "CONNECT"] as const;
@@ -211,10 +214,22 @@ async function send(env: WebhookEnvironment, a: AdmissionAttributes, call: Call)
     webhook.reviewGroup === KUBE_REVIEW_GROUP,
   );
   let response;
+  const started = performance.now();
   try {
     const answer = await env.client.call(webhook, reviewBody(webhook, request));
     response = parseResponse(webhook, uid, answer);
   } catch (err) {
+    const known = err instanceof CallError || err instanceof InvalidResponse;
+    const refuses = !known || webhook.failurePolicy === "Fail";
+    observeWebhook(
+      env.metrics,
+      webhook,
+      a,
+      started,
+      refuses
+        ? { type: known ? "calling_webhook_error" : "apiserver_internal_error", code: 0 }
+        : undefined,
+    );
     if (err instanceof CallError) {
       return failed(env, webhook, `failed to call webhook: ${err.message}`);
     }
@@ -227,7 +242,12 @@ async function send(env: WebhookEnvironment, a: AdmissionAttributes, call: Call)
   for (const [key, value] of Object.entries(response.auditAnnotations)) {
     a.auditAnnotations[`${webhook.name}/${key}`] = value;
   }
-  if (!response.allowed) throw denial(webhook, response.status);
+  if (!response.allowed) {
+    const refusal = denial(webhook, response.status);
+    observeWebhook(env.metrics, webhook, a, started, { type: "no_error", code: refusal.code });
+    throw refusal;
+  }
+  observeWebhook(env.metrics, webhook, a, started);
   return response;
 }
 

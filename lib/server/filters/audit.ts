@@ -36,6 +36,8 @@ export interface Auditing {
   policy: PolicyEvaluator;
   backend: AuditBackend;
   logger: Logger;
+  /** Counts each request's level (`apiserver_audit_level_total`). @default nowhere */
+  countLevel?: (level: AuditDecision["level"]) => void;
 }
 
 /** What the policy matches a request on, but the user. */
@@ -58,6 +60,7 @@ const ANONYMOUS = { username: "system:anonymous", groups: ["system:unauthenticat
 export function auditFilter(auditing: Auditing): Filter {
   return (ctx, next) => {
     const decision = auditing.policy.evaluate({ ...policyAttributes(ctx), user: ctx.user });
+    auditing.countLevel?.(decision.level);
     if (decision.level === "None") return next(ctx);
     return audited(ctx, next, decision, auditing);
   };

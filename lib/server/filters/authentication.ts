@@ -14,6 +14,7 @@
 import { unauthorized } from "../../api/mod.ts";
 import { anonymousUser, type Authenticator } from "../../auth/mod.ts";
 import type { Filter, Handler, RequestContext, UserInfo } from "../context.ts";
+import type { ServerMetrics } from "../../metrics/mod.ts";
 
 /** Paths anyone may read without credentials while anonymous access is not configured. */
 const PUBLIC = [/^\/(livez|readyz|healthz)(\/[^/]*)?$/, /^\/version\/?$/];
@@ -32,8 +33,16 @@ const NO_ANONYMOUS: AnonymousPolicy = { allowed: () => false, configured: () => 
 export function authenticationFilter(
   authenticator: Authenticator,
   anonymous: AnonymousPolicy = NO_ANONYMOUS,
+  metrics?: ServerMetrics,
 ): Filter {
-  const withUser = (ctx: RequestContext, next: Handler, user: UserInfo | undefined) => {
+  const attempts = metrics && authenticationAttempts(metrics);
+  const withUser = (
+    ctx: RequestContext,
+    next: Handler,
+    user: UserInfo | undefined,
+    started: number,
+  ) => {
+    if (attempts) attempts(user !== undefined || !ctx.req.headers.has("Authorization"), started);
     if (user) {
       ctx.user = user;
       return next(ctx);
@@ -51,8 +60,44 @@ export function authenticationFilter(
   };
   // No promise of its own when the authenticator answers at once (static tokens do).
   return (ctx, next) => {
-    const user = authenticator.authenticate(ctx.req);
-    if (user instanceof Promise) return user.then((u) => withUser(ctx, next, u));
-    return withUser(ctx, next, user);
+    const started = attempts ? performance.now() : 0;
+    let user;
+    try {
+      user = authenticator.authenticate(ctx.req);
+    } catch (err) {
+      attempts?.(undefined, started);
+      throw err;
+    }
+    if (user instanceof Promise) {
+      return user.then(
+        (u) => withUser(ctx, next, u, started),
+        (err) => {
+          attempts?.(undefined, started);
+          throw err;
+        },
+      );
+    }
+    return withUser(ctx, next, user, started);
+  };
+}
+
+/**
+ * Records one attempt (`authentication_attempts`, `authentication_duration_seconds`): success
+ * when a user is known or the request carries no credential (served as anonymous or refused
+ * by authorization, as kube's anonymous authenticator succeeds), failure when a credential is
+ * not recognised, error when authenticating failed.
+ */
+function authenticationAttempts(metrics: ServerMetrics) {
+  const result = (name: string) => ({
+    attempts: metrics.authenticationAttempts.child(name),
+    duration: metrics.authenticationDuration.child(name),
+  });
+  const success = result("success");
+  const failure = result("failure");
+  const error = result("error");
+  return (ok: boolean | undefined, started: number) => {
+    const r = ok === undefined ? error : ok ? success : failure;
+    r.attempts.inc();
+    r.duration.observe((performance.now() - started) / 1000);
   };
 }

@@ -55,10 +55,17 @@ function isMutating(ctx: RequestContext): boolean {
     : MUTATING_METHODS.has(ctx.req.method);
 }
 
-/** Limits of 0 turn a pool off. */
-export function inFlightFilter(opts: { readOnly: number; mutating: number }): Filter {
+/** Seats in use per pool, for `apiserver_current_inflight_requests`. */
+export type SeatsInUse = () => { readOnly: number; mutating: number };
+
+/** Limits of 0 turn a pool off. `seats` is given the pools' use, read when scraped. */
+export function inFlightFilter(
+  opts: { readOnly: number; mutating: number },
+  seats?: (inUse: SeatsInUse) => void,
+): Filter {
   const readOnly = opts.readOnly > 0 ? new SeatPool(opts.readOnly) : undefined;
   const mutating = opts.mutating > 0 ? new SeatPool(opts.mutating) : undefined;
+  seats?.(() => ({ readOnly: readOnly?.inUse ?? 0, mutating: mutating?.inUse ?? 0 }));
   return (ctx, next) => {
     const pool = isMutating(ctx) ? mutating : isLongRunning(ctx) ? undefined : readOnly;
     const user = ctx.user;

@@ -24,6 +24,7 @@ import { updateHandler } from "./update.ts";
 import { watchHandler } from "./watch.ts";
 import type { ResourceScope } from "./scope.ts";
 import type { WatchPacer } from "./watch_pacing.ts";
+import type { ServerMetrics } from "../../metrics/mod.ts";
 
 type VerbHandler = (ctx: RequestContext, scope: ResourceScope) => Promise<Response>;
 
@@ -60,6 +61,8 @@ export interface ResourceRouterDeps {
   reviews?: ReviewServices;
   /** The server's watch streams, counted to pace their writes. */
   watchPacer: WatchPacer;
+  /** Where watches are counted (`apiserver_registered_watchers`, …). */
+  metrics?: ServerMetrics;
 }
 
 const NO_REVIEW_SERVICES: ReviewServices = {
@@ -82,6 +85,7 @@ export function resourceHandler(deps: ResourceRouterDeps) {
         minRequestTimeoutS: deps.minRequestTimeoutS ?? 1800,
         protobuf: hasProtobuf(registry.apiVersion, registry.def.kind),
         watchPacer: deps.watchPacer,
+        metrics: deps.metrics,
       };
       scopes.set(registry, scope);
     }

@@ -30,6 +30,7 @@ import type { RequestContext } from "../context.ts";
 import type { Attributes } from "../../auth/mod.ts";
 import { authorizeAttributes } from "../filters/authorization.ts";
 import type { WatchPacer } from "./watch_pacing.ts";
+import type { ServerMetrics } from "../../metrics/mod.ts";
 
 export interface ResourceScope {
   registry: ResourceRegistry;
@@ -43,6 +44,8 @@ export interface ResourceScope {
   protobuf: boolean;
   /** The server's watch streams, counted to pace their writes. */
   watchPacer: WatchPacer;
+  /** Where watches are counted. */
+  metrics?: ServerMetrics;
 }
 
 /** Reads the body up to `limit` bytes as text; 413 beyond it. */

@@ -35,6 +35,7 @@ import type { RequestContext } from "../context.ts";
 import { parseResourceVersion, readOptionsOf, waitForRevision } from "./read_options.ts";
 import type { ResourceScope } from "./scope.ts";
 import { cachedJson } from "./list.ts";
+import { watchMeter } from "./watch_metrics.ts";
 
 /** A bookmark goes out after this much quiet, if the store has moved on. */
 const BOOKMARK_IDLE_MS = 1000;
@@ -198,6 +199,7 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
     const json = cachedJson(registry, kv, kube);
     return encoder.encode(`{"type":"ADDED","object":${json}}\n`);
   };
+  const meter = scope.metrics && watchMeter(scope.metrics, ctx, registry);
   let initialSent = 0;
   let initialPending = initial.length > 0 || initialEventsEnd;
   const abort = new AbortController();
@@ -210,7 +212,10 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
   let wakeTick: (() => void) | undefined;
   let closed = false;
   const cleanup = () => {
-    if (!closed) pacer.closed();
+    if (!closed) {
+      pacer.closed();
+      meter?.closed();
+    }
     closed = true;
     clearTimeout(timer);
     clearTimeout(tick);
@@ -248,6 +253,7 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       pacer.opened();
+      meter?.opened();
       try {
         events = registry.watch(ctx.info.namespace, {
           afterRevision,
@@ -276,6 +282,7 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
           initialPending = false;
           initial = [];
         }
+        meter?.sent(chunks.length);
         controller.enqueue(chunks.length === 1 ? chunks[0] : concat(chunks, sizeOf(chunks)));
         return;
       }
@@ -320,6 +327,7 @@ export async function watchHandler(ctx: RequestContext, scope: ResourceScope): P
             size += bytes.length;
             last = more;
           }
+          meter?.sent(chunks.length);
           controller.enqueue(chunks.length === 1 ? chunks[0] : concat(chunks, size));
           lastWrite = performance.now();
           sentRevision = Number(last.object.metadata.resourceVersion);

@@ -26,6 +26,7 @@ import type { Store } from "../../storage/mod.ts";
 import { type AdmissionEnvironments, admissionEnvironments } from "./admission_sources.ts";
 import type { OpenResources } from "./open_resources.ts";
 import type { EgressDialer } from "../../egress/mod.ts";
+import type { ServerMetrics } from "../../metrics/mod.ts";
 
 /** What plugins are made from. The authorizer comes later than the chain (RBAC reads the
  * registries the chain is built into): it is looked up when a plugin needs it. */
@@ -41,6 +42,8 @@ export interface AdmissionSources {
   config: AdmissionConfig;
   /** Webhook calls dial through its `cluster` selection. @default direct */
   egress?: EgressDialer;
+  /** Where webhook calls are timed and rejections counted. */
+  metrics?: ServerMetrics;
 }
 
 /** An admission plugin the server has: kube's name, and how to make it. */
@@ -98,6 +101,8 @@ function environmentsOf(s: AdmissionSources): AdmissionEnvironments {
     webhookCredentials: (webhook) =>
       webhook.type === "mutating" ? mutating?.(webhook) : validating?.(webhook),
     createHttpClient: s.egress?.httpClientFactory("cluster"),
+    webhookMetrics: s.metrics &&
+      { duration: s.metrics.webhookDuration, rejections: s.metrics.webhookRejections },
   });
   s.resources.add("the admission webhook client", envs.close);
   environments.set(s, envs);

@@ -35,6 +35,8 @@ export interface AdmissionServerParts {
   webhookCredentials?: (webhook: Webhook) => WebhookCredentials | undefined;
   /** Makes the webhook client's HTTP clients (the `cluster` egress selection). */
   createHttpClient?: HttpClientFactory;
+  /** Where webhook calls are timed and rejections counted. */
+  webhookMetrics?: WebhookEnvironment["metrics"];
 }
 
 export interface AdmissionEnvironments {
@@ -68,6 +70,7 @@ export function admissionEnvironments(parts: AdmissionServerParts): AdmissionEnv
       return parts.authorizer();
     },
     logger,
+    metrics: parts.webhookMetrics,
   };
   const policies: PolicyEnvironment = {
     source: new StoredPolicies(store, {

@@ -43,6 +43,8 @@ import {
 } from "../../resources/mod.ts";
 import type { ResourceDefinition } from "../../registry/mod.ts";
 import type { Clock, Logger } from "../../api/mod.ts";
+import { ServerMetrics } from "../../metrics/mod.ts";
+import { KUBE_MAJOR, KUBE_MINOR, versionInfo } from "../version.ts";
 import { rbacAuthorizes, servedDefinitions } from "../served_apis.ts";
 import type { OpenResources } from "./open_resources.ts";
 import type { StartOptions } from "./options.ts";
@@ -79,6 +81,9 @@ export interface Configuration {
   /** `--egress-selector-config-file`: the one dialer of every outbound call (all `Direct`
    * without it); closed with the server, after what uses it. */
   egress: EgressDialer;
+  /** The server's metrics (`/metrics`); every part records into these. Absent when metrics
+   * are off (`StartOptions.metrics: false`): nothing is measured at all. */
+  metrics?: ServerMetrics;
 }
 
 /** Reads and checks the configuration; opens nothing but the authentication file's watch. */
@@ -87,6 +92,7 @@ export async function loadConfiguration(
   logger: Logger,
   resources: OpenResources,
 ): Promise<Configuration> {
+  const metrics = serverMetrics(opts, logger);
   const featureGates = resolveFeatureGates(opts.featureGates ?? new Map());
   // First: the clients opened below (OIDC discovery, the audit webhook) dial through it.
   const egress = await openEgress(opts, logger, resources);
@@ -157,17 +163,53 @@ export async function loadConfiguration(
     audit: auditPolicy && (opts.audit?.logPath || auditWebhook)
       ? {
         policy: new PolicyEvaluator(auditPolicy),
-        backend: unionBackend([
+        backend: countedBackends([
           ...(opts.audit?.logPath
-            ? [openAuditLog(opts, opts.audit.logPath, logger, resources)]
+            ? [openAuditLog(opts, opts.audit.logPath, logger, resources, metrics)]
             : []),
           ...(auditWebhook
-            ? [openAuditWebhook(opts, auditWebhook, egress, logger, resources)]
+            ? [openAuditWebhook(opts, auditWebhook, egress, logger, resources, metrics)]
             : []),
-        ]),
+        ], metrics),
       }
       : undefined,
     egress,
+    metrics,
+  };
+}
+
+/** The server's metrics, unless off; a bad `--show-hidden-metrics-for-version` is a
+ * ConfigError either way. */
+function serverMetrics(opts: StartOptions, logger: Logger): ServerMetrics | undefined {
+  let metrics: ServerMetrics;
+  try {
+    metrics = new ServerMetrics({
+      version: `${KUBE_MAJOR}.${KUBE_MINOR}`,
+      showHiddenMetricsForVersion: opts.showHiddenMetricsForVersion,
+      logger,
+      enabled: opts.metrics ?? true,
+      build: versionInfo(),
+    });
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+  return metrics.registry.enabled ? metrics : undefined;
+}
+
+/** The backends as one, counting each event handed to them (`apiserver_audit_event_total`). */
+function countedBackends(
+  backends: AuditBackend[],
+  metrics: ServerMetrics | undefined,
+): AuditBackend {
+  const backend = unionBackend(backends);
+  if (!metrics) return backend;
+  const events = metrics.auditEvents.child();
+  return {
+    process(ev) {
+      events.inc();
+      return backend.process(ev);
+    },
+    close: () => backend.close(),
   };
 }
 
@@ -213,6 +255,7 @@ function openAuditLog(
   path: string,
   logger: Logger,
   resources: OpenResources,
+  metrics: ServerMetrics | undefined,
 ): AuditBackend {
   const a = opts.audit ?? {};
   let backend: AuditBackend;
@@ -225,6 +268,7 @@ function openAuditLog(
       maxAgeDays: a.logMaxAgeDays,
       batchBufferSize: a.logBatchBufferSize,
       logger,
+      onError: auditErrors(metrics),
     });
   } catch (err) {
     throw new ConfigError(`--audit-log-path: cannot open ${quote(path)}: ${osReason(err)}`);
@@ -252,6 +296,7 @@ function openAuditWebhook(
   egress: EgressDialer,
   logger: Logger,
   resources: OpenResources,
+  metrics: ServerMetrics | undefined,
 ): AuditBackend {
   const a = opts.audit ?? {};
   let client: Deno.HttpClient;
@@ -272,10 +317,17 @@ function openAuditWebhook(
     initialBackoffMs: a.webhookInitialBackoffMs,
     timeoutMs: a.webhookTimeoutMs,
     logger,
+    onError: auditErrors(metrics),
   });
   resources.add("the audit webhook", async () => {
     await backend.close();
     client.close();
   });
   return backend;
+}
+
+/** Lost audit events, counted per plugin (`apiserver_audit_error_total`). */
+function auditErrors(metrics: ServerMetrics | undefined) {
+  return metrics &&
+    ((plugin: string, events: number) => metrics.auditErrors.child(plugin).inc(events));
 }

@@ -12,6 +12,7 @@
 import {
   buildAuthorizer,
   type ChainAuthorizer,
+  instrumentedAuthorizer,
   privilegedGroupsAuthorizer,
   unionAuthorizer,
 } from "../../auth/mod.ts";
@@ -139,9 +140,21 @@ export async function startControllers(
       rbac: () => rbac!.authorizer,
       logger,
       createHttpClient: config.egress.httpClientFactory("cluster"),
+      decisions: config.metrics?.authorizationDecisions,
     })
     : {
-      ...unionAuthorizer([privilegedGroupsAuthorizer([ADMIN_GROUP]), rbac!.authorizer]),
+      // kube's name of the RBAC authorizer when no configuration names it.
+      ...unionAuthorizer([
+        privilegedGroupsAuthorizer([ADMIN_GROUP]),
+        config.metrics
+          ? instrumentedAuthorizer(
+            "RBAC",
+            "rbac",
+            rbac!.authorizer,
+            config.metrics.authorizationDecisions,
+          )
+          : rbac!.authorizer,
+      ]),
       close() {},
     };
   resources.add("the authorizer", () => authorizer.close());

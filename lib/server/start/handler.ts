@@ -28,6 +28,7 @@ import type { Credentials } from "./credentials.ts";
 import type { OpenResources } from "./open_resources.ts";
 import type { StartOptions } from "./options.ts";
 import type { ApiRegistries } from "./registries.ts";
+import { countStoredObjects } from "./metrics.ts";
 import { snapshotHandler } from "../snapshot_endpoint.ts";
 
 /** A server's request handler: the whole chain, for requests on connections it accepts. */
@@ -95,11 +96,17 @@ export async function buildRequestHandler(
         : opts.anonymousAuth === true,
     configured: () => authnConfig?.config.anonymous !== undefined || opts.anonymousAuth === true,
   };
+  const metrics = config.metrics;
+  if (metrics) countStoredObjects(metrics, api);
   const deadlines = new RequestDeadlines();
   resources.add("the request deadlines", () => deadlines.stop());
   const authorizer = controllers.authorizer;
   const store = api.store;
-  const auditing: Auditing | undefined = config.audit && { ...config.audit, logger };
+  const auditing: Auditing | undefined = config.audit && {
+    ...config.audit,
+    logger,
+    countLevel: metrics && ((level) => metrics.auditLevels.child(level).inc()),
+  };
   return buildHandlerChain({
     authenticator,
     anonymous,
@@ -115,6 +122,11 @@ export async function buildRequestHandler(
     bodies: parts.bodies,
     logger,
     auditing,
+    metrics: metrics && {
+      metrics,
+      served: (group, version, resource) =>
+        api.catalogue.lookup(group, version, resource) !== undefined,
+    },
     handler: router({
       catalogue: served,
       openapi,
@@ -130,6 +142,7 @@ export async function buildRequestHandler(
         healthz: [{ name: "ping", check: () => true }, { name: "storage", check: () => true }],
       },
       serverAddress: parts.serverAddress,
+      metrics: metrics && (() => metrics.registry.expose()),
       snapshot: snapshotHandler(store, config.encryption),
       resources: resourceHandler({
         catalogue: api.catalogue,
@@ -147,6 +160,7 @@ export async function buildRequestHandler(
           serviceAccountTokens,
         },
         watchPacer: parts.watchPacer,
+        metrics,
       }),
     }),
   });

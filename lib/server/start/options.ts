@@ -122,6 +122,12 @@ export interface StartOptions {
   serviceClusterIPRange?: string;
   /** `--service-node-port-range`. @default "30000-32767" */
   serviceNodePortRange?: string;
+  /** `--show-hidden-metrics-for-version`: the previous minor version shows the metrics
+   * hidden for being deprecated 3 minor versions ago. @default none */
+  showHiddenMetricsForVersion?: string;
+  /** False turns metrics off: nothing is recorded and `/metrics` is empty (the bench's
+   * baseline). @default true */
+  metrics?: boolean;
   logger?: Logger;
 }
 

@@ -58,6 +58,7 @@ export async function buildRegistries(
     clock: config.clock,
     config: config.admission.config,
     egress: config.egress,
+    metrics: config.metrics,
   }, config.admission.enabled);
   const registries = new Map<ResourceDefinition, ResourceRegistry>();
   const newRegistry = (def: ResourceDefinition, schemas: SchemaSet) =>

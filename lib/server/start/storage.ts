@@ -10,6 +10,7 @@ import {
   type BackendOptions,
   etcdKeyPrefix,
   EtcdUnavailableError,
+  instrumentedStore,
   openStore,
   storageBackend,
   type Store,
@@ -41,7 +42,7 @@ export async function openStorage(
   if (backend.name === "etcd3" && !opts.etcdServers?.length) {
     throw new ConfigError("--storage: etcd3 needs --etcd-servers (etcd client URLs)");
   }
-  const store: Store = await openStore({
+  const opened: Store = await openStore({
     backend: backend.name,
     dir: `${dataDir}/store`,
     historyRetentionMs,
@@ -61,7 +62,8 @@ export async function openStorage(
     }
     throw err;
   });
-  resources.add("the store", () => store.close());
+  resources.add("the store", () => opened.close());
+  const store = config.metrics ? instrumentedStore(opened, config.metrics.storageDuration) : opened;
   const continueKey = backend.durable ? await ensureContinueKey(dataDir) : undefined;
   return { store, continueKey };
 }

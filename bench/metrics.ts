@@ -1,0 +1,183 @@
+/**
+ * Metrics figures for `deno task bench` (see bench/README.md): 32-client configmap creates/s
+ * and gets/s on a server with metrics on (the default) against one with metrics off. "Off" is
+ * the `metrics: false` start option (a registry that records nothing; `/metrics` is not
+ * served), which `platform serve` takes from the environment variable `PLATFORM_METRICS=off`,
+ * there for this benchmark only. Both servers run on the file store at the same time; the
+ * figures are medians of rounds that alternate between them.
+ */
+
+import type { AuthOptions, AuthServer } from "./auth.ts";
+import { ServerMetrics } from "../lib/metrics/mod.ts";
+import { requestInfoOf } from "../lib/server/request_info.ts";
+import { requestLabelsOf } from "../lib/server/request_labels.ts";
+import type { Api } from "./watch.ts";
+import type { WrkRequest } from "./wrk.ts";
+
+export interface MetricsOptions extends AuthOptions {
+  /** Starts `platform serve` with metrics off. */
+  startWithoutMetrics(dataDir: string, flags: string[]): Promise<AuthServer>;
+}
+
+export interface MetricsFigures {
+  creates: Record<Mode, number>;
+  gets: Record<Mode, number>;
+  /** In process: µs a GET's request metrics cost (labels, counter, two histograms). */
+  recordMicros: number;
+  /** The server's CPU time per request, µs (user + system, from /proc): less exposed than
+   * requests/s to what else the machine runs. */
+  createCpuMicros: Record<Mode, number>;
+  getCpuMicros: Record<Mode, number>;
+  problems: string[];
+}
+
+type Mode = "on" | "off";
+
+const CONNECTIONS = 32;
+const ROUNDS = 3;
+const COLLECTION = "/api/v1/namespaces/default/configmaps";
+const OBJECTS = 500;
+
+export async function metricsFigures(o: MetricsOptions): Promise<MetricsFigures> {
+  const problems: string[] = [];
+  await Deno.mkdir(o.dir, { recursive: true });
+  const servers: Record<Mode, AuthServer> = {
+    off: await o.startWithoutMetrics(`${o.dir}/off`, []),
+    on: await o.start(`${o.dir}/on`, []),
+  };
+  const modes: Mode[] = ["off", "on"];
+  try {
+    const data = { a: "1", b: "2", c: "3" };
+    const paths: string[] = [];
+    for (let i = 0; i < OBJECTS; i++) paths.push(`${COLLECTION}/read-${i}`);
+    for (const s of Object.values(servers)) {
+      for (let i = 0; i < OBJECTS; i++) {
+        await admin(s.api, COLLECTION, { metadata: { name: `read-${i}` }, data });
+      }
+    }
+    await checkMetricsServed(servers, problems);
+    const create = {
+      method: "POST" as const,
+      paths: [COLLECTION],
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ metadata: { generateName: "bench-" }, data }),
+      expected: 201,
+    };
+    const get = { method: "GET" as const, paths, headers: {}, expected: 200 };
+    const alternate = async (label: string, req: WrkRequest & { expected: number }) => {
+      const runs: Record<Mode, number[]> = { on: [], off: [] };
+      const cpu: Record<Mode, number[]> = { on: [], off: [] };
+      for (let round = 0; round < ROUNDS; round++) {
+        const order = round % 2 ? [...modes].reverse() : modes;
+        for (const mode of order) {
+          const cpuBefore = cpuSeconds(servers[mode].pid);
+          const r = await o.measure(servers[mode].api, CONNECTIONS, o.ms, req);
+          const perRequest = (cpuSeconds(servers[mode].pid) - cpuBefore) * 1e6 /
+            (r.perSec * o.ms / 1000);
+          cpu[mode].push(perRequest);
+          o.note(
+            `${label}, metrics ${mode}: ${Math.round(r.perSec)}/s, ` +
+              `${perRequest.toFixed(1)} µs CPU per request`,
+          );
+          if (r.errors) {
+            problems.push(`${label}, metrics ${mode}: ${r.errors} errors, first: ${r.firstError}`);
+          }
+          runs[mode].push(r.perSec);
+          await new Promise((r) => setTimeout(r, req.method === "POST" ? 1_500 : 300));
+        }
+      }
+      return {
+        perSec: { on: median(runs.on), off: median(runs.off) },
+        cpuMicros: { on: median(cpu.on), off: median(cpu.off) },
+      };
+    };
+    await new Promise((r) => setTimeout(r, 2_000));
+    const gets = await alternate("configmap gets", get);
+    const creates = await alternate("configmap creates", create);
+    return {
+      creates: creates.perSec,
+      gets: gets.perSec,
+      createCpuMicros: creates.cpuMicros,
+      getCpuMicros: gets.cpuMicros,
+      recordMicros: recordingMicros(),
+      problems,
+    };
+  } finally {
+    for (const s of Object.values(servers)) await s.stop();
+  }
+}
+
+/** The server with metrics on serves them; the other does not (404). */
+async function checkMetricsServed(servers: Record<Mode, AuthServer>, problems: string[]) {
+  for (const [mode, expected] of [["on", 200], ["off", 404]] as const) {
+    const api = servers[mode].api;
+    const res = await fetch(`${api.url}/metrics`, { client: api.client, headers: api.headers });
+    await res.arrayBuffer();
+    if (res.status !== expected) problems.push(`/metrics, metrics ${mode}: ${res.status}`);
+  }
+}
+
+/**
+ * What metrics add to a GET, in process and in a loop: the request filter (two clock reads,
+ * the labels from the request info, the request counter, the duration and size histograms),
+ * authentication's (two clock reads, a counter, a histogram), authorization's counter and the
+ * store read's timing (two clock reads, a histogram). Less exposed to the noise of a shared
+ * machine than the throughput ratio.
+ */
+export function recordingMicros(): number {
+  const metrics = new ServerMetrics({ version: "1.32" });
+  const url = new URL("https://127.0.0.1/api/v1/namespaces/default/configmaps/read-1");
+  const req = new Request(url, { method: "GET" });
+  const info = requestInfoOf("GET", url);
+  const served = () => true;
+  const attempts = metrics.authenticationAttempts.child("success");
+  const authnDuration = metrics.authenticationDuration.child("success");
+  const decisions = metrics.authorizationDecisions.child("RBAC", "rbac", "allowed");
+  const storeDuration = metrics.storageDuration.child("get", "configmaps");
+  const run = (n: number) => {
+    const started = performance.now();
+    for (let i = 0; i < n; i++) {
+      const requestStart = performance.now();
+      const authnStart = performance.now();
+      attempts.inc();
+      authnDuration.observe((performance.now() - authnStart) / 1000);
+      decisions.inc();
+      const storeStart = performance.now();
+      storeDuration.observe((performance.now() - storeStart) / 1000);
+      const labels = requestLabelsOf(req, url, info, served, 200);
+      metrics.requests.record(labels, 200, (performance.now() - requestStart) / 1000, 250);
+    }
+    return (performance.now() - started) * 1000 / n;
+  };
+  run(50_000); // warm up
+  return Math.min(run(200_000), run(200_000));
+}
+
+/** User + system CPU seconds of process `pid` so far (Linux), or NaN. */
+function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in USER_HZ ticks
+  } catch {
+    return NaN;
+  }
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+async function admin(api: Api, path: string, body: unknown): Promise<void> {
+  const res = await fetch(api.url + path, {
+    method: "POST",
+    client: api.client,
+    headers: { ...api.headers, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (res.status >= 300) throw new Error(`POST ${path} → ${res.status}: ${await res.text()}`);
+  await res.arrayBuffer();
+}

@@ -1,0 +1,63 @@
+/**
+ * A store whose reads and writes are timed in kube's `etcd_request_duration_seconds`, by
+ * operation (`get`, `list`, `create`, `update`, `delete`) and type: the group-resource of the
+ * key (`configmaps`, `leases.coordination.platform.io`), whatever the backend.
+ */
+
+import type { Histogram, HistogramChild } from "../metrics/mod.ts";
+import type { Store } from "./store.ts";
+
+const PREFIX = "/registry/";
+
+/** The group-resource a key belongs to: `/registry/<group|core>/<resource>/…`. */
+export function keyType(key: string): string {
+  if (!key.startsWith(PREFIX)) return "other";
+  const groupEnd = key.indexOf("/", PREFIX.length);
+  if (groupEnd < 0) return "other";
+  const resourceEnd = key.indexOf("/", groupEnd + 1);
+  const group = key.slice(PREFIX.length, groupEnd);
+  const resource = key.slice(groupEnd + 1, resourceEnd < 0 ? undefined : resourceEnd);
+  return group === "core" ? resource : `${resource}.${group}`;
+}
+
+export function instrumentedStore(store: Store, durations: Histogram): Store {
+  // Children by operation and key prefix (the part up to the resource): one lookup per call.
+  const children = new Map<string, HistogramChild>();
+  const childOf = (operation: string, key: string): HistogramChild => {
+    const resourceEnd = key.indexOf("/", key.indexOf("/", PREFIX.length) + 1);
+    const prefix = resourceEnd < 0 ? key : key.slice(0, resourceEnd);
+    const id = `${operation} ${prefix}`;
+    let child = children.get(id);
+    if (!child) children.set(id, child = durations.child(operation, keyType(key)));
+    return child;
+  };
+  const timed = <T>(operation: string, key: string, work: Promise<T>): Promise<T> => {
+    const started = performance.now();
+    const child = childOf(operation, key);
+    const observe = () => child.observe((performance.now() - started) / 1000);
+    return work.then((v) => {
+      observe();
+      return v;
+    }, (err) => {
+      observe();
+      throw err;
+    });
+  };
+  const out: Store = {
+    currentRevision: () => store.currentRevision(),
+    oldestRevision: () => store.oldestRevision(),
+    get: (key, opts) => timed("get", key, store.get(key, opts)),
+    list: (prefix, opts) => timed("list", prefix, store.list(prefix, opts)),
+    count: (prefix) => store.count(prefix),
+    create: (key, value) => timed("create", key, store.create(key, value)),
+    update: (key, value, expected) => timed("update", key, store.update(key, value, expected)),
+    delete: (key, expected) => timed("delete", key, store.delete(key, expected)),
+    watch: (prefix, opts) => store.watch(prefix, opts),
+    compact: (revision) => store.compact(revision),
+    close: () => store.close(),
+  };
+  // The optional methods, present only when the store has them (readiness asks `reachable`).
+  if (store.isStale) out.isStale = (kv) => store.isStale!(kv);
+  if (store.reachable) out.reachable = () => store.reachable!();
+  return out;
+}

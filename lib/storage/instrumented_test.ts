@@ -1,0 +1,70 @@
+import assert from "node:assert/strict";
+import { MetricsRegistry, REQUEST_DURATION_BUCKETS } from "../metrics/mod.ts";
+import { instrumentedStore, keyType, MemoryStore, type Store } from "./mod.ts";
+
+Deno.test("keyType: the group-resource of a key, as kube's type label", () => {
+  assert.equal(keyType("/registry/core/configmaps/default/a"), "configmaps");
+  assert.equal(keyType("/registry/core/namespaces/"), "namespaces");
+  assert.equal(
+    keyType("/registry/coordination.platform.io/leases/ns/l"),
+    "leases.coordination.platform.io",
+  );
+  assert.equal(keyType("/elsewhere/x"), "other");
+});
+
+Deno.test("an instrumented store times each operation, failed ones too, and works as the store", async () => {
+  const registry = new MetricsRegistry({ version: "1.32" });
+  const durations = registry.histogram({
+    name: "etcd_request_duration_seconds",
+    help: "Etcd request latency.",
+    labels: ["operation", "type"],
+    buckets: REQUEST_DURATION_BUCKETS,
+  });
+  const store = instrumentedStore(new MemoryStore(), durations);
+  try {
+    const key = "/registry/core/configmaps/default/a";
+    const kv = await store.create(key, "{}");
+    assert.equal((await store.get(key))?.value, "{}");
+    await store.update(key, '{"a":1}', kv.modRevision);
+    await assert.rejects(store.create(key, "{}"));
+    assert.equal((await store.list("/registry/core/configmaps/")).items.length, 1);
+    assert.equal(store.count("/registry/core/configmaps/"), 1);
+    await store.delete(key);
+    const text = registry.expose();
+    const count = (op: string) =>
+      Number(
+        new RegExp(
+          `^etcd_request_duration_seconds_count\\{operation="${op}",type="configmaps"\\} (\\d+)$`,
+          "m",
+        )
+          .exec(text)?.[1],
+      );
+    assert.deepEqual(
+      ["create", "get", "update", "list", "delete"].map(count),
+      [2, 1, 1, 1, 1],
+    );
+  } finally {
+    await store.close();
+  }
+});
+
+Deno.test("an instrumented store has the optional methods of the store it wraps, and only those", () => {
+  const registry = new MetricsRegistry({ version: "1.32" });
+  const durations = registry.histogram({
+    name: "d",
+    help: "D.",
+    labels: ["operation", "type"],
+    buckets: [1],
+  });
+  const inner: Store = new MemoryStore();
+  const wrapped = instrumentedStore(inner, durations);
+  for (const method of ["isStale", "reachable"] as const) {
+    assert.equal(typeof wrapped[method], typeof inner[method], method);
+  }
+  const reachable = instrumentedStore(
+    Object.assign(Object.create(inner), { reachable: () => false }),
+    durations,
+  );
+  assert.equal(reachable.reachable?.(), false);
+  return inner.close();
+});
