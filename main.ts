@@ -13,6 +13,7 @@ import {
   checkPortFree,
   clusterSigningFiles,
   loadServerConfig,
+  loadTracingConfig,
   type ServerConfig,
 } from "./lib/config/mod.ts";
 import { startServer } from "./lib/server/server.ts";
@@ -106,6 +107,7 @@ async function checkAccessConfigFiles(config: ServerConfig): Promise<void> {
   }
   await loadAdmissionSettings(admissionOptions(config));
   if (config.auditPolicyFile !== undefined) await loadAuditPolicy(config.auditPolicyFile);
+  if (config.tracingConfigFile !== undefined) await loadTracingConfig(config.tracingConfigFile);
   if (config.auditWebhookConfigFile !== undefined) {
     await connectionFromKubeconfig(config.auditWebhookConfigFile).catch((err) => {
       throw new ConfigError(
@@ -175,6 +177,7 @@ async function serve(config: ServerConfig): Promise<number> {
         webhookInitialBackoffMs: config.auditWebhookInitialBackoff,
       },
       encryptionProviderConfigFile: config.encryptionProviderConfig,
+      tracingConfigFile: config.tracingConfigFile,
       ...clusterSigningFiles(config),
       clusterSigningDurationMs: config.clusterSigningDuration,
       controllers: config.controllers,

@@ -109,6 +109,7 @@ export async function checkServerConfig(cfg: ServerConfig, naming: FieldNaming):
       "encryptionProviderConfig",
       "auditPolicyFile",
       "auditWebhookConfigFile",
+      "tracingConfigFile",
     ] as const
   ) {
     const path = cfg[field];

@@ -88,6 +88,7 @@ export const fileSchema = z.strictObject({
   auditWebhookBatchMaxSize: z.number().optional(),
   auditWebhookBatchMaxWait: z.string().optional(),
   auditWebhookInitialBackoff: z.string().optional(),
+  tracingConfigFile: z.string().optional(),
 });
 
 export type FileConfig = z.infer<typeof fileSchema>;
@@ -117,6 +118,7 @@ export const OPTIONAL_PATHS = [
   "etcdCertFile",
   "etcdKeyFile",
   "auditWebhookConfigFile",
+  "tracingConfigFile",
   ...SIGNING_FILE_FIELDS,
 ] as const;
 export type PathField = typeof OPTIONAL_PATHS[number];

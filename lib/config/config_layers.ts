@@ -105,6 +105,7 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "clusterSigningNodeagentServingKeyFile":
     case "auditPolicyFile":
     case "auditWebhookConfigFile":
+    case "tracingConfigFile":
       values[field] = parsePath(one, base);
       break;
     case "auditLogPath":

@@ -96,3 +96,9 @@ export {
   serviceNetwork,
 } from "./service_network.ts";
 export { parseYamlConfig } from "./yaml_file.ts";
+export {
+  loadTracingConfig,
+  parseTracingConfig,
+  TRACING_CONFIG_API_VERSIONS,
+  TRACING_CONFIG_KIND,
+} from "./tracing_config.ts";

@@ -124,6 +124,7 @@ export async function loadServerConfig(
     auditLogMode: pick("auditLogMode") ?? DEFAULTS.auditLogMode,
     auditLogBatchBufferSize: pick("auditLogBatchBufferSize") ?? DEFAULTS.auditLogBatchBufferSize,
     auditWebhookConfigFile: pick("auditWebhookConfigFile"),
+    tracingConfigFile: pick("tracingConfigFile"),
     auditWebhookMode: pick("auditWebhookMode") ?? DEFAULTS.auditWebhookMode,
     auditWebhookBatchBufferSize: pick("auditWebhookBatchBufferSize") ??
       DEFAULTS.auditWebhookBatchBufferSize,

@@ -133,6 +133,8 @@ export interface ServerConfig {
   auditLogMode: AuditLogMode;
   /** Events the batch mode queues at most. */
   auditLogBatchBufferSize: number;
+  /** TracingConfiguration file; absent: nothing is traced. */
+  tracingConfigFile?: string;
   /** A kubeconfig naming the audit webhook; absent: no webhook. */
   auditWebhookConfigFile?: string;
   auditWebhookMode: AuditLogMode;

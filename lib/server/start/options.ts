@@ -65,6 +65,9 @@ export interface StartOptions {
   /** An EncryptionConfiguration file (`--encryption-provider-config`): which resources the
    * file store encrypts at rest, with which keys. @default values are stored in clear */
   encryptionProviderConfigFile?: string;
+  /** A TracingConfiguration file (`--tracing-config-file`): spans of requests exported over
+   * OTLP/gRPC. @default nothing is traced */
+  tracingConfigFile?: string;
   /** @default 300000 (5 minutes) */
   historyRetentionMs?: number;
   /** @default 3145728 (3 MiB) */
