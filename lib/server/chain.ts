@@ -16,6 +16,8 @@ import { bodyLimitFilter } from "./filters/limits.ts";
 import { inFlightFilter } from "./filters/inflight.ts";
 import { type RequestDeadlines, requestTimeoutFilter } from "./filters/timeout.ts";
 import { methodFilter } from "./filters/method.ts";
+import { tracedAuthorizer, tracingArrival, tracingFilter } from "./filters/tracing.ts";
+import type { Tracer } from "../tracing/mod.ts";
 import { requestInfoOf } from "./request_info.ts";
 import { type BodyWriting, errorResponse } from "./respond.ts";
 
@@ -37,13 +39,18 @@ export interface ChainDeps {
   logger: Logger;
   /** `--audit-policy-file` with a backend; absent: no auditing, no `Audit-ID`. */
   auditing?: Auditing;
+  /** `--tracing-config-file`'s tracer; absent or disabled: nothing of tracing in the chain. */
+  tracer?: Tracer;
   handler: Handler;
 }
 
 export function buildHandlerChain(
   deps: ChainDeps,
 ): (req: Request, signal: AbortSignal, remoteAddr?: string) => Promise<Response> {
+  const tracer = deps.tracer?.enabled ? deps.tracer : undefined;
   const filters: Filter[] = [
+    // The request's span starts when it arrives.
+    ...(tracer ? [tracingArrival()] : []),
     // Unknown methods before anything: no one authenticates or authorizes a method that
     // names no verb.
     methodFilter(),
@@ -51,6 +58,8 @@ export function buildHandlerChain(
     requestTimeoutFilter(deps.requestTimeoutMs, deps.deadlines),
     // Authentication next: everything after it may rely on ctx.user.
     authenticationFilter(deps.authenticator, deps.anonymous),
+    // Tracing once the caller is known: whether its traceparent is trusted depends on it.
+    ...(tracer ? [tracingFilter(tracer)] : []),
     // Audit right after authentication, as kube's: the event's user is the authenticated
     // one, and impersonation, authorization and admission write into the event.
     ...(deps.auditing ? [auditFilter(deps.auditing)] : []),
@@ -60,7 +69,7 @@ export function buildHandlerChain(
     // Seats are counted per user (the impersonated one), before any work is done.
     inFlightFilter(deps.inFlight),
     // Authorization before any work is done for the request.
-    authorizationFilter(deps.authorizer),
+    authorizationFilter(tracer ? tracedAuthorizer(deps.authorizer) : deps.authorizer),
     // Compression wraps what the handler returns; errors are thrown past it to the error exit
     // below, so Status errors are never compressed.
     compressionFilter(deps.responseCompression),

@@ -37,3 +37,4 @@ export { writeFileAtomic } from "./fsutil.ts";
 export { etcdKeyPrefix, EtcdStore, type EtcdStoreOptions } from "./etcd/store.ts";
 export { EtcdUnavailableError } from "./etcd/client.ts";
 export { unreadableReason, unreadableStored, unreadableValue } from "./transformer.ts";
+export { tracedStore } from "./traced_store.ts";

@@ -141,7 +141,9 @@ class OtelSpan implements Span {
     return new OtelSpan(this.tracer, span);
   }
 
-  traceparent(): string {
+  traceparent(): string | undefined {
+    // A stale context (a background task that outlived its request) sends none.
+    if (this.#ended) return undefined;
     const c = this.span.spanContext();
     return `00-${c.traceId}-${c.spanId}-${c.traceFlags & TraceFlags.SAMPLED ? "01" : "00"}`;
   }

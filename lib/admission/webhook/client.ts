@@ -6,6 +6,7 @@
  * `fetch`, the place the egress selector will route.
  */
 
+import { injectTraceparent } from "../../tracing/mod.ts";
 import type { Webhook } from "./webhook.ts";
 
 /** What the server presents to a webhook (from the AdmissionConfiguration's kubeconfig). */
@@ -58,6 +59,7 @@ export class WebhookClient {
       Accept: "application/json",
     };
     if (credentials?.token) headers.Authorization = `Bearer ${credentials.token}`;
+    injectTraceparent(headers);
     // A timer cleared when the call ends: AbortSignal.timeout would leave one pending for the
     // whole timeout per call (thousands at a time under load), each firing an abort later.
     const controller = new AbortController();

@@ -114,6 +114,7 @@ export async function buildRequestHandler(
     bodies: parts.bodies,
     logger,
     auditing,
+    tracer: config.tracer,
     handler: router({
       catalogue: served,
       openapi,

@@ -14,6 +14,7 @@ import {
   storageBackend,
   type Store,
   StoreLockedError,
+  tracedStore,
 } from "../../storage/mod.ts";
 import type { Logger } from "../../api/mod.ts";
 import type { Configuration } from "./configuration.ts";
@@ -41,7 +42,7 @@ export async function openStorage(
   if (backend.name === "etcd3" && !opts.etcdServers?.length) {
     throw new ConfigError("--storage: etcd3 needs --etcd-servers (etcd client URLs)");
   }
-  const store: Store = await openStore({
+  const opened: Store = await openStore({
     backend: backend.name,
     dir: `${dataDir}/store`,
     historyRetentionMs,
@@ -60,6 +61,8 @@ export async function openStorage(
     }
     throw err;
   });
+  // Traced, the store's operations are spans of the requests they serve.
+  const store = config.tracer.enabled ? tracedStore(opened, backend.name) : opened;
   resources.add("the store", () => store.close());
   const continueKey = backend.durable ? await ensureContinueKey(dataDir) : undefined;
   return { store, continueKey };
