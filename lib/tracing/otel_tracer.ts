@@ -38,6 +38,9 @@ import { type Attributes, countOpenTracer, NOOP_SPAN, type Span } from "./span.t
 import type { OpenTracerOptions, RequestSpanOptions, Tracer, TracingSettings } from "./tracer.ts";
 import type { TraceParent } from "./traceparent.ts";
 import { exporterUrl } from "./endpoint.ts";
+// Every span's times come from this one clock: the SDK's own anchors each span to Date.now()
+// (whole milliseconds), which can put a child a fraction of a millisecond outside its parent.
+import { nowMs } from "./clock.ts";
 
 /** kube-apiserver's `service.name`. */
 export const SERVICE_NAME = "apiserver";
@@ -85,7 +88,7 @@ export class OtelTracer implements Tracer {
     const context = opts.parent ? remoteContext(opts.parent) : ROOT_CONTEXT;
     const span = this.#tracer.startSpan(name, {
       kind: SpanKind.SERVER,
-      startTime: opts.startTime,
+      startTime: opts.startTime ?? nowMs(),
       attributes: defined(opts.attributes),
       links: opts.link ? [{ context: spanContextOf(opts.link) }] : undefined,
     }, context);
@@ -127,7 +130,7 @@ class OtelSpan implements Span {
   end(endTime?: number): void {
     if (this.#ended) return;
     this.#ended = true;
-    this.span.end(endTime);
+    this.span.end(endTime ?? nowMs());
   }
 
   child(name: string, attributes?: Attributes, startTime?: number): Span {
@@ -135,7 +138,7 @@ class OtelSpan implements Span {
     if (this.#ended) return NOOP_SPAN;
     const span = this.tracer.startSpan(
       name,
-      { attributes: defined(attributes), startTime },
+      { attributes: defined(attributes), startTime: startTime ?? nowMs() },
       trace.setSpan(ROOT_CONTEXT, this.span),
     );
     return new OtelSpan(this.tracer, span);
