@@ -1,7 +1,8 @@
 /**
  * The `endpoint` of a `TracingConfiguration`, as kube reads it: a gRPC target, `host:port`
- * (the default `localhost:4317`), `dns://[authority]/host:port`, `unix:///path` or
- * `unix-abstract:name`; the connection is insecure (no TLS), as kube's.
+ * (the default `localhost:4317`), `dns://[authority]/host:port` or `unix:///path`; the
+ * connection is insecure (no TLS), as kube's. kube also takes `unix-abstract:name`, which the
+ * OpenTelemetry JS exporter cannot dial: refused here, by name.
  *
  * @module
  */
@@ -11,6 +12,9 @@ export const DEFAULT_TRACING_ENDPOINT = "localhost:4317";
 
 /** Why `endpoint` is not a gRPC target kube accepts, or undefined when it is. */
 export function endpointProblem(endpoint: string): string | undefined {
+  if (endpoint.startsWith("unix-abstract:")) {
+    return "unsupported scheme: unix-abstract (use unix:///path)";
+  }
   const withScheme = endpoint.includes("//") ? endpoint : `dns://${endpoint}`;
   let url: URL;
   try {
@@ -19,8 +23,8 @@ export function endpointProblem(endpoint: string): string | undefined {
     return `not a valid address`;
   }
   const scheme = url.protocol.replace(/:$/, "");
-  if (!["dns", "unix", "unix-abstract"].includes(scheme)) {
-    return `unsupported scheme: ${scheme}. Options are none, dns, unix, or unix-abstract`;
+  if (!["dns", "unix"].includes(scheme)) {
+    return `unsupported scheme: ${scheme}. Options are none, dns or unix`;
   }
   if (scheme === "dns" && !hostPort(url).host) return "no host";
   return undefined;

@@ -31,6 +31,8 @@ import {
   TracerProvider,
 } from "@opentelemetry/sdk-trace";
 import { resourceFromAttributes } from "@opentelemetry/resources";
+// @ts-types="./grpc_credentials_types.d.ts"
+import * as grpc from "@grpc/grpc-js";
 // @ts-types="./otlp_exporter_types.d.ts"
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-grpc";
 import type { Logger } from "../api/mod.ts";
@@ -55,6 +57,8 @@ export class OtelTracer implements Tracer {
     const exporter = new LoggedExporter(
       new OTLPTraceExporter({
         url: exporterUrl(settings.endpoint),
+        // Insecure, as kube's (the exporter would take TLS for anything but http://).
+        credentials: grpc.credentials.createInsecure(),
         timeoutMillis: opts.exportTimeoutMs ?? 10_000,
       }),
       opts.logger,
