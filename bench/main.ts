@@ -33,6 +33,7 @@ import { authFigures, type AuthOptions } from "./auth.ts";
 import { encryptionFigures } from "./encryption.ts";
 import { admissionFigures } from "./admission.ts";
 import { auditFigures } from "./audit.ts";
+import { tracingFigures } from "./tracing.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -747,6 +748,8 @@ async function main(): Promise<void> {
     const admission = await admissionRows(tmp, track, trackApi, problems);
     // No audit vs Metadata vs RequestResponse, on servers of their own.
     const audit = await auditRows(tmp, track, trackApi, problems);
+    // No tracing vs every request traced to a receiver, on servers of their own.
+    const tracing = await tracingRows(tmp, track, trackApi, problems);
 
     // The table.
     const ratio = (v: number, b: number, pct = false) =>
@@ -953,7 +956,7 @@ async function main(): Promise<void> {
         met: yes(perItemRatio <= 2 && pagingOk),
       },
     );
-    rows.push(...access, ...atRest, ...admission, ...audit);
+    rows.push(...access, ...atRest, ...admission, ...audit, ...tracing);
     for (
       const [label, r] of [
         ["creates 1", creates1],
@@ -1208,8 +1211,47 @@ async function auditRows(
   ];
 }
 
-/** `deno task bench --only=auth`, `--only=limits`, `--only=encryption`, `--only=admission` or
- * `--only=audit`: those figures alone. */
+/** Creates and gets with every request traced to an OTLP receiver vs no tracing
+ * (bench/tracing.ts), as table rows. */
+async function tracingRows(
+  tmp: string,
+  track: (c: Child) => Child,
+  trackApi: (a: Api) => Api,
+  problems: string[],
+): Promise<Row[]> {
+  const t = await tracingFigures(
+    serverPairOptions(`${tmp}/tracing`, "tracing server", track, trackApi),
+  );
+  problems.push(...t.problems);
+  const ok = t.problems.length === 0;
+  note(
+    `tracing: ${fmt(t.spansReceived)} spans received for about ${fmt(t.tracedRequests)} ` +
+      "traced requests",
+  );
+  const row = (figure: string, value: number, baseline: number): Row => ({
+    figure,
+    value: fmt(value),
+    baseline: `no tracing ${fmt(baseline)}`,
+    ratio: fmt(value / baseline, 2),
+    target: "≥ 0.7",
+    met: ok && value / baseline >= 0.7 ? "yes" : "**no**",
+  });
+  return [
+    row(
+      "configmap creates/s, 32 clients, every request traced (1,000,000 per million)",
+      t.creates.traced,
+      t.creates.none,
+    ),
+    row(
+      "configmap gets/s, 32 clients, every request traced (1,000,000 per million)",
+      t.gets.traced,
+      t.gets.none,
+    ),
+  ];
+}
+
+/** `deno task bench --only=auth`, `--only=limits`, `--only=encryption`, `--only=admission`,
+ * `--only=audit` or `--only=tracing`: those figures alone. */
 async function onlyMain(rowsOf: typeof authRows): Promise<void> {
   const tmp = await Deno.makeTempDir({ prefix: "platform-bench-" });
   const children: Child[] = [];
@@ -1241,5 +1283,7 @@ if (import.meta.main) {
     ? onlyMain(admissionRows)
     : Deno.args.includes("--only=audit")
     ? onlyMain(auditRows)
+    : Deno.args.includes("--only=tracing")
+    ? onlyMain(tracingRows)
     : main());
 }
