@@ -81,11 +81,7 @@ export function objectResponse(
 /** kube's `SerializeObject` span of a response (the no-op span when not traced). */
 function serializeSpan(ctx: RequestContext, negotiated: Negotiated): Span {
   const span = childSpan("SerializeObject");
-  if (span.recording) {
-    span.setAttribute("method", ctx.req.method);
-    span.setAttribute("url", ctx.url.pathname);
-    span.setAttribute("mediaType", negotiated.contentType);
-  }
+  if (span.recording) span.setAttribute("mediaType", negotiated.contentType);
   return span;
 }
 

@@ -53,20 +53,20 @@ export function tracingFilter(tracer: Tracer): Filter {
       startTime: arrived,
       parent: trusted ? incoming : undefined,
       link: trusted ? undefined : incoming,
+      // What kube's span has (otelhttp's method, user agent and status, kube's http.target and
+      // audit-id), with the request's verb and resource. Every attribute is encoded again for
+      // export: the list is kept short.
       attributes: {
         "http.request.method": ctx.req.method,
         "http.target": ctx.url.pathname + ctx.url.search,
-        "url.scheme": "https",
         "user_agent.original": ctx.req.headers.get("User-Agent") ?? undefined,
-        "client.address": ctx.remoteAddr,
         "audit-id": ctx.auditID,
         verb: ctx.info.verb,
         resource: resourceOf(ctx.info),
-        namespace: ctx.info.namespace || undefined,
       },
     });
     if (!span.recording) return next(ctx);
-    span.child("Authenticate", { user: ctx.user?.username }, arrived).end(authenticated);
+    span.child("Authenticate", undefined, arrived).end(authenticated);
     let status = 500;
     try {
       const res = await withSpan(span, () => next(ctx));
