@@ -1225,8 +1225,8 @@ async function tracingRows(
   problems.push(...t.problems);
   const ok = t.problems.length === 0;
   note(
-    `tracing: ${fmt(t.spansReceived)} spans received for about ${fmt(t.tracedRequests)} ` +
-      "traced requests",
+    `tracing: ${fmt(t.bytesReceived / 1024)} KiB of spans received for about ` +
+      `${fmt(t.tracedRequests)} traced requests`,
   );
   const row = (figure: string, value: number, baseline: number): Row => ({
     figure,

@@ -59,15 +59,41 @@ function traceService(): unknown {
   return service;
 }
 
-/** Starts a receiver; `keep: false` only counts spans (the benchmark's). */
-export async function otlpReceiver(opts: { keep?: boolean } = {}): Promise<OtlpReceiver> {
+/** The Export method without decoding: requests are counted as bytes (the benchmark's
+ * receiver, so that decoding spans does not take CPU from the servers measured). */
+const RAW_SERVICE = {
+  Export: {
+    path: "/opentelemetry.proto.collector.trace.v1.TraceService/Export",
+    requestStream: false,
+    responseStream: false,
+    requestDeserialize: (bytes: Uint8Array) => bytes,
+    requestSerialize: (bytes: Uint8Array) => bytes,
+    // An empty ExportTraceServiceResponse.
+    responseSerialize: () => new Uint8Array(0),
+    responseDeserialize: (bytes: Uint8Array) => bytes,
+  },
+};
+
+/**
+ * Starts a receiver. `keep: false` only counts spans; `decode: false` does not even decode
+ * requests: `count()` is then the bytes received (the benchmark's).
+ */
+export async function otlpReceiver(
+  opts: { keep?: boolean; decode?: boolean } = {},
+): Promise<OtlpReceiver> {
   const keep = opts.keep ?? true;
+  const decode = opts.decode ?? true;
   const spans: ReceivedSpan[] = [];
   let count = 0;
   const waiters = new Set<() => void>();
   const server = new grpc.Server();
-  server.addService(traceService(), {
+  server.addService(decode ? traceService() : RAW_SERVICE, {
     Export(call: grpc.ServerUnaryCall<any>, callback: (err: null, res: unknown) => void) {
+      if (!decode) {
+        count += (call.request as Uint8Array).byteLength;
+        callback(null, {});
+        return;
+      }
       for (const rs of call.request.resourceSpans ?? []) {
         const resource = attributesOf(rs.resource?.attributes);
         for (const ss of rs.scopeSpans ?? []) {
