@@ -93,7 +93,8 @@ Deno.test("tracing: request span trees with their children, the caller's tracepa
     // The request span ends last: its children are exported with or before it.
     const done = (name: string, status: number) => requestSpan(spans, name, status);
     return Boolean(done(createName, 201) && done(getName, 200) && done(getName, 403));
-  });
+    // A bound, not a speed: the export worker's first start compiles its modules.
+  }, 60_000);
 
   // The create: a root span (no caller's trace), kube's name and attributes.
   const create = requestSpan(spans, createName, 201)!;

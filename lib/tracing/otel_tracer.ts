@@ -1,78 +1,78 @@
 /**
- * The tracer over the OpenTelemetry JS SDK, as kube-apiserver sets its own up: resource
- * `service.name: apiserver` with a `service.instance.id`, a parent-based sampler whose roots
- * are sampled at `samplingRatePerMillion` / 1e6 (none when 0: then only callers' sampled
- * traces are recorded), a batch span processor with a bounded queue (past it spans are
- * dropped, so a collector that is down or slow never grows memory or holds a request), and
- * the OTLP/gRPC exporter, insecure as kube's. Each server has its own provider.
+ * The tracer over the OpenTelemetry JS SDK, set up as kube-apiserver sets its own: resource
+ * `service.name: apiserver` with a `service.instance.id`, parent-based sampling whose roots
+ * are sampled at `samplingRatePerMillion` / 1e6 (the SDK's ratio sampler; none when 0: then
+ * only callers' sampled traces are recorded), the SDK's batch span processor with a bounded
+ * queue and its OTLP/gRPC exporter, insecure as kube's. Each server has its own.
+ *
+ * Spans are made here, on the request thread, as small records (the SDK's own Tracer cost
+ * 10–30 µs a span on this machine, and a request has five or more); the processor and the
+ * exporter run in a worker (export_worker.ts), which encodes and sends them on another core.
+ * Memory is bounded on both sides: past `maxQueueSize` spans waiting, new ones are dropped, so
+ * a collector that is down or slow never grows memory or holds a request.
  *
  * Loaded only when tracing is configured (tracer.ts imports it dynamically).
  *
  * @module
  */
 
-import {
-  type Attributes as OtelAttributes,
-  ROOT_CONTEXT,
-  SpanKind,
-  TraceFlags,
-} from "@opentelemetry/api";
-import {
-  BatchSpanProcessor,
-  type ReadableSpan,
-  type SpanExporter,
-  TraceIdRatioBasedSampler,
-} from "@opentelemetry/sdk-trace";
-import { type Resource, resourceFromAttributes } from "@opentelemetry/resources";
-// @ts-types="./grpc_credentials_types.d.ts"
-import * as grpc from "@grpc/grpc-js";
-// @ts-types="./otlp_exporter_types.d.ts"
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-grpc";
+import { TraceIdRatioBasedSampler } from "@opentelemetry/sdk-trace";
+import { ROOT_CONTEXT } from "@opentelemetry/api";
 import type { Logger } from "../api/mod.ts";
 import { type Attributes, countOpenTracer, NOOP_SPAN, type Span } from "./span.ts";
 import type { OpenTracerOptions, RequestSpanOptions, Tracer, TracingSettings } from "./tracer.ts";
-import type { TraceParent } from "./traceparent.ts";
 import { exporterUrl } from "./endpoint.ts";
 import { nowMs } from "./clock.ts";
 import { spanId, traceId } from "./ids.ts";
+import type { FlatValue, FromExportWorker, ToExportWorker } from "./span_record.ts";
+import type { TraceParent } from "./traceparent.ts";
 
 /** kube-apiserver's `service.name`. */
 export const SERVICE_NAME = "apiserver";
 
-/** The instrumentation scope of every span. */
-const SCOPE = { name: "platform-apiserver" };
+/** Spans sent to the worker in one message at most. */
+const BATCH = 512;
+/** How long a finished span waits for its batch to fill. */
+const FLUSH_MS = 200;
+/** OTel's SpanKind values. */
+const INTERNAL = 0;
+const SERVER = 1;
 
 export class OtelTracer implements Tracer {
   readonly enabled = true;
-  readonly #processor: BatchSpanProcessor;
-  readonly #resource: Resource;
+  readonly #worker: Worker;
   readonly #rootSampler: TraceIdRatioBasedSampler;
+  readonly #maxQueued: number;
+  readonly #logger: Logger;
+  /** Finished spans as flat values (span_record.ts says the layout), and how many. */
+  #pending: FlatValue[] = [];
+  #pendingSpans = 0;
+  /** Spans posted to the worker that it has not taken yet. */
+  #inFlight: number[] = [];
+  #inFlightSpans = 0;
+  #timer?: ReturnType<typeof setTimeout>;
+  #dropped = 0;
   #closed = false;
+  #workerClosed?: () => void;
 
   constructor(settings: TracingSettings, opts: OpenTracerOptions) {
-    const otlp = new OTLPTraceExporter({
-      url: exporterUrl(settings.endpoint),
-      // Insecure, as kube's (the exporter would take TLS for anything but http://).
-      credentials: grpc.credentials.createInsecure(),
-      timeoutMillis: opts.exportTimeoutMs ?? 10_000,
-    });
-    const exporter = new LoggedExporter(otlp, opts.logger, settings.endpoint);
-    // An empty export now: the exporter loads its gRPC client (a few hundred milliseconds of
-    // module loading) at start rather than in the first request that fills a batch, and a
-    // collector that cannot be reached is logged at once.
-    exporter.export([], () => {});
-    const maxQueueSize = opts.maxQueueSize ?? 16_384;
-    this.#resource = resourceFromAttributes({
-      "service.name": SERVICE_NAME,
-      "service.instance.id": opts.serviceInstanceId ?? `apiserver-${crypto.randomUUID()}`,
-    });
+    this.#logger = opts.logger;
+    this.#maxQueued = opts.maxQueueSize ?? 16_384;
     this.#rootSampler = new TraceIdRatioBasedSampler(settings.samplingRatePerMillion / 1_000_000);
-    this.#processor = new BatchSpanProcessor({
-      exporter,
-      maxQueueSize,
-      maxExportBatchSize: Math.min(2048, maxQueueSize),
-      scheduledDelayMillis: 1000,
-      exportTimeoutMillis: opts.exportTimeoutMs ?? 10_000,
+    this.#worker = new Worker(new URL("./export_worker.ts", import.meta.url).href, {
+      type: "module",
+    });
+    this.#worker.onmessage = (e: MessageEvent<FromExportWorker>) => this.#onMessage(e.data);
+    this.#post({
+      type: "start",
+      url: exporterUrl(settings.endpoint),
+      timeoutMs: opts.exportTimeoutMs ?? 10_000,
+      maxQueueSize: this.#maxQueued,
+      resource: {
+        "service.name": SERVICE_NAME,
+        "service.instance.id": opts.serviceInstanceId ?? `apiserver-${crypto.randomUUID()}`,
+      },
+      endpoint: settings.endpoint,
     });
     countOpenTracer(1);
   }
@@ -80,8 +80,7 @@ export class OtelTracer implements Tracer {
   startRequest(name: string, opts: RequestSpanOptions): Span {
     if (this.#closed) return NOOP_SPAN;
     const parent = opts.parent;
-    // Parent-based sampling: a caller's decision stands; a root is sampled by its trace id at
-    // samplingRatePerMillion / 1e6 (the SDK's ratio sampler).
+    // Parent-based sampling: a caller's decision stands; a root is sampled by its trace id.
     const trace = parent?.traceId ?? traceId();
     const sampled = parent
       ? parent.sampled
@@ -89,199 +88,161 @@ export class OtelTracer implements Tracer {
     // Not sampled: nothing below it is recorded either, so the request goes on untraced, at
     // no further cost.
     if (!sampled) return NOOP_SPAN;
-    return new RecordedSpan(this, {
+    const span = new RecordedSpan(
+      this,
       name,
-      kind: SpanKind.SERVER,
-      traceId: trace,
-      parent: parent && { traceId: parent.traceId, spanId: parent.spanId, isRemote: true },
-      startMs: opts.startTime ?? nowMs(),
-      attributes: defined(opts.attributes),
-      links: opts.link ? [linkTo(opts.link)] : [],
-    });
+      SERVER,
+      trace,
+      parent?.spanId,
+      opts.startTime ?? nowMs(),
+      opts.attributes,
+    );
+    if (parent) span.parentRemote = true;
+    if (opts.link) span.links = [opts.link];
+    return span;
   }
 
-  /** Hands an ended span to the batch processor (dropped when its queue is full). */
-  ended(span: ReadableSpan): void {
-    this.#processor.onEnd(span);
+  /** Queues a finished span for the worker; dropped while the worker is that far behind. */
+  ended(span: RecordedSpan): void {
+    if (this.#closed) return;
+    if (this.#inFlightSpans + this.#pendingSpans >= this.#maxQueued) {
+      if (this.#dropped++ === 0) {
+        this.#logger.warn("tracing: the span queue is full: dropping spans until it drains");
+      }
+      return;
+    }
+    flatten(span, this.#pending);
+    if (++this.#pendingSpans >= BATCH) this.#flush();
+    else this.#timer ??= setTimeout(() => this.#flush(), FLUSH_MS);
   }
 
-  get resource(): Resource {
-    return this.#resource;
+  #flush(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (!this.#pendingSpans) return;
+    const values = this.#pending;
+    const count = this.#pendingSpans;
+    this.#pending = [];
+    this.#pendingSpans = 0;
+    this.#inFlight.push(count);
+    this.#inFlightSpans += count;
+    // Flat values clone several times faster than as many small objects.
+    this.#post({ type: "spans", values });
+  }
+
+  #onMessage(m: FromExportWorker): void {
+    if (m.type === "taken") {
+      this.#inFlightSpans -= this.#inFlight.shift() ?? 0;
+      if (this.#dropped && this.#inFlightSpans === 0) {
+        this.#logger.warn(`tracing: ${this.#dropped} spans were dropped (the queue was full)`);
+        this.#dropped = 0;
+      }
+    } else if (m.type === "log") {
+      this.#logger[m.level](m.message);
+    } else if (m.type === "closed") {
+      this.#workerClosed?.();
+    }
+  }
+
+  #post(m: ToExportWorker): void {
+    this.#worker.postMessage(m);
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
+    this.#flush();
     this.#closed = true;
     countOpenTracer(-1);
     // Whatever is queued gets one bounded try: a collector that is down does not hold the
     // shutdown.
+    const closed = new Promise<void>((r) => this.#workerClosed = r);
+    this.#post({ type: "close" });
     let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      this.#processor.shutdown().catch(() => {}),
-      new Promise<void>((r) => timer = setTimeout(r, 5000)),
-    ]);
+    await Promise.race([closed, new Promise<void>((r) => timer = setTimeout(r, 5000))]);
     clearTimeout(timer);
+    this.#worker.terminate();
   }
 }
 
-interface SpanStart {
-  name: string;
-  kind: SpanKind;
-  traceId: string;
-  parent?: { traceId: string; spanId: string; isRemote: boolean };
-  startMs: number;
-  attributes: OtelAttributes;
-  links: ReadableSpan["links"];
-}
-
-/**
- * One recorded span, in the shape the SDK's batch processor and OTLP exporter read
- * (`ReadableSpan`). Made here rather than by the SDK's tracer, whose spans cost 10–30 µs each
- * on this machine (context objects, attribute copies, a sampler call, clock reconciliation):
- * a request has five or more, and the figure to meet is 70 % of the untraced throughput.
- */
-class RecordedSpan implements Span, ReadableSpan {
+/** One recorded span, handed to the tracer when it ends. */
+class RecordedSpan implements Span {
   readonly recording = true;
-  readonly name: string;
-  readonly kind: SpanKind;
-  readonly #context: { traceId: string; spanId: string; traceFlags: number };
-  readonly parentSpanContext: ReadableSpan["parentSpanContext"];
-  readonly startTime: [number, number];
-  endTime: [number, number] = [0, 0];
-  readonly attributes: OtelAttributes;
-  readonly links: ReadableSpan["links"];
-  readonly events: ReadableSpan["events"] = [];
-  status: ReadableSpan["status"] = { code: 0 };
-  readonly resource: Resource;
-  readonly instrumentationScope = SCOPE;
-  readonly droppedAttributesCount = 0;
-  readonly droppedEventsCount = 0;
-  readonly droppedLinksCount = 0;
-  ended = false;
+  readonly spanId = spanId();
+  endMs = 0;
+  /** Attribute keys and values, alternating. */
+  readonly attributes: FlatValue[] = [];
+  error?: string;
+  parentRemote = false;
+  links?: TraceParent[];
+  #ended = false;
 
-  constructor(readonly tracer: OtelTracer, start: SpanStart) {
-    this.name = start.name;
-    this.kind = start.kind;
-    this.#context = { traceId: start.traceId, spanId: spanId(), traceFlags: TraceFlags.SAMPLED };
-    this.parentSpanContext = start.parent &&
-      { ...start.parent, traceFlags: TraceFlags.SAMPLED };
-    this.startTime = hrTime(start.startMs);
-    this.attributes = start.attributes;
-    this.links = start.links;
-    this.resource = tracer.resource;
-  }
-
-  spanContext() {
-    return this.#context;
-  }
-
-  get duration(): [number, number] {
-    return hrTime(
-      (this.endTime[0] - this.startTime[0]) * 1000 +
-        (this.endTime[1] - this.startTime[1]) / 1e6,
-    );
+  constructor(
+    readonly tracer: OtelTracer,
+    readonly name: string,
+    readonly kind: number,
+    readonly traceId: string,
+    readonly parentSpanId: string | undefined,
+    readonly startMs: number,
+    attributes: Attributes | undefined,
+  ) {
+    if (attributes) {
+      for (const k in attributes) {
+        const v = attributes[k];
+        if (v !== undefined) this.attributes.push(k, v);
+      }
+    }
   }
 
   setAttribute(key: string, value: string | number | boolean | undefined): void {
-    if (value !== undefined && !this.ended) this.attributes[key] = value;
+    if (value !== undefined && !this.#ended) this.attributes.push(key, value);
   }
 
   fail(message: string): void {
-    this.status = { code: 2, message };
+    this.error = message;
   }
 
   end(endTime?: number): void {
-    if (this.ended) return;
-    this.ended = true;
-    this.endTime = hrTime(endTime ?? nowMs());
+    if (this.#ended) return;
+    this.#ended = true;
+    this.endMs = endTime ?? nowMs();
     this.tracer.ended(this);
   }
 
   child(name: string, attributes?: Attributes, startTime?: number): Span {
     // Work that outlived its request (a background task started in it) is not traced.
-    if (this.ended) return NOOP_SPAN;
-    return new RecordedSpan(this.tracer, {
+    if (this.#ended) return NOOP_SPAN;
+    return new RecordedSpan(
+      this.tracer,
       name,
-      kind: SpanKind.INTERNAL,
-      traceId: this.#context.traceId,
-      parent: { traceId: this.#context.traceId, spanId: this.#context.spanId, isRemote: false },
-      startMs: startTime ?? nowMs(),
-      attributes: defined(attributes),
-      links: [],
-    });
+      INTERNAL,
+      this.traceId,
+      this.spanId,
+      startTime ?? nowMs(),
+      attributes,
+    );
   }
 
   traceparent(): string | undefined {
     // A stale context (a background task that outlived its request) sends none.
-    if (this.ended) return undefined;
-    return `00-${this.#context.traceId}-${this.#context.spanId}-01`;
+    if (this.#ended) return undefined;
+    return `00-${this.traceId}-${this.spanId}-01`;
   }
 }
 
-/** Milliseconds since the epoch as OTel's [seconds, nanoseconds]. */
-function hrTime(ms: number): [number, number] {
-  const seconds = Math.floor(ms / 1000);
-  let nanos = Math.round((ms - seconds * 1000) * 1e6);
-  if (nanos >= 1e9) return [seconds + 1, nanos - 1e9];
-  if (nanos < 0) nanos = 0;
-  return [seconds, nanos];
-}
-
-function linkTo(p: TraceParent): ReadableSpan["links"][number] {
-  return {
-    context: {
-      traceId: p.traceId,
-      spanId: p.spanId,
-      traceFlags: p.sampled ? TraceFlags.SAMPLED : TraceFlags.NONE,
-      isRemote: true,
-    },
-    attributes: {},
-    droppedAttributesCount: 0,
-  };
-}
-
-/** The exporter, logging when exports start failing and when they work again (not each
- * failure: a collector that is down would fill the log). */
-class LoggedExporter implements SpanExporter {
-  #failing = false;
-
-  constructor(
-    readonly inner: SpanExporter,
-    readonly logger: Logger,
-    readonly endpoint: string,
-  ) {}
-
-  export(
-    spans: ReadableSpan[],
-    done: (result: { code: number; error?: Error }) => void,
-  ): void {
-    this.inner.export(spans, (result) => {
-      if (result.code !== 0 && !this.#failing) {
-        this.#failing = true;
-        this.logger.warn(
-          `tracing: cannot export spans to ${this.endpoint} (dropping them until it answers): ` +
-            (result.error?.message ?? "export failed"),
-        );
-      } else if (result.code === 0 && this.#failing) {
-        this.#failing = false;
-        this.logger.info(`tracing: exporting spans to ${this.endpoint} again`);
-      }
-      done(result);
-    });
-  }
-
-  shutdown(): Promise<void> {
-    return this.inner.shutdown();
-  }
-
-  forceFlush(): Promise<void> {
-    return this.inner.forceFlush?.() ?? Promise.resolve();
-  }
-}
-
-function defined(attributes: Attributes | undefined): OtelAttributes {
-  const out: OtelAttributes = {};
-  if (!attributes) return out;
-  for (const k in attributes) if (attributes[k] !== undefined) out[k] = attributes[k];
-  return out;
+/** Appends a span's values in the layout of span_record.ts. */
+function flatten(span: RecordedSpan, out: FlatValue[]): void {
+  out.push(
+    span.name,
+    span.kind,
+    span.traceId,
+    span.spanId,
+    span.parentSpanId ?? "",
+    span.parentRemote,
+    span.startMs,
+    span.endMs,
+    span.error ?? "",
+    span.links?.length ?? 0,
+  );
+  for (const l of span.links ?? []) out.push(l.traceId, l.spanId, l.sampled);
+  out.push(span.attributes.length / 2, ...span.attributes);
 }
