@@ -18,6 +18,7 @@ import * as grpc from "@grpc/grpc-js";
 // @ts-types="./otlp_exporter_types.d.ts"
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-grpc";
 import {
+  type FlatValue,
   type FromExportWorker,
   type SpanRecord,
   type ToExportWorker,
@@ -60,7 +61,8 @@ scope.onmessage = (e: MessageEvent<ToExportWorker>) => {
     });
   } else if (m.type === "spans") {
     // Past the processor's queue, spans are dropped (a collector down or slow).
-    for (const r of unflatten(m.values)) processor?.onEnd(readable(r, resource!));
+    const values = JSON.parse(m.json) as FlatValue[];
+    for (const r of unflatten(values)) processor?.onEnd(readable(r, resource!));
     post({ type: "taken" });
   } else if (m.type === "close") {
     (processor?.shutdown() ?? Promise.resolve()).catch(() => {}).finally(() =>

@@ -42,6 +42,7 @@ export class OtelTracer implements Tracer {
   readonly enabled = true;
   readonly #worker: Worker;
   readonly #rootSampler: TraceIdRatioBasedSampler;
+  readonly #ratio: number;
   readonly #maxQueued: number;
   readonly #logger: Logger;
   /** Finished spans as flat values (span_record.ts says the layout), and how many. */
@@ -58,7 +59,8 @@ export class OtelTracer implements Tracer {
   constructor(settings: TracingSettings, opts: OpenTracerOptions) {
     this.#logger = opts.logger;
     this.#maxQueued = opts.maxQueueSize ?? 16_384;
-    this.#rootSampler = new TraceIdRatioBasedSampler(settings.samplingRatePerMillion / 1_000_000);
+    this.#ratio = settings.samplingRatePerMillion / 1_000_000;
+    this.#rootSampler = new TraceIdRatioBasedSampler(this.#ratio);
     this.#worker = new Worker(new URL("./export_worker.ts", import.meta.url).href, {
       type: "module",
     });
@@ -82,9 +84,7 @@ export class OtelTracer implements Tracer {
     const parent = opts.parent;
     // Parent-based sampling: a caller's decision stands; a root is sampled by its trace id.
     const trace = parent?.traceId ?? traceId();
-    const sampled = parent
-      ? parent.sampled
-      : this.#rootSampler.shouldSample(ROOT_CONTEXT, trace).decision === 2;
+    const sampled = parent ? parent.sampled : this.#sampleRoot(trace);
     // Not sampled: nothing below it is recorded either, so the request goes on untraced, at
     // no further cost.
     if (!sampled) return NOOP_SPAN;
@@ -100,6 +100,14 @@ export class OtelTracer implements Tracer {
     if (parent) span.parentRemote = true;
     if (opts.link) span.links = [opts.link];
     return span;
+  }
+
+  /** Whether a trace started here is sampled: the SDK's ratio sampler, asked only between the
+   * two ends (it checks the id with a regular expression). */
+  #sampleRoot(trace: string): boolean {
+    if (this.#ratio >= 1) return true;
+    if (this.#ratio <= 0) return false;
+    return this.#rootSampler.shouldSample(ROOT_CONTEXT, trace).decision === 2;
   }
 
   /** Queues a finished span for the worker; dropped while the worker is that far behind. */
@@ -126,8 +134,9 @@ export class OtelTracer implements Tracer {
     this.#pendingSpans = 0;
     this.#inFlight.push(count);
     this.#inFlightSpans += count;
-    // Flat values clone several times faster than as many small objects.
-    this.#post({ type: "spans", values });
+    // As one JSON text of flat values: posting a string copies it, where a structured clone
+    // walks every value (8.7 µs a traced GET in a profile, against about 1 for the JSON).
+    this.#post({ type: "spans", json: JSON.stringify(values) });
   }
 
   #onMessage(m: FromExportWorker): void {

@@ -79,8 +79,8 @@ export type ToExportWorker =
     resource: Record<string, string>;
     endpoint: string;
   }
-  /** Finished spans, flat (see {@link FlatValue}). */
-  | { type: "spans"; values: FlatValue[] }
+  /** Finished spans: a JSON list of flat values (see {@link FlatValue}). */
+  | { type: "spans"; json: string }
   | { type: "close" };
 
 /** Worker → main thread. */
