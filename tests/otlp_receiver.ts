@@ -9,6 +9,7 @@
 import * as grpc from "@grpc/grpc-js";
 // @ts-types="../lib/storage/etcd/proto_loader_types.d.ts"
 import * as protoLoader from "@grpc/proto-loader";
+import { Buffer } from "node:buffer";
 
 /** A received span, ids in hex. */
 export interface ReceivedSpan {
@@ -68,8 +69,8 @@ const RAW_SERVICE = {
     responseStream: false,
     requestDeserialize: (bytes: Uint8Array) => bytes,
     requestSerialize: (bytes: Uint8Array) => bytes,
-    // An empty ExportTraceServiceResponse.
-    responseSerialize: () => new Uint8Array(0),
+    // An empty ExportTraceServiceResponse (grpc-js wants a Buffer).
+    responseSerialize: () => Buffer.alloc(0),
     responseDeserialize: (bytes: Uint8Array) => bytes,
   },
 };
