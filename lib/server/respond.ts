@@ -68,7 +68,7 @@ export function objectResponse(
   body: unknown,
   negotiated: Negotiated,
 ): Response {
-  const span = serializeSpan(ctx, negotiated);
+  const span = serializeSpan(negotiated);
   try {
     if (ctx.kubeSpelling && isJsonObject(body)) body = kubeSpelled(body);
     const text = encodeBody(body, negotiated.encoding, isPretty(ctx));
@@ -79,7 +79,7 @@ export function objectResponse(
 }
 
 /** kube's `SerializeObject` span of a response (the no-op span when not traced). */
-function serializeSpan(ctx: RequestContext, negotiated: Negotiated): Span {
+function serializeSpan(negotiated: Negotiated): Span {
   const span = childSpan("SerializeObject");
   if (span.recording) span.setAttribute("mediaType", negotiated.contentType);
   return span;
@@ -111,7 +111,7 @@ export function encodedResponse(
   body: string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>,
   negotiated: Negotiated,
 ): Response {
-  const span = serializeSpan(ctx, negotiated);
+  const span = serializeSpan(negotiated);
   try {
     return buildResponse(ctx, code, body, negotiated);
   } finally {
