@@ -4,6 +4,7 @@
  *   platform [serve] [flags]     serve the API (the default)
  *   platform check-config [flags] validate flags and the configuration file, then exit
  *   platform version             print the version
+ *   platform storage <command>   copy, snapshot or restore the stored objects (lib/cli)
  *
  * Exit codes: 0 on a clean stop, 2 for bad configuration, 1 for anything else.
  */
@@ -12,6 +13,7 @@ import { ConfigError } from "./lib/config/mod.ts";
 import {
   checkPortFree,
   clusterSigningFiles,
+  loadEgressSelectorConfig,
   loadServerConfig,
   loadTracingConfig,
   type ServerConfig,
@@ -30,6 +32,7 @@ import { loadEncryptionConfig } from "./lib/encryption/mod.ts";
 import { loadAdmissionSettings } from "./lib/admission/mod.ts";
 import { loadAuditPolicy } from "./lib/audit/mod.ts";
 import { connectionFromKubeconfig } from "./lib/auth/mod.ts";
+import { runStorageCommand } from "./lib/cli/mod.ts";
 
 const USAGE = `platform ${PLATFORM_VERSION}: a small Kubernetes-style API server
 
@@ -37,6 +40,8 @@ Usage:
   platform [serve] [flags]        serve the API over HTTPS (default)
   platform check-config [flags]   validate the configuration and exit
   platform version                print the version
+  platform storage copy|snapshot|restore
+                                  move, back up and restore the stored objects
 `;
 
 async function main(args: string[]): Promise<number> {
@@ -55,6 +60,8 @@ async function main(args: string[]): Promise<number> {
     case "help":
       args = ["--help"];
       break;
+    case "storage":
+      return await runStorageCommand(args);
     default:
       console.error(`platform: unknown command "${command}"\n\n${USAGE}`);
       return 2;
@@ -108,6 +115,10 @@ async function checkAccessConfigFiles(config: ServerConfig): Promise<void> {
   await loadAdmissionSettings(admissionOptions(config));
   if (config.auditPolicyFile !== undefined) await loadAuditPolicy(config.auditPolicyFile);
   if (config.tracingConfigFile !== undefined) await loadTracingConfig(config.tracingConfigFile);
+  if (config.egressSelectorConfigFile !== undefined) {
+    const egress = await loadEgressSelectorConfig(config.egressSelectorConfigFile);
+    for (const w of egress.warnings) console.error(`${config.egressSelectorConfigFile}: ${w}`);
+  }
   if (config.auditWebhookConfigFile !== undefined) {
     await connectionFromKubeconfig(config.auditWebhookConfigFile).catch((err) => {
       throw new ConfigError(
@@ -148,7 +159,11 @@ async function serve(config: ServerConfig): Promise<number> {
       etcdCAFile: config.etcdCAFile,
       etcdCertFile: config.etcdCertFile,
       etcdKeyFile: config.etcdKeyFile,
+      token: config.token,
       etcdCompactionIntervalMs: config.etcdCompactionInterval,
+      snapshotIntervalMs: config.snapshotInterval,
+      snapshotRetention: config.snapshotRetention,
+      snapshotDir: config.snapshotDir,
       tlsCertFile: config.tlsCertFile,
       tlsPrivateKeyFile: config.tlsPrivateKeyFile,
       tlsSANs: config.tlsSANs,
@@ -178,9 +193,18 @@ async function serve(config: ServerConfig): Promise<number> {
       },
       encryptionProviderConfigFile: config.encryptionProviderConfig,
       tracingConfigFile: config.tracingConfigFile,
+      egressSelectorConfigFile: config.egressSelectorConfigFile,
       ...clusterSigningFiles(config),
       clusterSigningDurationMs: config.clusterSigningDuration,
       controllers: config.controllers,
+      leaderElection: {
+        enabled: config.leaderElect,
+        leaseDurationMs: config.leaderElectLeaseDuration,
+        renewDeadlineMs: config.leaderElectRenewDeadline,
+        retryPeriodMs: config.leaderElectRetryPeriod,
+        resourceName: config.leaderElectResourceName,
+        resourceNamespace: config.leaderElectResourceNamespace,
+      },
       serviceClusterIPRange: config.serviceClusterIPRange,
       serviceNodePortRange: config.serviceNodePortRange,
       historyRetentionMs: config.historyRetention,

@@ -34,6 +34,7 @@ import { encryptionFigures } from "./encryption.ts";
 import { admissionFigures } from "./admission.ts";
 import { auditFigures } from "./audit.ts";
 import { tracingFigures } from "./tracing.ts";
+import { etcdFigures } from "./etcd.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -1211,6 +1212,80 @@ async function auditRows(
   ];
 }
 
+/** The etcd3 backend against etcd itself and against the file store (bench/etcd.ts), as table
+ * rows. */
+async function etcdRows(
+  tmp: string,
+  track: (c: Child) => Child,
+  trackApi: (a: Api) => Api,
+  problems: string[],
+): Promise<Row[]> {
+  const e = await etcdFigures(serverPairOptions(`${tmp}/etcd`, "etcd server", track, trackApi));
+  problems.push(...e.problems);
+  const ok = e.problems.length === 0;
+  const row = (
+    figure: string,
+    value: string,
+    baseline: string,
+    ratio: number,
+    target: string,
+    met: boolean,
+  ): Row => ({
+    figure,
+    value,
+    baseline,
+    ratio: fmt(ratio, 2),
+    target,
+    met: ok && met ? "yes" : "**no**",
+  });
+  const createRatio = e.createsEtcd / e.etcdPutsPerSec;
+  const getRatio = e.getsEtcd / e.getsFile;
+  const listRatio = e.listEtcdMs / e.listFileMs;
+  const lagRatio = e.lagThreeReplicasP99 / e.lagOneReplicaP99;
+  return [
+    row(
+      "configmap creates/s, 32 clients, on etcd",
+      fmt(e.createsEtcd),
+      `etcd txns ${fmt(e.etcdPutsPerSec)}`,
+      createRatio,
+      "≥ 0.6",
+      createRatio >= 0.6,
+    ),
+    row(
+      "configmap gets/s, 32 clients, on etcd, resourceVersion=0",
+      fmt(e.getsEtcd),
+      `file store ${fmt(e.getsFile)}`,
+      getRatio,
+      "≥ 0.83 (within 1.2×)",
+      getRatio >= 1 / 1.2,
+    ),
+    row(
+      "configmap gets/s, 32 clients, on etcd, consistent (no resourceVersion)",
+      fmt(e.getsEtcdConsistent),
+      `file store ${fmt(e.getsFile)}`,
+      e.getsEtcdConsistent / e.getsFile,
+      "—",
+      true,
+    ),
+    row(
+      "list of 10,000 configmaps on etcd, resourceVersion=0, ms (median)",
+      fmt(e.listEtcdMs),
+      `file store ${fmt(e.listFileMs)}`,
+      listRatio,
+      "≤ 1.2",
+      listRatio <= 1.2,
+    ),
+    row(
+      "watch lag p99, 1,000 watchers over 3 replicas, ms",
+      fmt(e.lagThreeReplicasP99, 1),
+      `1 replica ${fmt(e.lagOneReplicaP99, 1)}`,
+      lagRatio,
+      "≤ 2",
+      lagRatio <= 2,
+    ),
+  ];
+}
+
 /** Creates and gets with every request traced to an OTLP receiver vs no tracing
  * (bench/tracing.ts), as table rows. */
 async function tracingRows(
@@ -1250,8 +1325,8 @@ async function tracingRows(
   ];
 }
 
-/** `deno task bench --only=auth`, `--only=limits`, `--only=encryption`, `--only=admission`,
- * `--only=audit` or `--only=tracing`: those figures alone. */
+/** `deno task bench --only=auth`, `--only=limits`, `--only=encryption`, `--only=admission` or
+ * `--only=audit` or `--only=tracing`: those figures alone; `--backend etcd`: the etcd3 backend's. */
 async function onlyMain(rowsOf: typeof authRows): Promise<void> {
   const tmp = await Deno.makeTempDir({ prefix: "platform-bench-" });
   const children: Child[] = [];
@@ -1285,5 +1360,8 @@ if (import.meta.main) {
     ? onlyMain(auditRows)
     : Deno.args.includes("--only=tracing")
     ? onlyMain(tracingRows)
+    : Deno.args.includes("--backend=etcd") ||
+        Deno.args.some((a, i) => a === "--backend" && Deno.args[i + 1] === "etcd")
+    ? onlyMain(etcdRows)
     : main());
 }

@@ -199,23 +199,30 @@ export class WatchFleet {
    */
   static async open(opts: {
     api: Api;
+    /** Replicas of one API: watcher w watches through apis[w % apis.length]. @default [api] */
+    apis?: Api[];
     /** The server's CA certificate (PEM). */
     caPem: string;
     collection: string;
     resourceVersion: string;
     count: number;
   }): Promise<WatchFleet> {
-    const url = new URL(opts.api.url);
-    const head = new TextEncoder().encode(
-      `GET ${opts.collection}?watch=1&resourceVersion=${opts.resourceVersion} HTTP/1.1\r\n` +
-        `Host: ${url.host}\r\nAccept: application/json\r\n` +
-        Object.entries(opts.api.headers).map(([k, v]) => `${k}: ${v}\r\n`).join("") + "\r\n",
-    );
+    const apis = opts.apis ?? [opts.api];
+    const targets = apis.map((api) => {
+      const url = new URL(api.url);
+      const head = new TextEncoder().encode(
+        `GET ${opts.collection}?watch=1&resourceVersion=${opts.resourceVersion} HTTP/1.1\r\n` +
+          `Host: ${url.host}\r\nAccept: application/json\r\n` +
+          Object.entries(api.headers).map(([k, v]) => `${k}: ${v}\r\n`).join("") + "\r\n",
+      );
+      return { url, head };
+    });
     const fleet = new WatchFleet(opts.count);
     // A server that does not answer in time: closing the connections fails the pending reads.
     const timer = setTimeout(() => fleet.close(), 30_000);
     try {
       const opened = await Promise.all(Array.from({ length: opts.count }, async (_, w) => {
+        const { url, head } = targets[w % targets.length];
         const conn = await Deno.connectTls({
           hostname: url.hostname,
           port: Number(url.port),
@@ -674,7 +681,7 @@ async function fillWithWrk(
       args: [
         "-t1",
         "-c32",
-        `-d${Math.ceil(count / 2000) + 10}s`, // the longest it may take
+        `-d${Math.ceil(count / 200) + 10}s`, // the longest it may take (it stops when done)
         "--timeout",
         "10s",
         "-s",

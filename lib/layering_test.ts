@@ -34,6 +34,7 @@ export const LAYERS: Record<string, number> = {
   resources: 8,
   controllers: 9,
   server: 10,
+  cli: 10,
 };
 
 interface Import {

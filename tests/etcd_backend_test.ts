@@ -51,8 +51,8 @@ Deno.test({
   ignore: !etcdInstalled,
   async fn() {
     await using member = await startEtcdMember();
-    // Each server has its own CA (shared cluster state is later work of issue 21): without the
-    // root CA publisher they do not take turns rewriting kube-root-ca.crt.
+    // Without --token each server has its own CA: without the root CA publisher they do not
+    // take turns rewriting kube-root-ca.crt.
     const opts = {
       storage: "etcd3",
       etcdServers: [member.clientUrl],
@@ -182,6 +182,43 @@ Deno.test({
       assert(lines[0].includes("http://127.0.0.1:1"), lines[0]);
     } finally {
       await Deno.remove(dataDir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "etcd3: with etcd gone, resourceVersion=0 reads answer from the watch-fed copy; " +
+    "consistent reads and writes fail with 5xx, /readyz fails; never a crash",
+  ignore: !etcdInstalled,
+  async fn() {
+    const member = await startEtcdMember();
+    try {
+      await using s = await testServer({
+        storage: "etcd3",
+        etcdServers: [member.clientUrl],
+        controllers: WITHOUT_NAMESPACE_DEFAULTS,
+      });
+      await createAsAdmin(s, CM, { metadata: { name: "kept" }, data: { k: "v" } });
+      await member.stop();
+
+      const cached = await s.json("GET", `${CM}/kept?resourceVersion=0`);
+      assertEquals(cached.status, 200, JSON.stringify(cached.body));
+      assertEquals(cached.body.data, { k: "v" });
+      const list = await s.json("GET", `${CM}?resourceVersion=0`);
+      assertEquals(list.status, 200);
+      assert(list.body.items.some((i: any) => i.metadata.name === "kept"));
+
+      const consistent = await s.json("GET", `${CM}/kept`);
+      assert(consistent.status >= 500, `consistent GET: ${consistent.status}`);
+      assertEquals(consistent.body.kind, "Status");
+      const write = await s.json("POST", CM, { body: { metadata: { name: "lost" } } });
+      assert(write.status >= 500, `create: ${write.status} ${JSON.stringify(write.body)}`);
+      assertEquals(write.body.kind, "Status");
+      const ready = await s.request("GET", "/readyz");
+      await ready.body?.cancel();
+      assertEquals(ready.status, 500);
+    } finally {
+      await member.stop();
     }
   },
 });

@@ -79,5 +79,5 @@ export {
   WELL_KNOWN_SIGNERS,
   type WellKnownSigner,
 } from "./signer_names.ts";
-export { type Clock, humanDuration, rfc3339, systemClock } from "./time.ts";
+export { type Clock, humanDuration, rfc3339, rfc3339Micro, systemClock } from "./time.ts";
 export { ADMIN_GROUP, ADMIN_USER, type UserInfo } from "./user.ts";

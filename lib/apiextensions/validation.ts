@@ -291,6 +291,9 @@ function validateVersions(versions: unknown): FieldError[] {
 function validateConversion(conversion: Json): FieldError[] {
   if (!conversion || typeof conversion !== "object") return [];
   const strategy = conversion.strategy;
+  // When conversion webhooks come, their calls go through the egress dialer's `cluster`
+  // selection, as admission webhooks' do: a client made with the `createHttpClient` that
+  // lib/server/start gives (`config.egress.httpClientFactory("cluster")`).
   if (strategy === "Webhook") {
     return [{
       type: "Forbidden",

@@ -15,6 +15,7 @@ import {
   type Authorizer,
   type RuleSet,
 } from "./authorizer.ts";
+import type { HttpClientFactory } from "../egress/mod.ts";
 import type { AuthorizationConfig } from "./authorization_config.ts";
 import { WebhookAuthorizer } from "./webhook_authorizer.ts";
 
@@ -112,6 +113,8 @@ export interface BuildAuthorizerDeps {
   logger?: Pick<Logger, "warn">;
   /** The clock of the webhooks' caches, in milliseconds. @default Date.now */
   now?: () => number;
+  /** Makes the webhooks' HTTP clients (the `cluster` egress selection). @default direct */
+  createHttpClient?: HttpClientFactory;
 }
 
 /** The server's authorizer; {@link close} releases the webhooks' connections. */
@@ -154,6 +157,7 @@ export function buildAuthorizer(
           config: entry.webhook,
           logger: deps.logger,
           now: deps.now,
+          createHttpClient: deps.createHttpClient,
         });
         webhooks.push(webhook);
         chain.push(webhook);

@@ -7,7 +7,7 @@
  * Discovery runs in the background and is retried until it succeeds, so the server starts
  * while an issuer is down (as kube does); tokens of that issuer fail until then. Connections
  * trust `certificateAuthority` when set (in addition to the default roots), else the default
- * roots.
+ * roots, and are made by the `controlplane` egress selection when the server has one.
  *
  * @module
  */
@@ -15,6 +15,7 @@
 import { createRemoteJWKSet, customFetch, type JWTVerifyGetKey } from "jose";
 import type { Logger } from "../api/mod.ts";
 import { currentTraceparent } from "../tracing/mod.ts";
+import type { HttpClientFactory } from "../egress/mod.ts";
 import type { IssuerConfig } from "./authentication_config.ts";
 
 /** Options of {@link OidcProvider}. */
@@ -26,6 +27,8 @@ export interface OidcProviderOptions {
   jwksCooldownMs?: number;
   /** Timeout of one HTTP request. @default 10_000 */
   requestTimeoutMs?: number;
+  /** Makes the HTTP client (the `controlplane` egress selection). @default direct */
+  createHttpClient?: HttpClientFactory;
 }
 
 const WELL_KNOWN = "/.well-known/openid-configuration";
@@ -49,8 +52,9 @@ export class OidcProvider {
     this.#retryMs = opts.retryIntervalMs ?? 10_000;
     this.#cooldownMs = opts.jwksCooldownMs ?? 10_000;
     this.#timeoutMs = opts.requestTimeoutMs ?? 10_000;
-    if (issuer.certificateAuthority) {
-      this.#client = Deno.createHttpClient({ caCerts: [issuer.certificateAuthority] });
+    if (issuer.certificateAuthority || opts.createHttpClient) {
+      const caCerts = issuer.certificateAuthority ? [issuer.certificateAuthority] : undefined;
+      this.#client = (opts.createHttpClient ?? Deno.createHttpClient)({ caCerts });
     }
     this.#discover();
   }

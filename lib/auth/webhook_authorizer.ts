@@ -27,6 +27,7 @@
 import { formatDuration, quote } from "../config/mod.ts";
 import type { CompiledExpression } from "../cel/mod.ts";
 import type { Logger, UserInfo } from "../api/mod.ts";
+import type { HttpClientFactory } from "../egress/mod.ts";
 import type { Attributes, AuthorizationResult, Authorizer, RuleSet } from "./authorizer.ts";
 import type { WebhookConfig } from "./authorization_config.ts";
 import { injectTraceparent } from "../tracing/mod.ts";
@@ -40,6 +41,8 @@ export interface WebhookAuthorizerOptions {
   logger?: Pick<Logger, "warn">;
   /** The clock for cache expiry, in milliseconds. @default Date.now */
   now?: () => number;
+  /** Makes the HTTP client (the `cluster` egress selection). @default direct */
+  createHttpClient?: HttpClientFactory;
 }
 
 /** kube's webhook response cache size. */
@@ -80,7 +83,8 @@ export class WebhookAuthorizer implements Authorizer {
     this.#config = opts.config;
     this.#logger = opts.logger;
     const conn = opts.config.connection;
-    this.#client = Deno.createHttpClient({ caCerts: conn.caCerts, ...conn.clientCertificate });
+    const createHttpClient = opts.createHttpClient ?? Deno.createHttpClient;
+    this.#client = createHttpClient({ caCerts: conn.caCerts, ...conn.clientCertificate });
     this.#cache = new ExpiringCache(CACHE_SIZE, opts.now ?? Date.now);
   }
 

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { decodePem } from "../api/mod.ts";
 import { ConfigError, osReason, quote } from "./config_error.ts";
 import { readKeyPair } from "./key_pair.ts";
+import { formatDuration } from "./value_parsers.ts";
 import { admissionPluginOverlap } from "./admission_plugins.ts";
 import { flagOf } from "./config_layers.ts";
 import type { Field, PathField } from "./config_file_schema.ts";
@@ -61,11 +62,18 @@ export async function checkServerConfig(cfg: ServerConfig, naming: FieldNaming):
       );
     }
   }
+  checkLeaderElection(cfg, naming);
   if (cfg.storage === "etcd3" && cfg.etcdServers.length === 0) {
     throw new ConfigError(
       `${where("storage")}: etcd3 needs ${
         fromFlags("storage") ? "--etcd-servers" : "etcdServers"
       } (etcd client URLs)`,
+    );
+  }
+  if (cfg.token !== undefined && cfg.storage !== "etcd3") {
+    throw new ConfigError(
+      `${where("token")}: only with etcd3 storage (a lone server keeps its secrets in its data ` +
+        `directory)`,
     );
   }
   for (const field of ["etcdCAFile", "etcdCertFile", "etcdKeyFile"] as const) {
@@ -110,6 +118,7 @@ export async function checkServerConfig(cfg: ServerConfig, naming: FieldNaming):
       "auditPolicyFile",
       "auditWebhookConfigFile",
       "tracingConfigFile",
+      "egressSelectorConfigFile",
     ] as const
   ) {
     const path = cfg[field];
@@ -126,6 +135,36 @@ export async function checkServerConfig(cfg: ServerConfig, naming: FieldNaming):
   }
   await checkDirectoryOrAbsent(cfg.dataDir, where("dataDir"), shown("dataDir"));
 }
+
+/**
+ * kube's rules for the leader election durations: the leader gives up before the others may
+ * take over (renew deadline < lease duration), and a renewal, retried every retry period with
+ * client-go's 1.2 jitter, fits in the renew deadline.
+ */
+function checkLeaderElection(cfg: ServerConfig, naming: FieldNaming): void {
+  const { where } = naming;
+  // The other field as it was set: its flag, or its field in the file (a default: its flag).
+  const named = (field: Field) => where(field).startsWith("--") ? where(field) : field;
+  const lease = cfg.leaderElectLeaseDuration;
+  const renew = cfg.leaderElectRenewDeadline;
+  const retry = cfg.leaderElectRetryPeriod;
+  if (renew >= lease) {
+    throw new ConfigError(
+      `${where("leaderElectRenewDeadline")}: ${formatDuration(renew)} must be shorter than ` +
+        `${named("leaderElectLeaseDuration")} (${formatDuration(lease)})`,
+    );
+  }
+  if (retry * LEADER_ELECTION_JITTER >= renew) {
+    throw new ConfigError(
+      `${where("leaderElectRetryPeriod")}: ${formatDuration(retry)} is too long: 1.2 times it ` +
+        `(client-go's jitter) must be shorter than ${named("leaderElectRenewDeadline")} ` +
+        `(${formatDuration(renew)})`,
+    );
+  }
+}
+
+/** client-go's JitterFactor: a retry waits up to 1.2 retry periods more. */
+const LEADER_ELECTION_JITTER = 1.2;
 
 async function checkReadableFile(path: string, where: string, shown: string): Promise<void> {
   try {

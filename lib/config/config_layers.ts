@@ -10,6 +10,7 @@
  */
 
 import { dirname, isAbsolute, resolve } from "node:path";
+import { isDNS1123Label, isDNS1123Subdomain } from "../api/mod.ts";
 import { ConfigError, osReason, quote } from "./config_error.ts";
 import { FLAGS } from "./flag_table.ts";
 import {
@@ -95,6 +96,7 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "etcdCAFile":
     case "etcdCertFile":
     case "etcdKeyFile":
+    case "snapshotDir":
     case "clusterSigningCertFile":
     case "clusterSigningKeyFile":
     case "clusterSigningApiserverClientCertFile":
@@ -106,6 +108,7 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "auditPolicyFile":
     case "auditWebhookConfigFile":
     case "tracingConfigFile":
+    case "egressSelectorConfigFile":
       values[field] = parsePath(one, base);
       break;
     case "auditLogPath":
@@ -117,6 +120,7 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
       break;
     case "anonymousAuth":
     case "kubernetesGroupNames":
+    case "leaderElect":
       values[field] = parseBool(one);
       break;
     case "bindAddress":
@@ -151,7 +155,18 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
       values.etcdPrefix = parseEtcdPrefix(one);
       break;
     case "etcdCompactionInterval":
-      values.etcdCompactionInterval = parseDuration(one);
+    case "snapshotInterval":
+      values[field] = parseDuration(one);
+      break;
+    case "leaderElectResourceName":
+      values.leaderElectResourceName = parseObjectName(one, isDNS1123Subdomain);
+      break;
+    case "leaderElectResourceNamespace":
+      values.leaderElectResourceNamespace = parseObjectName(one, isDNS1123Label);
+      break;
+    case "token":
+      if (one.trim() === "") throw new Error("must not be empty");
+      values.token = one;
       break;
     case "logLevel":
       values.logLevel = parseEnum(one, LOG_LEVELS);
@@ -166,6 +181,9 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     }
     case "historyRetention":
     case "requestTimeout":
+    case "leaderElectLeaseDuration":
+    case "leaderElectRenewDeadline":
+    case "leaderElectRetryPeriod":
     case "clusterSigningDuration":
     case "auditWebhookBatchMaxWait":
     case "auditWebhookInitialBackoff":
@@ -190,6 +208,7 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "auditLogBatchBufferSize":
     case "auditWebhookBatchBufferSize":
     case "auditWebhookBatchMaxSize":
+    case "snapshotRetention":
       values[field] = positiveCount(one);
       break;
   }
@@ -216,6 +235,13 @@ function parseEtcdPrefix(text: string): string {
   const t = text.trim();
   if (!t.startsWith("/")) throw new Error(`"${text}" must start with "/"`);
   return t.length > 1 ? t.replace(/\/+$/, "") : t;
+}
+
+/** A Lease's name (a DNS subdomain) or namespace (a DNS label), as the API would check it. */
+function parseObjectName(text: string, problems: (s: string) => string[]): string {
+  const [problem] = problems(text);
+  if (problem !== undefined) throw new Error(`${quote(text)}: ${problem}`);
+  return text;
 }
 
 function parsePath(text: string, base: string): string {
@@ -311,10 +337,12 @@ function setFromFile(
     case "auditLogBatchBufferSize":
     case "auditWebhookBatchBufferSize":
     case "auditWebhookBatchMaxSize":
+    case "snapshotRetention":
       values[field] = positiveCount(value as number);
       return;
     case "anonymousAuth":
     case "kubernetesGroupNames":
+    case "leaderElect":
       values[field] = value as boolean;
       return;
     case "tlsSANs":

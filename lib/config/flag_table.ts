@@ -252,12 +252,43 @@ export const FLAGS: readonly FlagSpec[] = [
     help: "Private key of --etcd-certfile.",
   },
   {
+    name: "token",
+    field: "token",
+    kind: "string",
+    help: "etcd3 only: a passphrase every replica is given. The first replica keeps its CA, " +
+      "service-account key and admin token in etcd sealed with it; the others take theirs " +
+      "from there. Put it in the --config file to keep it off the command line.",
+  },
+
+  {
     name: "etcd-compaction-interval",
     field: "etcdCompactionInterval",
     kind: "duration",
     defaultText: "5m",
     help: "How often etcd's history is compacted (to the revision of the previous round); 0 " +
       "disables.",
+  },
+  {
+    name: "snapshot-interval",
+    field: "snapshotInterval",
+    kind: "duration",
+    defaultText: "0",
+    help: "Take a snapshot of the store this often (as `platform storage snapshot` does, " +
+      "without stopping writes) into --snapshot-dir; 0 takes none.",
+  },
+  {
+    name: "snapshot-retention",
+    field: "snapshotRetention",
+    kind: "int",
+    defaultText: "5",
+    help: "How many scheduled snapshots are kept; older ones are deleted.",
+  },
+  {
+    name: "snapshot-dir",
+    field: "snapshotDir",
+    kind: "path",
+    defaultText: "<data-dir>/snapshots",
+    help: "Directory of the scheduled snapshots (made 0700, files 0600).",
   },
   {
     name: "encryption-provider-config",
@@ -283,6 +314,53 @@ export const FLAGS: readonly FlagSpec[] = [
     help: "Controllers to run: '*' runs every one, 'name' enables one, '-name' disables " +
       "one, e.g. '*,-csrsigning'. Names: clusterrole-aggregation, csrapproving, csrsigning, " +
       "root-ca-cert-publisher, serviceaccount.",
+  },
+  {
+    name: "leader-elect",
+    field: "leaderElect",
+    kind: "bool",
+    defaultText: "true",
+    help: "Run the cluster-wide controllers (CSR approving and signing, RBAC aggregation, " +
+      "namespace finalization and defaults, policy status, the kubernetes Service) on one " +
+      "replica at a time, elected through a coordination Lease. Only with --storage=etcd3: " +
+      "the file and memory stores serve one process, which always runs them.",
+  },
+  {
+    name: "leader-elect-lease-duration",
+    field: "leaderElectLeaseDuration",
+    kind: "duration",
+    defaultText: "15s",
+    help: "How long the other replicas wait, after they last saw the leader renew its Lease, " +
+      "before one of them takes over.",
+  },
+  {
+    name: "leader-elect-renew-deadline",
+    field: "leaderElectRenewDeadline",
+    kind: "duration",
+    defaultText: "10s",
+    help: "How long the leader keeps trying to renew its Lease before it stops its " +
+      "controllers; shorter than --leader-elect-lease-duration.",
+  },
+  {
+    name: "leader-elect-retry-period",
+    field: "leaderElectRetryPeriod",
+    kind: "duration",
+    defaultText: "2s",
+    help: "How often the leader renews its Lease and the other replicas try to acquire it.",
+  },
+  {
+    name: "leader-elect-resource-name",
+    field: "leaderElectResourceName",
+    kind: "string",
+    defaultText: "platform-controllers",
+    help: "Name of the Lease the replicas elect their leader through.",
+  },
+  {
+    name: "leader-elect-resource-namespace",
+    field: "leaderElectResourceNamespace",
+    kind: "string",
+    defaultText: "platform-system",
+    help: "Namespace of that Lease.",
   },
   {
     name: "service-cluster-ip-range",
@@ -417,6 +495,14 @@ export const FLAGS: readonly FlagSpec[] = [
     kind: "int",
     defaultText: "10000",
     help: "Events the batch mode queues at most.",
+  },
+  {
+    name: "egress-selector-config-file",
+    field: "egressSelectorConfigFile",
+    kind: "path",
+    help: "EgressSelectorConfiguration: how outbound connections are made, per selection " +
+      "(cluster: webhooks; controlplane: OIDC discovery; etcd): Direct, or through an HTTP " +
+      "CONNECT proxy over tcp or a Unix socket.",
   },
   {
     name: "audit-webhook-config-file",

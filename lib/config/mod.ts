@@ -102,3 +102,9 @@ export {
   TRACING_CONFIG_API_VERSIONS,
   TRACING_CONFIG_KIND,
 } from "./tracing_config.ts";
+export {
+  EGRESS_SELECTOR_CONFIG_API_VERSIONS,
+  EGRESS_SELECTOR_CONFIG_KIND,
+  type EgressSelectorConfig,
+  loadEgressSelectorConfig,
+} from "./egress_selector_config.ts";

@@ -101,9 +101,22 @@ export async function loadServerConfig(
     etcdCAFile: pick("etcdCAFile"),
     etcdCertFile: pick("etcdCertFile"),
     etcdKeyFile: pick("etcdKeyFile"),
+    token: pick("token"),
     etcdCompactionInterval: pick("etcdCompactionInterval") ?? DEFAULTS.etcdCompactionInterval,
+    snapshotInterval: pick("snapshotInterval") ?? DEFAULTS.snapshotInterval,
+    snapshotRetention: pick("snapshotRetention") ?? DEFAULTS.snapshotRetention,
+    snapshotDir: pick("snapshotDir"),
     historyRetention: pick("historyRetention") ?? DEFAULTS.historyRetention,
     controllers: pick("controllers") ?? [...DEFAULTS.controllers],
+    leaderElect: pick("leaderElect") ?? DEFAULTS.leaderElect,
+    leaderElectLeaseDuration: pick("leaderElectLeaseDuration") ??
+      DEFAULTS.leaderElectLeaseDuration,
+    leaderElectRenewDeadline: pick("leaderElectRenewDeadline") ??
+      DEFAULTS.leaderElectRenewDeadline,
+    leaderElectRetryPeriod: pick("leaderElectRetryPeriod") ?? DEFAULTS.leaderElectRetryPeriod,
+    leaderElectResourceName: pick("leaderElectResourceName") ?? DEFAULTS.leaderElectResourceName,
+    leaderElectResourceNamespace: pick("leaderElectResourceNamespace") ??
+      DEFAULTS.leaderElectResourceNamespace,
     serviceClusterIPRange: pick("serviceClusterIPRange") ?? DEFAULTS.serviceClusterIPRange,
     serviceNodePortRange: pick("serviceNodePortRange") ?? DEFAULTS.serviceNodePortRange,
     shutdownTimeout: pick("shutdownTimeout") ?? DEFAULTS.shutdownTimeout,
@@ -125,6 +138,7 @@ export async function loadServerConfig(
     auditLogBatchBufferSize: pick("auditLogBatchBufferSize") ?? DEFAULTS.auditLogBatchBufferSize,
     auditWebhookConfigFile: pick("auditWebhookConfigFile"),
     tracingConfigFile: pick("tracingConfigFile"),
+    egressSelectorConfigFile: pick("egressSelectorConfigFile"),
     auditWebhookMode: pick("auditWebhookMode") ?? DEFAULTS.auditWebhookMode,
     auditWebhookBatchBufferSize: pick("auditWebhookBatchBufferSize") ??
       DEFAULTS.auditWebhookBatchBufferSize,
@@ -138,6 +152,7 @@ export async function loadServerConfig(
     if (cfg[k] === undefined) delete cfg[k];
   }
   if (cfg.anonymousAuth === undefined) delete cfg.anonymousAuth;
+  if (cfg.token === undefined) delete cfg.token;
 
   // Cross-field rules and the files the configuration points at.
   const where = (field: Field) => from(field)?.where(field) ?? `--${flagOf(field)}`;

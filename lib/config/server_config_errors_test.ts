@@ -90,6 +90,31 @@ Deno.test("flag errors name the flag and the value", async () => {
     ],
     [["--cluster-signing-duration=0"], '--cluster-signing-duration: "0" must be longer than 0'],
     [
+      ["--leader-elect-renew-deadline=15s"],
+      "--leader-elect-renew-deadline: 15s must be shorter than --leader-elect-lease-duration (15s)",
+    ],
+    [
+      ["--leader-elect-lease-duration=5s"],
+      "--leader-elect-renew-deadline: 10s must be shorter than --leader-elect-lease-duration (5s)",
+    ],
+    [
+      ["--leader-elect-retry-period=9s"],
+      "--leader-elect-retry-period: 9s is too long: 1.2 times it (client-go's jitter) must be " +
+      "shorter than --leader-elect-renew-deadline (10s)",
+    ],
+    [
+      ["--leader-elect-lease-duration=0"],
+      '--leader-elect-lease-duration: "0" must be longer than 0',
+    ],
+    [["--leader-elect=maybe"], '--leader-elect: "maybe" is not a boolean (true or false)'],
+    [
+      ["--leader-elect-resource-namespace=Kube_System"],
+      '--leader-elect-resource-namespace: "Kube_System": a lowercase RFC 1123 label must ' +
+      "consist of lower case alphanumeric characters or '-', and must start and end with an " +
+      "alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is " +
+      "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+    ],
+    [
       ["--cluster-signing-duration=1y"],
       '--cluster-signing-duration: "1y" is not a duration (like "30s", "5m" or "1h30m")',
     ],

@@ -94,12 +94,32 @@ export interface ServerConfig {
   etcdCAFile?: string;
   etcdCertFile?: string;
   etcdKeyFile?: string;
+  /** etcd3: the passphrase replicas share (their common secrets are sealed with it in etcd). */
+  token?: string;
   /** Milliseconds; 0 disables. */
   etcdCompactionInterval: number;
+  /** Milliseconds between scheduled snapshots; 0: none. */
+  snapshotInterval: number;
+  /** Scheduled snapshot files kept. */
+  snapshotRetention: number;
+  /** Where scheduled snapshots go; absent: `<dataDir>/snapshots`. */
+  snapshotDir?: string;
   /** Milliseconds. */
   historyRetention: number;
   /** Controller selection in kube syntax, e.g. `["*", "-csrsigning"]`. */
   controllers: string[];
+  /** Elect one replica to run the cluster-wide controllers (etcd3 only). */
+  leaderElect: boolean;
+  /** Milliseconds. */
+  leaderElectLeaseDuration: number;
+  /** Milliseconds; shorter than the lease duration. */
+  leaderElectRenewDeadline: number;
+  /** Milliseconds; 1.2 times it is shorter than the renew deadline. */
+  leaderElectRetryPeriod: number;
+  /** The Lease's name. */
+  leaderElectResourceName: string;
+  /** The Lease's namespace. */
+  leaderElectResourceNamespace: string;
   /** Canonical CIDRs, comma-separated (one, or one per IP family). */
   serviceClusterIPRange: string;
   /** `min-max`. */
@@ -135,6 +155,8 @@ export interface ServerConfig {
   auditLogBatchBufferSize: number;
   /** TracingConfiguration file; absent: nothing is traced. */
   tracingConfigFile?: string;
+  /** An EgressSelectorConfiguration file; absent: every outbound call is direct. */
+  egressSelectorConfigFile?: string;
   /** A kubeconfig naming the audit webhook; absent: no webhook. */
   auditWebhookConfigFile?: string;
   auditWebhookMode: AuditLogMode;
@@ -157,8 +179,16 @@ export const DEFAULTS = {
   storage: "file" as StorageBackend,
   etcdPrefix: "/registry",
   etcdCompactionInterval: 5 * 60_000,
+  snapshotInterval: 0,
+  snapshotRetention: 5,
   historyRetention: 5 * 60_000,
   controllers: ["*"],
+  leaderElect: true,
+  leaderElectLeaseDuration: 15_000,
+  leaderElectRenewDeadline: 10_000,
+  leaderElectRetryPeriod: 2_000,
+  leaderElectResourceName: "platform-controllers",
+  leaderElectResourceNamespace: "platform-system",
   serviceClusterIPRange: DEFAULT_SERVICE_CLUSTER_IP_RANGE,
   serviceNodePortRange: DEFAULT_SERVICE_NODE_PORT_RANGE,
   clusterSigningDuration: 8760 * 3_600_000,

@@ -20,6 +20,8 @@ Deno.test("defaults apply without flags or file", async () => {
     tlsSANs: [],
     enableAdmissionPlugins: [],
     etcdCompactionInterval: 300_000,
+    snapshotInterval: 0,
+    snapshotRetention: 5,
     etcdPrefix: "/registry",
     etcdServers: [],
     disableAdmissionPlugins: [],
@@ -36,6 +38,12 @@ Deno.test("defaults apply without flags or file", async () => {
     storage: "file",
     historyRetention: 300_000,
     controllers: ["*"],
+    leaderElect: true,
+    leaderElectLeaseDuration: 15_000,
+    leaderElectRenewDeadline: 10_000,
+    leaderElectRetryPeriod: 2_000,
+    leaderElectResourceName: "platform-controllers",
+    leaderElectResourceNamespace: "platform-system",
     serviceClusterIPRange: "10.0.0.0/24",
     serviceNodePortRange: "30000-32767",
     clusterSigningDuration: 8760 * 3_600_000,
@@ -127,6 +135,12 @@ Deno.test("the example file sets every field; paths resolve against its director
   assert.equal(cfg.storage, "memory");
   assert.equal(cfg.historyRetention, 600_000);
   assert.deepEqual(cfg.controllers, ["*", "-csrsigning"]);
+  assert.equal(cfg.leaderElect, false);
+  assert.equal(cfg.leaderElectLeaseDuration, 30_000);
+  assert.equal(cfg.leaderElectRenewDeadline, 20_000);
+  assert.equal(cfg.leaderElectRetryPeriod, 4_000);
+  assert.equal(cfg.leaderElectResourceName, "controllers.example.com");
+  assert.equal(cfg.leaderElectResourceNamespace, "ops");
   assert.equal(cfg.serviceClusterIPRange, "10.96.0.0/16,fd00:10::/108");
   assert.equal(cfg.serviceNodePortRange, "31000-31999");
   assert.equal(cfg.shutdownTimeout, 5_000);
@@ -349,4 +363,25 @@ Deno.test("audit webhook settings: flags and file fields; durations as Go durati
     await errorOf(["--audit-webhook-config-file", "missing.kubeconfig"], dir.path),
     /--audit-webhook-config-file/,
   );
+});
+
+Deno.test("snapshot settings: flags and file fields; the directory resolves like other paths", async () => {
+  await using dir = await tempDir();
+  await writeConfig(
+    dir.path,
+    "c.yaml",
+    "snapshotInterval: 1h\nsnapshotRetention: 24\nsnapshotDir: backups\n",
+  );
+  const file = await load(["--config", "c.yaml"], dir.path);
+  assert.deepEqual(
+    [file.snapshotInterval, file.snapshotRetention, file.snapshotDir],
+    [3_600_000, 24, join(dir.path, "backups")],
+  );
+  const flags = await load(["--config", "c.yaml", "--snapshot-interval", "90s"], dir.path);
+  assert.equal(flags.snapshotInterval, 90_000);
+  assert.match(
+    await errorOf(["--snapshot-retention", "0"], dir.path),
+    /^--snapshot-retention: "0" must be at least 1/,
+  );
+  assert.match(await errorOf(["--snapshot-interval", "often"], dir.path), /^--snapshot-interval: /);
 });

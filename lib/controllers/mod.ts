@@ -9,3 +9,11 @@ export {
 } from "./namespace_lifecycle.ts";
 export { ServiceController } from "./service_controller.ts";
 export { PolicyStatusController, type PolicyStatusOptions } from "./policy_status.ts";
+export { ControllerSet, type ControllerStarter, type RunningController } from "./controller_set.ts";
+export {
+  holderIdentity,
+  JITTER_FACTOR,
+  LeaderElector,
+  type LeaderElectorOptions,
+} from "./leader_election.ts";
+export { type LeaderElectionRecord, LeaseLock, type ResourceLock } from "./lease_lock.ts";

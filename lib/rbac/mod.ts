@@ -21,6 +21,7 @@ import { ensureBootstrapPolicy } from "./bootstrap.ts";
 import type { PolicyIndex } from "./policy_index.ts";
 
 export { PolicyIndex, RBAC_GROUP } from "./policy_index.ts";
+export { ClusterRoleAggregator } from "./aggregation.ts";
 export { rbacAuthorizer };
 export type { RbacAuthorizer, RbacSources };
 

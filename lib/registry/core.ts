@@ -19,7 +19,13 @@ import {
   systemClock,
 } from "../api/mod.ts";
 import { type AdmissionChain, NO_ADMISSION } from "../admission/mod.ts";
-import { isStoreError, type KeyValue, type Store, unreadableReason } from "../storage/mod.ts";
+import {
+  isStoreError,
+  type KeyValue,
+  type ReadOptions,
+  type Store,
+  unreadableReason,
+} from "../storage/mod.ts";
 import { apiVersionOf, type KubeObject, type ResourceDefinition } from "./definition.ts";
 import { type FieldType, type SchemaSet, typeOf } from "../schema/mod.ts";
 import { EncodedCache } from "./encoded_cache.ts";
@@ -146,9 +152,9 @@ export class RegistryCore {
 
   /** The object as JSON text with a final newline (what a plain GET answers), from the JSON
    * text cached per stored value. 404 NotFound when missing. */
-  getJson(namespace: string, name: string): Promise<string> {
+  getJson(namespace: string, name: string, opts?: ReadOptions): Promise<string> {
     // One promise step (every GET comes here): no async frames around the store's read.
-    return this.store.get(this.key(namespace, name)).then(
+    return this.store.get(this.key(namespace, name), opts).then(
       (kv) => {
         if (!kv) throw notFound(this.gr, name);
         return this.#jsonLine(kv);

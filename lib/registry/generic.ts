@@ -13,7 +13,7 @@
  */
 
 import { type GroupResource, notFound } from "../api/mod.ts";
-import type { KeyValue } from "../storage/mod.ts";
+import type { KeyValue, ReadOptions } from "../storage/mod.ts";
 import type {
   KubeObject,
   ResourceDefinition,
@@ -96,7 +96,7 @@ export class ResourceRegistry {
   async get(
     namespace: string,
     name: string,
-    opts: { revision?: number } = {},
+    opts: ReadOptions = {},
   ): Promise<KubeObject> {
     return this.#core.decode(await this.getStored(namespace, name, opts));
   }
@@ -106,7 +106,7 @@ export class ResourceRegistry {
   async getStored(
     namespace: string,
     name: string,
-    opts: { revision?: number } = {},
+    opts: ReadOptions = {},
   ): Promise<KeyValue> {
     const core = this.#core;
     const kv = await core.read(() => core.store.get(core.key(namespace, name), opts));
@@ -127,8 +127,8 @@ export class ResourceRegistry {
    * The object as JSON text with a final newline (what a plain GET answers), from the JSON
    * text cached per stored value ({@link jsonOf}): it stays right until the object changes.
    */
-  getJson(namespace: string, name: string): Promise<string> {
-    return this.#core.getJson(namespace, name);
+  getJson(namespace: string, name: string, opts?: ReadOptions): Promise<string> {
+    return this.#core.getJson(namespace, name, opts);
   }
 
   /** The JSON text of a stored value's object, made once per stored value and shared by GETs,

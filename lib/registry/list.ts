@@ -19,6 +19,9 @@ export interface ListOptions {
   continue?: string;
   /** Read at this exact revision (must be retained). */
   revision?: number;
+  /** Without `revision` or `continue`: what the store holds here now, unconfirmed
+   * (`resourceVersion=0`, NotOlderThan; see the store's `ReadOptions.cached`). */
+  cached?: boolean;
 }
 
 export interface ListResult {
@@ -86,7 +89,13 @@ export async function listObjects(
   for (;;) {
     const batch = limit ? Math.max(limit - sources.length, opts.filter ? 256 : 0) : 0;
     const res = await core.read(() =>
-      core.store.list(prefix, { revision, after, limit: batch || undefined, countRemaining })
+      core.store.list(prefix, {
+        revision,
+        after,
+        limit: batch || undefined,
+        countRemaining,
+        cached: opts.cached && revision === undefined,
+      })
     );
     listRevision = res.revision;
     revision = res.revision;

@@ -45,5 +45,6 @@ export {
   admissionRegistrationDefinitions,
 } from "./admissionregistration.ts";
 export { certificateSigningRequests } from "./certificates.ts";
+export { leases } from "./coordination.ts";
 export { NAMESPACE_FINALIZER, NAMESPACE_NAME_LABEL } from "./namespace.ts";
 export { ServiceAllocator, type ServiceNetwork, serviceNetwork } from "./service_ips.ts";

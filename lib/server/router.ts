@@ -19,6 +19,7 @@ import { objectResponse, responseBody } from "./respond.ts";
 import { versionInfo } from "./version.ts";
 import { methodNotAllowed } from "../api/mod.ts";
 import { openAPIv2Handler } from "./openapi/mod.ts";
+import { SNAPSHOT_PATH } from "./snapshot_endpoint.ts";
 
 export interface OpenAPIProvider {
   index(): unknown;
@@ -33,6 +34,8 @@ export interface RouterDeps {
   health: Record<"livez" | "readyz" | "healthz", HealthCheck[]>;
   serverAddress: () => string;
   resources: (ctx: RequestContext) => Promise<Response>;
+  /** `GET /storage/snapshot` (snapshot_endpoint.ts). */
+  snapshot?: (ctx: RequestContext) => Promise<Response>;
 }
 
 export function router(deps: RouterDeps) {
@@ -40,6 +43,7 @@ export function router(deps: RouterDeps) {
   // Resource requests, nearly all of them, go on without a promise of the router's own.
   return (ctx: RequestContext): Promise<Response> => {
     if (ctx.info.isResourceRequest) return deps.resources(ctx);
+    if (deps.snapshot && ctx.info.path === SNAPSHOT_PATH) return deps.snapshot(ctx);
     try {
       return Promise.resolve(nonResource(ctx));
     } catch (err) {

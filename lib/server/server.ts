@@ -31,7 +31,9 @@ import { OpenResources } from "./start/open_resources.ts";
 import type { StartOptions } from "./start/options.ts";
 import { buildRegistries } from "./start/registries.ts";
 import { keepServingCertificate, listen, setNoDelay, Shutdown } from "./start/serve.ts";
-import { openStorage } from "./start/storage.ts";
+import { etcdTls, openStorage } from "./start/storage.ts";
+import { joinSharedState } from "./start/bootstrap.ts";
+import { startSnapshotSchedule } from "./start/snapshots.ts";
 
 export { ADMIN_GROUP, ADMIN_USER } from "../api/mod.ts";
 export type { StartOptions } from "./start/options.ts";
@@ -63,8 +65,19 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     const config = await loadConfiguration(opts, logger, resources);
     const dataDir = await openDataDir(opts, logger, resources);
     const hostname = opts.bindAddress ?? "127.0.0.1";
+    if (opts.token !== undefined && opts.storage === "etcd3") {
+      await joinSharedState(
+        opts,
+        dataDir,
+        hostname,
+        await etcdTls(opts),
+        logger,
+        (hostPort) => config.egress.grpcRoute("etcd", hostPort),
+      );
+    }
     const credentials = await prepareCredentials(opts, dataDir, hostname, config, logger);
     const storage = await openStorage(opts, dataDir, config, logger, resources);
+    await startSnapshotSchedule(opts, dataDir, storage.store, config, logger, resources);
     const api = await buildRegistries(config, storage, logger, resources);
     const controllers = await startControllers(
       opts,

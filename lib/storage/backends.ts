@@ -15,6 +15,7 @@ import { FileStore } from "./file.ts";
 import type { StoreLogger } from "./logger.ts";
 import { MemoryStore } from "./memory.ts";
 import { EtcdStore } from "./etcd/store.ts";
+import type { EtcdRoute } from "./etcd/client.ts";
 import type { Store } from "./store.ts";
 import type { ValueTransformer } from "./transformer.ts";
 
@@ -44,6 +45,9 @@ export interface BackendOptions {
   etcdTls?: { ca?: Uint8Array; cert?: Uint8Array; key?: Uint8Array };
   /** The `etcd3` backend: how often etcd is compacted; 0 disables. @default 300_000 */
   etcdCompactionIntervalMs?: number;
+  /** The `etcd3` backend: how each server is reached (the egress dialer's `etcd`
+   * selection). @default direct */
+  etcdRoute?: EtcdRoute;
 }
 
 /** A storage backend the server can be configured to use (`--storage=<name>`). */
@@ -157,6 +161,7 @@ registerStorageBackend({
       endpoints: opts.etcdServers,
       keyPrefix: opts.etcdKeyPrefix,
       tls: opts.etcdTls,
+      route: opts.etcdRoute,
       historyRetentionMs: opts.historyRetentionMs,
       compactionIntervalMs: opts.compactionIntervalMs,
       etcdCompactionIntervalMs: opts.etcdCompactionIntervalMs,

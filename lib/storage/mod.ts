@@ -35,6 +35,30 @@ export {
 
 export { writeFileAtomic } from "./fsutil.ts";
 export { etcdKeyPrefix, EtcdStore, type EtcdStoreOptions } from "./etcd/store.ts";
-export { EtcdUnavailableError } from "./etcd/client.ts";
+export { type EtcdRoute, EtcdUnavailableError } from "./etcd/client.ts";
+export { openSharedRecord, type SharedRecord } from "./etcd/shared_record.ts";
 export { unreadableReason, unreadableStored, unreadableValue } from "./transformer.ts";
 export { tracedStore } from "./traced_store.ts";
+export {
+  encodeSnapshot,
+  SNAPSHOT_FORMAT,
+  SNAPSHOT_VERSION,
+  type SnapshotContent,
+  SnapshotDecoder,
+  SnapshotError,
+  type SnapshotHeader,
+} from "./snapshot/format.ts";
+export { readSnapshotFile, takeSnapshot, writeSnapshotFile } from "./snapshot/files.ts";
+export {
+  isEmptyDir,
+  RestoreRefusedError,
+  restoreStoreDir,
+  storeDirLocked,
+} from "./snapshot/restore.ts";
+export {
+  pruneSnapshots,
+  scheduleSnapshots,
+  snapshotRound,
+  type SnapshotSchedule,
+  type SnapshotScheduleOptions,
+} from "./snapshot/schedule.ts";

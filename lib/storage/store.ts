@@ -38,6 +38,10 @@ export interface StoreEvent {
 export interface ReadOptions {
   /** Read as of this revision (must be within the retained history). 0/undefined = latest. */
   revision?: number;
+  /** Without `revision`: what this process holds now, with no round trip to confirm it is the
+   * newest (kube's `resourceVersion=0`). Only a backend that keeps a copy of a shared store
+   * (etcd) reads differently. @default false */
+  cached?: boolean;
 }
 
 export interface ListOptions extends ReadOptions {
@@ -121,6 +125,9 @@ export interface Store {
 
   /** Flush, stop watches, release files. */
   close(): Promise<void>;
+  /** For a backend that depends on another process (etcd): whether it is reachable and this
+   * store follows it. Readiness fails while it is false. Absent: always. */
+  reachable?(): boolean;
 }
 
 export type StoreErrorCode =

@@ -2,11 +2,12 @@
  * Calls webhooks: one POST per review, bounded by the webhook's timeout (sent to it too, as
  * kube does, in the `timeout` query parameter), its answer read up to a size limit. TLS
  * trusts the webhook's caBundle (the system's roots when it has none); connections are kept
- * and reused per CA bundle and client credential. Every outbound call goes through one
- * `fetch`, the place the egress selector will route.
+ * and reused per CA bundle and client credential. Connections are made by the HTTP clients
+ * `createHttpClient` makes: the server's egress dialer (its `cluster` selection).
  */
 
 import { injectTraceparent } from "../../tracing/mod.ts";
+import type { HttpClientFactory } from "../../egress/mod.ts";
 import type { Webhook } from "./webhook.ts";
 
 /** What the server presents to a webhook (from the AdmissionConfiguration's kubeconfig). */
@@ -19,8 +20,11 @@ export interface WebhookCredentials {
 }
 
 export interface WebhookClientOptions {
-  /** The outbound call (the egress dialer plugs in here). @default globalThis.fetch */
+  /** The outbound call. @default globalThis.fetch */
   fetch?: typeof fetch;
+  /** Makes the HTTP clients calls go through (the egress dialer's `cluster` selection).
+   * @default Deno.createHttpClient: direct */
+  createHttpClient?: HttpClientFactory;
   /** Credentials for a webhook, by its URL. @default none */
   credentials?: (webhook: Webhook) => WebhookCredentials | undefined;
   /** The largest answer read. @default 3 MiB */
@@ -34,12 +38,14 @@ export class WebhookClient {
   readonly #fetch: typeof fetch;
   readonly #credentials: (webhook: Webhook) => WebhookCredentials | undefined;
   readonly #maxBytes: number;
+  readonly #createHttpClient: HttpClientFactory;
   readonly #clients = new Map<string, Deno.HttpClient>();
 
   constructor(opts: WebhookClientOptions = {}) {
     this.#fetch = opts.fetch ?? globalThis.fetch;
     this.#credentials = opts.credentials ?? (() => undefined);
     this.#maxBytes = opts.maxResponseBytes ?? 3 * 1024 * 1024;
+    this.#createHttpClient = opts.createHttpClient ?? Deno.createHttpClient;
   }
 
   /** POSTs `body` to the webhook; resolves to its decoded JSON answer. */
@@ -134,7 +140,7 @@ export class WebhookClient {
       }
       // HTTP/1.1 with kept connections: over HTTP/2 to Deno.serve, a create with two webhooks
       // took 50 ms longer at the median (bench/admission.ts), over HTTP/1.1 1.4 ms.
-      client = Deno.createHttpClient({ ...options, http2: false });
+      client = this.#createHttpClient({ ...options, http2: false });
       this.#clients.set(key, client);
     }
     return client;

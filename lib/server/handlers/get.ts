@@ -29,19 +29,22 @@ export async function getHandler(ctx: RequestContext, scope: ResourceScope): Pro
     const registry = scope.registry;
     await waitForRevision(() => registry.currentRevision(), parseResourceVersion(rv), ctx.signal);
   }
+  // Any resourceVersion (kube: "0", or one the server has reached): what this server holds,
+  // without confirming it is the newest (one etcd round trip saved on etcd).
+  const read = { cached: rv !== "" };
   if (negotiated.encoding === "json" && !negotiated.as && !isPretty(ctx) && !ctx.kubeSpelling) {
-    const text = await scope.registry.getJson(namespace, name);
+    const text = await scope.registry.getJson(namespace, name, read);
     return encodedResponse(ctx, 200, text, negotiated);
   }
   if (negotiated.encoding === "protobuf" && !negotiated.as && !ctx.kubeSpelling) {
     // From the message bytes cached per stored value, which lists share.
     const registry = scope.registry;
-    const kv = await registry.getStored(namespace, name);
+    const kv = await registry.getStored(namespace, name, read);
     const type = { apiVersion: registry.apiVersion, kind: registry.def.kind };
     const body = encodeEnvelope(type, cachedMessage(registry, kv));
     return encodedResponse(ctx, 200, body as Uint8Array<ArrayBuffer>, negotiated);
   }
-  const obj = await scope.registry.get(namespace, name);
+  const obj = await scope.registry.get(namespace, name, read);
   if (negotiated.as?.kind === "PartialObjectMetadata") {
     const { group, version } = negotiated.as;
     return objectResponse(ctx, 200, toPartial(obj, `${group}/${version}`), negotiated);

@@ -57,6 +57,9 @@ export async function listHandler(ctx: RequestContext, scope: ResourceScope): Pr
     await waitForRevision(() => registry.currentRevision(), rv, ctx.signal);
     const exact = o.match === "Exact" || (o.match === "" && o.limit !== undefined);
     if (exact) opts.revision = rv;
+    else opts.cached = true;
+  } else if (o.resourceVersion === "0") {
+    opts.cached = true;
   }
   // A plain list is built from per-object encodings cached by stored value; a large Table or
   // metadata list in JSON is made from the stored values as it is read.

@@ -25,6 +25,7 @@ import type { Catalogue } from "../../registry/mod.ts";
 import type { Store } from "../../storage/mod.ts";
 import { type AdmissionEnvironments, admissionEnvironments } from "./admission_sources.ts";
 import type { OpenResources } from "./open_resources.ts";
+import type { EgressDialer } from "../../egress/mod.ts";
 
 /** What plugins are made from. The authorizer comes later than the chain (RBAC reads the
  * registries the chain is built into): it is looked up when a plugin needs it. */
@@ -38,6 +39,8 @@ export interface AdmissionSources {
   clock: Clock;
   /** The plugins' configurations (`--admission-control-config-file`). */
   config: AdmissionConfig;
+  /** Webhook calls dial through its `cluster` selection. @default direct */
+  egress?: EgressDialer;
 }
 
 /** An admission plugin the server has: kube's name, and how to make it. */
@@ -94,6 +97,7 @@ function environmentsOf(s: AdmissionSources): AdmissionEnvironments {
     authorizer: s.authorizer,
     webhookCredentials: (webhook) =>
       webhook.type === "mutating" ? mutating?.(webhook) : validating?.(webhook),
+    createHttpClient: s.egress?.httpClientFactory("cluster"),
   });
   s.resources.add("the admission webhook client", envs.close);
   environments.set(s, envs);

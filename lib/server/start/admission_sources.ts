@@ -20,6 +20,7 @@ import type { Authorizer } from "../../auth/mod.ts";
 import { namespaceObjects } from "../../controllers/mod.ts";
 import { type Catalogue, type ResourceDefinition, resourcePrefix } from "../../registry/mod.ts";
 import type { Store } from "../../storage/mod.ts";
+import type { HttpClientFactory } from "../../egress/mod.ts";
 
 const GROUP = "admissionregistration.platform.io";
 
@@ -32,6 +33,8 @@ export interface AdmissionServerParts {
   authorizer: () => Authorizer | undefined;
   /** Credentials the server presents to a webhook (WebhookAdmission's kubeconfig). */
   webhookCredentials?: (webhook: Webhook) => WebhookCredentials | undefined;
+  /** Makes the webhook client's HTTP clients (the `cluster` egress selection). */
+  createHttpClient?: HttpClientFactory;
 }
 
 export interface AdmissionEnvironments {
@@ -49,7 +52,10 @@ export function admissionEnvironments(parts: AdmissionServerParts): AdmissionEnv
   const namespace = namespaceObjects(store);
   const equivalents = (r: { group: string; version: string; resource: string }) =>
     equivalentResources(catalogue, r);
-  const client = new WebhookClient({ credentials: parts.webhookCredentials });
+  const client = new WebhookClient({
+    credentials: parts.webhookCredentials,
+    createHttpClient: parts.createHttpClient,
+  });
   const webhooks: WebhookEnvironment = {
     source: new StoredWebhooks(store, {
       mutating: resourcePrefix(GROUP, "mutatingwebhookconfigurations"),

@@ -28,12 +28,14 @@ import {
 } from "../../audit/mod.ts";
 import {
   ConfigError,
+  loadEgressSelectorConfig,
   loadTracingConfig,
   osReason,
   quote,
   resolveFeatureGates,
 } from "../../config/mod.ts";
 import { openTracer, type Tracer } from "../../tracing/mod.ts";
+import { EgressDialer } from "../../egress/mod.ts";
 import { EncryptionTransformer, loadEncryptionConfig } from "../../encryption/mod.ts";
 import {
   builtinDefinitions,
@@ -78,6 +80,9 @@ export interface Configuration {
   audit?: { policy: PolicyEvaluator; backend: AuditBackend };
   /** `--tracing-config-file`: where request spans go; the no-op tracer without it. */
   tracer: Tracer;
+  /** `--egress-selector-config-file`: the one dialer of every outbound call (all `Direct`
+   * without it); closed with the server, after what uses it. */
+  egress: EgressDialer;
 }
 
 /** Reads and checks the configuration; opens nothing but the authentication file's watch. */
@@ -87,6 +92,8 @@ export async function loadConfiguration(
   resources: OpenResources,
 ): Promise<Configuration> {
   const featureGates = resolveFeatureGates(opts.featureGates ?? new Map());
+  // First: the clients opened below (OIDC discovery, the audit webhook) dial through it.
+  const egress = await openEgress(opts, logger, resources);
   checkAccessConfigGates(opts, featureGates);
   const network = serviceNetwork(opts.serviceClusterIPRange, opts.serviceNodePortRange);
   const authorization = opts.authorizationConfigFile
@@ -122,6 +129,7 @@ export async function loadConfiguration(
     ? await AuthenticationConfigReloader.start({
       path: opts.authenticationConfigFile,
       logger,
+      jwt: { createHttpClient: egress.httpClientFactory("controlplane") },
       anonymousFlagSet: opts.anonymousAuth !== undefined,
       // Service account tokens are checked by their own authenticator.
       disallowedIssuers: [SERVICE_ACCOUNT_ISSUER],
@@ -164,11 +172,28 @@ export async function loadConfiguration(
           ...(opts.audit?.logPath
             ? [openAuditLog(opts, opts.audit.logPath, logger, resources)]
             : []),
-          ...(auditWebhook ? [openAuditWebhook(opts, auditWebhook, logger, resources)] : []),
+          ...(auditWebhook
+            ? [openAuditWebhook(opts, auditWebhook, egress, logger, resources)]
+            : []),
         ]),
       }
       : undefined,
+    egress,
   };
+}
+
+/** `--egress-selector-config-file`, loaded (its deprecation warnings logged) into the dialer. */
+async function openEgress(
+  opts: StartOptions,
+  logger: Logger,
+  resources: OpenResources,
+): Promise<EgressDialer> {
+  const file = opts.egressSelectorConfigFile;
+  const loaded = file ? await loadEgressSelectorConfig(file) : undefined;
+  for (const warning of loaded?.warnings ?? []) logger.warn(`${file}: ${warning}`);
+  const dialer = new EgressDialer(loaded?.selections ?? {}, { logger });
+  resources.add("the egress dialer", () => dialer.close());
+  return dialer;
 }
 
 /** The access configuration files need their feature gates (on by default, as in kube). */
@@ -235,13 +260,14 @@ async function readAuditWebhookConfig(path: string): Promise<WebhookConnection> 
 function openAuditWebhook(
   opts: StartOptions,
   conn: WebhookConnection,
+  egress: EgressDialer,
   logger: Logger,
   resources: OpenResources,
 ): AuditBackend {
   const a = opts.audit ?? {};
   let client: Deno.HttpClient;
   try {
-    client = Deno.createHttpClient({
+    client = egress.httpClientFactory("cluster")({
       caCerts: conn.caCerts,
       ...(conn.clientCertificate ? conn.clientCertificate : {}),
     });

@@ -1,8 +1,12 @@
 /**
- * Start-up step 6: the controllers and the authorizer. Namespaces, custom resources, RBAC
- * (which the authorizer needs), certificate signing requests and the namespace defaults start
- * here, in that order; the `kubernetes` Service controller needs the port, and starts once the
- * server listens (see {@link Controllers.startServiceController}).
+ * Start-up step 6: the controllers and the authorizer. What every replica needs to serve runs
+ * here on every replica: the CRD controller (custom resources served), RBAC (the bootstrap
+ * policy and the authorizer). The cluster-wide controllers, which write objects any replica
+ * would write the same (namespace finalization, policy status, ClusterRole aggregation, the
+ * CSR approver and signer, the namespace defaults, and the `kubernetes` Service, which needs
+ * the port and joins once the server listens: see {@link Controllers.startServiceController})
+ * form one set, which runs on the leader of the replicas sharing a store (leader_election.ts),
+ * or here unconditionally when the store is this process's own.
  */
 
 import {
@@ -11,12 +15,13 @@ import {
   privilegedGroupsAuthorizer,
   unionAuthorizer,
 } from "../../auth/mod.ts";
-import { RBAC_GROUP, startRbac } from "../../rbac/mod.ts";
+import { ClusterRoleAggregator, RBAC_GROUP, startRbac } from "../../rbac/mod.ts";
 import { CrdController } from "../../apiextensions/mod.ts";
 import { CsrController, loadSignerConfig, type Pki } from "../../certificates/mod.ts";
 import { ADMIN_GROUP, ADMIN_USER, type Logger } from "../../api/mod.ts";
 import { isControllerEnabled } from "../../config/mod.ts";
 import {
+  ControllerSet,
   NamespaceController,
   type NamespaceDefaults,
   PolicyStatusController,
@@ -27,6 +32,7 @@ import { certificateSigningRequests, customResourceDefinitions } from "../../res
 import type { SchemaSet } from "../../schema/mod.ts";
 import { rbacServed } from "../served_apis.ts";
 import type { Configuration } from "./configuration.ts";
+import { runClusterControllers } from "./leader_election.ts";
 import type { OpenResources } from "./open_resources.ts";
 import type { StartOptions } from "./options.ts";
 import type { ApiRegistries } from "./registries.ts";
@@ -36,11 +42,11 @@ export interface Controllers {
   authorizer: ChainAuthorizer;
   /** The schemas of everything served, custom resources included. */
   schemas(): SchemaSet;
-  /** Publishes the CA bundle in every namespace (kube-root-ca.crt). */
+  /** Publishes the CA bundle in every namespace (kube-root-ca.crt) while they run. */
   namespaceDefaults: NamespaceDefaults;
   /**
-   * Starts the `kubernetes` Service controller (while Services are served), pointing the
-   * Service at `port`. It is stopped with the other controllers, after the connections close.
+   * Adds the `kubernetes` Service controller (while Services are served) to the cluster-wide
+   * set, pointing the Service at `port`; it runs while the set runs.
    */
   startServiceController(port: number): Promise<void>;
 }
@@ -55,14 +61,20 @@ export async function startControllers(
   resources: OpenResources,
 ): Promise<Controllers> {
   const { catalogue, registries, namespaces } = api;
-  const nsController = new NamespaceController({
-    store: api.store,
-    namespaces,
-    contents: () => catalogue.namespacedStorage().map((d) => registries.get(d)!),
-    logger,
+  const cluster = new ControllerSet(logger);
+  cluster.add({
+    name: "the namespace controller",
+    async start() {
+      const nsController = new NamespaceController({
+        store: api.store,
+        namespaces,
+        contents: () => catalogue.namespacedStorage().map((d) => registries.get(d)!),
+        logger,
+      });
+      await nsController.start();
+      return nsController;
+    },
   });
-  await nsController.start();
-  resources.add("the namespace controller", () => nsController.stop());
   // Custom resources are served (and their CRDs' stored state loaded) before the first
   // request; the controller keeps the catalogue and the registries map in step with CRDs.
   const crds = registries.get(customResourceDefinitions);
@@ -76,14 +88,19 @@ export async function startControllers(
     catalogue.lookup("admissionregistration.platform.io", "v1", "validatingadmissionpolicies")!,
   );
   if (policies && isControllerEnabled(controllers, "validatingadmissionpolicy-status-controller")) {
-    const policyStatus = new PolicyStatusController({
-      policies,
-      catalogue,
-      schemas: () => crdController?.schemas() ?? api.schemas,
-      logger,
+    cluster.add({
+      name: "the policy status controller",
+      async start() {
+        const policyStatus = new PolicyStatusController({
+          policies,
+          catalogue,
+          schemas: () => crdController?.schemas() ?? api.schemas,
+          logger,
+        });
+        await policyStatus.start();
+        return policyStatus;
+      },
     });
-    await policyStatus.start();
-    resources.add("the policy status controller", () => policyStatus.stop());
   }
   const rbacRegistry = (plural: string) =>
     registries.get(catalogue.lookup(RBAC_GROUP, "v1", plural)!)!;
@@ -98,14 +115,31 @@ export async function startControllers(
         clusterRoleBindings: rbacRegistry("clusterrolebindings"),
       },
       index: config.rbacPolicy,
-      aggregation: isControllerEnabled(controllers, "clusterrole-aggregation"),
+      aggregation: false, // one of the cluster-wide controllers, below
       logger,
     })
     : undefined;
   if (rbac) resources.add("RBAC", () => rbac.stop());
+  if (rbac && isControllerEnabled(controllers, "clusterrole-aggregation")) {
+    cluster.add({
+      name: "the clusterrole-aggregation controller",
+      async start() {
+        const aggregator = new ClusterRoleAggregator({
+          clusterRoles: rbacRegistry("clusterroles"),
+          logger,
+        });
+        await aggregator.start();
+        return aggregator;
+      },
+    });
+  }
   // Without an authorization configuration: system:masters may do anything, then RBAC decides.
   const authorizer: ChainAuthorizer = config.authorization
-    ? buildAuthorizer(config.authorization, { rbac: () => rbac!.authorizer, logger })
+    ? buildAuthorizer(config.authorization, {
+      rbac: () => rbac!.authorizer,
+      logger,
+      createHttpClient: config.egress.httpClientFactory("cluster"),
+    })
     : {
       ...unionAuthorizer([privilegedGroupsAuthorizer([ADMIN_GROUP]), rbac!.authorizer]),
       close() {},
@@ -113,36 +147,63 @@ export async function startControllers(
   resources.add("the authorizer", () => authorizer.close());
   const signing = isControllerEnabled(controllers, "csrsigning");
   const csrs = registries.get(certificateSigningRequests);
-  const csrController = csrs && new CsrController({
-    csrs,
-    signer: signing
-      ? await loadSignerConfig({
-        clusterCA: { certPem: pki.caCertPem, keyPem: pki.caKeyPem },
-        all: opts.clusterSigning,
-        perSigner: opts.clusterSigningPerSigner,
-        durationMs: opts.clusterSigningDurationMs,
-      })
-      : undefined,
-    approver: isControllerEnabled(controllers, "csrapproving") ? { authorizer } : undefined,
-    logger,
-  });
-  await csrController?.start();
-  if (csrController) resources.add("the CSR controller", () => csrController.stop());
+  // The signing CAs are read once, at start: a file that is wrong fails the start.
+  const signer = csrs && signing
+    ? await loadSignerConfig({
+      clusterCA: { certPem: pki.caCertPem, keyPem: pki.caKeyPem },
+      all: opts.clusterSigning,
+      perSigner: opts.clusterSigningPerSigner,
+      durationMs: opts.clusterSigningDurationMs,
+    })
+    : undefined;
+  if (csrs) {
+    cluster.add({
+      name: "the CSR controller",
+      async start() {
+        const csrController = new CsrController({
+          csrs,
+          signer,
+          approver: isControllerEnabled(controllers, "csrapproving") ? { authorizer } : undefined,
+          logger,
+        });
+        await csrController.start();
+        return csrController;
+      },
+    });
+  }
   // The default ServiceAccount and the kube-root-ca.crt ConfigMap in every namespace, each
-  // while its resource is served.
-  const namespaceDefaults = await startNamespaceDefaults({
-    namespaces,
-    serviceAccounts: api.core("serviceaccounts"),
-    configMaps: api.core("configmaps"),
-    controllers,
-    caBundle: pki.servingCaPem ?? pki.caCertPem,
-    logger,
+  // while its resource is served. The CA bundle may change while they do not run: each start
+  // publishes the latest.
+  let caBundle = pki.servingCaPem ?? pki.caCertPem;
+  let runningDefaults: NamespaceDefaults | undefined;
+  cluster.add({
+    name: "the namespace defaults",
+    async start() {
+      const defaults = await startNamespaceDefaults({
+        namespaces,
+        serviceAccounts: api.core("serviceaccounts"),
+        configMaps: api.core("configmaps"),
+        controllers,
+        caBundle,
+        logger,
+      });
+      runningDefaults = defaults;
+      return {
+        stop: async () => {
+          runningDefaults = undefined;
+          await defaults.stop();
+        },
+      };
+    },
   });
-  resources.add("the namespace defaults", () => namespaceDefaults.stop());
-  // Registered now, started later: stopped before the other controllers, and after the
-  // connections close (which are registered when the server listens).
-  let serviceController: ServiceController | undefined;
-  resources.add("the kubernetes Service controller", () => serviceController?.stop());
+  const namespaceDefaults: NamespaceDefaults = {
+    setCaBundle(pem) {
+      caBundle = pem;
+      runningDefaults?.setCaBundle(pem);
+    },
+    stop: () => Promise.resolve(), // with the cluster-wide set
+  };
+  await runClusterControllers(opts, api, cluster, logger, resources);
   return {
     authorizer,
     schemas: () => crdController?.schemas() ?? api.schemas,
@@ -150,15 +211,20 @@ export async function startControllers(
     async startServiceController(port) {
       const services = api.core("services");
       if (!services) return;
-      const controller = new ServiceController({
-        services,
-        allocator: api.serviceAllocator,
-        securePort: port,
-        ctx: { user: { username: ADMIN_USER, groups: [ADMIN_GROUP] } },
-        logger,
+      await cluster.add({
+        name: "the kubernetes Service controller",
+        async start() {
+          const controller = new ServiceController({
+            services,
+            allocator: api.serviceAllocator,
+            securePort: port,
+            ctx: { user: { username: ADMIN_USER, groups: [ADMIN_GROUP] } },
+            logger,
+          });
+          await controller.start();
+          return controller;
+        },
       });
-      await controller.start();
-      serviceController = controller;
     },
   };
 }

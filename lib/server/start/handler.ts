@@ -28,6 +28,7 @@ import type { Credentials } from "./credentials.ts";
 import type { OpenResources } from "./open_resources.ts";
 import type { StartOptions } from "./options.ts";
 import type { ApiRegistries } from "./registries.ts";
+import { snapshotHandler } from "../snapshot_endpoint.ts";
 
 /** A server's request handler: the whole chain, for requests on connections it accepts. */
 export type RequestHandler = (
@@ -123,11 +124,14 @@ export async function buildRequestHandler(
         readyz: [
           { name: "ping", check: () => true },
           { name: "storage", check: () => store.currentRevision() >= 0 },
+          // kube's name for its check of etcd: here whether the store follows it.
+          ...(store.reachable ? [{ name: "etcd", check: () => store.reachable!() }] : []),
           { name: "shutdown", check: () => !parts.shuttingDown() },
         ],
         healthz: [{ name: "ping", check: () => true }, { name: "storage", check: () => true }],
       },
       serverAddress: parts.serverAddress,
+      snapshot: snapshotHandler(store, config.encryption),
       resources: resourceHandler({
         catalogue: api.catalogue,
         registries: api.registries,

@@ -22,11 +22,20 @@ export interface StartOptions {
   /** `storage: "etcd3"`: where the server's `/registry` tree lives in etcd. @default "/registry" */
   etcdPrefix?: string;
   /** `storage: "etcd3"`: CA bundle, client certificate and key files for https:// servers. */
+  /** With etcd3: the passphrase replicas share; the secrets every replica needs (CA,
+   * service-account key, admin token) are kept in etcd sealed with a key derived from it. */
+  token?: string;
   etcdCAFile?: string;
   etcdCertFile?: string;
   etcdKeyFile?: string;
   /** `storage: "etcd3"`: how often etcd is compacted; 0 disables. @default 300_000 */
   etcdCompactionIntervalMs?: number;
+  /** Snapshots of the store every this often (`--snapshot-interval`); 0 or absent: none. */
+  snapshotIntervalMs?: number;
+  /** How many scheduled snapshot files are kept (`--snapshot-retention`). @default 5 */
+  snapshotRetention?: number;
+  /** Where scheduled snapshots go (`--snapshot-dir`). @default `<dataDir>/snapshots` */
+  snapshotDir?: string;
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
   tlsSANs?: string[];
@@ -68,6 +77,9 @@ export interface StartOptions {
   /** A TracingConfiguration file (`--tracing-config-file`): spans of requests exported over
    * OTLP/gRPC. @default nothing is traced */
   tracingConfigFile?: string;
+  /** An EgressSelectorConfiguration file (`--egress-selector-config-file`): how webhooks
+   * (`cluster`), OIDC discovery (`controlplane`) and etcd connect. @default all Direct */
+  egressSelectorConfigFile?: string;
   /** @default 300000 (5 minutes) */
   historyRetentionMs?: number;
   /** @default 3145728 (3 MiB) */
@@ -100,6 +112,9 @@ export interface StartOptions {
   runtimeConfig?: ReadonlyMap<string, boolean>;
   /** Controller selection in kube syntax (`--controllers`). @default ["*"] */
   controllers?: string[];
+  /** `--leader-elect` and its settings: on a shared store (etcd3) the cluster-wide controllers
+   * run on the one replica that holds a Lease. @default on, kube's durations */
+  leaderElection?: LeaderElectionOptions;
   /** `--cluster-signing-cert-file` / `--cluster-signing-key-file`. @default the cluster CA */
   clusterSigning?: { certFile: string; keyFile: string };
   /** Per well-known signer name (`--cluster-signing-<signer>-cert-file` …). */
@@ -143,4 +158,20 @@ export interface AuditOptions {
   webhookInitialBackoffMs?: number;
   /** Bound of one POST to the webhook. @default 30000 */
   webhookTimeoutMs?: number;
+}
+
+/** The leader election flags (`--leader-elect*`), as `startServer` takes them. */
+export interface LeaderElectionOptions {
+  /** `--leader-elect`: only has an effect with `storage: "etcd3"`. @default true */
+  enabled?: boolean;
+  /** @default 15000 */
+  leaseDurationMs?: number;
+  /** @default 10000 */
+  renewDeadlineMs?: number;
+  /** @default 2000 */
+  retryPeriodMs?: number;
+  /** @default "platform-controllers" */
+  resourceName?: string;
+  /** @default "platform-system" */
+  resourceNamespace?: string;
 }

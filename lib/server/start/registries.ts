@@ -57,6 +57,7 @@ export async function buildRegistries(
     authorizer: () => authorizer,
     clock: config.clock,
     config: config.admission.config,
+    egress: config.egress,
   }, config.admission.enabled);
   const registries = new Map<ResourceDefinition, ResourceRegistry>();
   const newRegistry = (def: ResourceDefinition, schemas: SchemaSet) =>

@@ -49,6 +49,7 @@ export async function openStorage(
     logger,
     transformer: config.encryption,
     ...await etcdOptions(opts),
+    etcdRoute: (hostPort) => config.egress.grpcRoute("etcd", hostPort),
   }).catch((err) => {
     // A start-up problem of the user's, said in one line (main exits 2).
     if (err instanceof StoreLockedError) {
@@ -71,6 +72,18 @@ export async function openStorage(
 /** The etcd3 backend's options from the start options (nothing for other backends). */
 async function etcdOptions(opts: StartOptions): Promise<BackendOptions> {
   if (opts.storage !== "etcd3") return {};
+  return {
+    etcdServers: opts.etcdServers,
+    etcdKeyPrefix: etcdKeyPrefix(opts.etcdPrefix ?? "/registry"),
+    etcdTls: await etcdTls(opts),
+    etcdCompactionIntervalMs: opts.etcdCompactionIntervalMs,
+  };
+}
+
+/** The TLS material for etcd the flags name (a file that cannot be read is a ConfigError). */
+export async function etcdTls(
+  opts: StartOptions,
+): Promise<{ ca?: Uint8Array; cert?: Uint8Array; key?: Uint8Array }> {
   const read = async (path: string | undefined, flag: string) => {
     if (path === undefined) return undefined;
     try {
@@ -80,13 +93,8 @@ async function etcdOptions(opts: StartOptions): Promise<BackendOptions> {
     }
   };
   return {
-    etcdServers: opts.etcdServers,
-    etcdKeyPrefix: etcdKeyPrefix(opts.etcdPrefix ?? "/registry"),
-    etcdTls: {
-      ca: await read(opts.etcdCAFile, "etcd-cafile"),
-      cert: await read(opts.etcdCertFile, "etcd-certfile"),
-      key: await read(opts.etcdKeyFile, "etcd-keyfile"),
-    },
-    etcdCompactionIntervalMs: opts.etcdCompactionIntervalMs,
+    ca: await read(opts.etcdCAFile, "etcd-cafile"),
+    cert: await read(opts.etcdCertFile, "etcd-certfile"),
+    key: await read(opts.etcdKeyFile, "etcd-keyfile"),
   };
 }

@@ -16,6 +16,10 @@ import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { Buffer } from "node:buffer";
 import { currentTraceparent } from "../../tracing/mod.ts";
+import type { GrpcRoute } from "../../egress/mod.ts";
+
+/** How the client reaches `host:port` (the egress dialer's `etcd` selection). */
+export type EtcdRoute = (hostPort: string) => GrpcRoute;
 
 /** Requests in flight at once; more wait their turn. */
 export const MAX_INFLIGHT = 256;
@@ -161,19 +165,54 @@ function loadServices() {
   return services;
 }
 
-/** One connection (channel) to one etcd endpoint. */
+/** gRPC's status for a server that cannot be reached (down, refused, no leader). */
+const UNAVAILABLE = 14;
+
+/**
+ * The channels to one etcd endpoint at a time, of several: when a call or the watch stream
+ * finds the endpoint unavailable, the next calls go to the next endpoint (round robin). The
+ * failed call itself fails (a write is never sent twice); the watcher re-opens its stream.
+ */
 export class EtcdClient {
-  readonly endpoint: string;
+  readonly #endpoints: string[];
+  readonly #tls: EtcdTls | undefined;
+  readonly #route: EtcdRoute | undefined;
+  #via: string | undefined;
+  #current = 0;
   #kv: GrpcClient;
   #watch: GrpcClient;
   #inflight = 0;
   #queue: (() => void)[] = [];
   #closed = false;
 
-  private constructor(endpoint: string, tls: EtcdTls | undefined) {
+  private constructor(
+    endpoints: string[],
+    first: number,
+    tls: EtcdTls | undefined,
+    route: EtcdRoute | undefined,
+  ) {
+    this.#endpoints = endpoints;
+    this.#tls = tls;
+    this.#route = route;
+    this.#current = first;
+    [this.#kv, this.#watch] = this.#channels(endpoints[first]);
+  }
+
+  /** The endpoint calls go to now. */
+  get endpoint(): string {
+    return this.#endpoints[this.#current];
+  }
+
+  /** The egress proxy connections go through, when not direct. */
+  get via(): string | undefined {
+    return this.#via;
+  }
+
+  #channels(endpoint: string): [GrpcClient, GrpcClient] {
     const { KV, Watch } = loadServices();
     const url = new URL(endpoint.includes("://") ? endpoint : `http://${endpoint}`);
     const secure = url.protocol === "https:";
+    const tls = this.#tls;
     const creds = secure
       ? grpc.credentials.createSsl(
         tls?.ca ? toBuffer(tls.ca) : null,
@@ -181,28 +220,47 @@ export class EtcdClient {
         tls?.cert ? toBuffer(tls.cert) : null,
       )
       : grpc.credentials.createInsecure();
-    const target = `${url.hostname}:${url.port || (secure ? "443" : "2379")}`;
-    const options = { "grpc.max_receive_message_length": 512 * 1024 * 1024 };
-    this.endpoint = endpoint;
-    this.#kv = new KV(target, creds, options);
-    this.#watch = new Watch(target, creds, options);
+    const hostPort = `${url.hostname}:${url.port || (secure ? "443" : "2379")}`;
+    // The egress dialer's `etcd` selection: direct, or through its proxy.
+    const { target, options: routeOptions, via } = this.#route?.(hostPort) ??
+      { target: hostPort, options: {} };
+    this.#via = via;
+    const options = {
+      "grpc.max_receive_message_length": 512 * 1024 * 1024,
+      // Back within two seconds of etcd's return (grpc's default backoff grows to two minutes).
+      "grpc.initial_reconnect_backoff_ms": 100,
+      "grpc.max_reconnect_backoff_ms": 2_000,
+      ...routeOptions,
+    };
+    return [new KV(target, creds, options), new Watch(target, creds, options)];
+  }
+
+  /** After `endpoint` was found unavailable: the next calls go to the next endpoint. */
+  #failover(endpoint: string): void {
+    if (this.#closed || this.#endpoints.length < 2 || this.endpoint !== endpoint) return;
+    const [kv, watch] = [this.#kv, this.#watch];
+    this.#current = (this.#current + 1) % this.#endpoints.length;
+    [this.#kv, this.#watch] = this.#channels(this.endpoint);
+    kv.close();
+    watch.close();
   }
 
   /**
-   * Connects to the first of `endpoints` that answers a Range within `timeoutMs`.
+   * Connects to the first of `endpoints` that answers a Range within `timeoutMs`; later calls
+   * move on to the others when it becomes unavailable.
    *
    * @throws {EtcdUnavailableError} naming every endpoint and why each failed.
    */
   static async connect(
     endpoints: string[],
-    opts: { tls?: EtcdTls; timeoutMs?: number } = {},
+    opts: { tls?: EtcdTls; timeoutMs?: number; route?: EtcdRoute } = {},
   ): Promise<EtcdClient> {
     if (endpoints.length === 0) throw new EtcdUnavailableError("No etcd endpoints given");
     const reasons: string[] = [];
-    for (const endpoint of endpoints) {
+    for (let i = 0; i < endpoints.length; i++) {
       let client: EtcdClient | undefined;
       try {
-        client = new EtcdClient(endpoint, opts.tls);
+        client = new EtcdClient(endpoints, i, opts.tls, opts.route);
         await client.range(
           { key: new Uint8Array([0]), count_only: true, limit: 1 },
           { timeoutMs: opts.timeoutMs ?? 5_000, waitForReady: true },
@@ -210,7 +268,8 @@ export class EtcdClient {
         return client;
       } catch (err) {
         client?.close();
-        reasons.push(`${endpoint}: ${err instanceof Error ? err.message : err}`);
+        const through = client?.via ? ` (through the egress proxy ${client.via})` : "";
+        reasons.push(`${endpoints[i]}${through}: ${err instanceof Error ? err.message : err}`);
       }
     }
     throw new EtcdUnavailableError(
@@ -219,27 +278,32 @@ export class EtcdClient {
   }
 
   range(req: RangeRequest, opts?: CallOptions): Promise<RangeResponse> {
-    return this.#unary(this.#kv, "Range", req, opts);
+    return this.#unary("Range", req, opts);
   }
 
   txn(req: TxnRequest, opts?: CallOptions): Promise<TxnResponse> {
-    return this.#unary(this.#kv, "Txn", req, opts);
+    return this.#unary("Txn", req, opts);
   }
 
   deleteRange(
     req: { key: Uint8Array; range_end?: Uint8Array; prev_kv?: boolean },
     opts?: CallOptions,
   ): Promise<{ header: ResponseHeader; deleted: number; prev_kvs: RawKeyValue[] }> {
-    return this.#unary(this.#kv, "DeleteRange", req, opts);
+    return this.#unary("DeleteRange", req, opts);
   }
 
   compact(revision: number, opts?: CallOptions): Promise<{ header: ResponseHeader }> {
-    return this.#unary(this.#kv, "Compact", { revision, physical: false }, opts);
+    return this.#unary("Compact", { revision, physical: false }, opts);
   }
 
   /** Opens a Watch stream; the caller writes create/progress requests and cancels it. */
   watchStream(): WatchStream {
-    return this.#watch.Watch() as WatchStream;
+    const endpoint = this.endpoint;
+    const stream = this.#watch.Watch() as WatchStream;
+    stream.on("error", (err) => {
+      if ((err as grpc.ServiceError).code === UNAVAILABLE) this.#failover(endpoint);
+    });
+    return stream;
   }
 
   /** Closes the channels; calls in flight fail. */
@@ -250,7 +314,7 @@ export class EtcdClient {
     this.#watch.close();
   }
 
-  async #unary<T>(client: GrpcClient, method: string, req: unknown, opts: CallOptions = {}) {
+  async #unary<T>(method: string, req: unknown, opts: CallOptions = {}) {
     if (this.#inflight >= MAX_INFLIGHT) {
       await new Promise<void>((resolve) => this.#queue.push(resolve));
     }
@@ -258,8 +322,11 @@ export class EtcdClient {
     try {
       return await new Promise<T>((resolve, reject) => {
         const deadline = new Date(Date.now() + (opts.timeoutMs ?? 30_000));
+        const endpoint = this.endpoint;
+        const client = this.#kv;
         const options = { deadline, waitForReady: opts.waitForReady ?? false };
         const done = (err: grpc.ServiceError | null, res: T) => {
+          if (err?.code === UNAVAILABLE) this.#failover(endpoint);
           if (err) reject(etcdError(method, err));
           else resolve(res);
         };

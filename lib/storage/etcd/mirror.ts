@@ -16,7 +16,7 @@ import { type Clock, systemClock } from "../../api/mod.ts";
 import { listAt } from "../engine.ts";
 import { KeyIndex } from "../keyindex.ts";
 import type { StoreLogger } from "../logger.ts";
-import type { KeyValue, ListResult, StoreEvent } from "../store.ts";
+import { type KeyValue, type ListResult, StoreError, type StoreEvent } from "../store.ts";
 import { History } from "../watch/history.ts";
 import { WatchHub } from "../watch/hub.ts";
 
@@ -157,6 +157,27 @@ export class Mirror {
     const waiters = this.#waiters;
     this.#waiters = [];
     for (const w of waiters) w.reject(err);
+  }
+
+  /**
+   * After events were lost (etcd compacted past the watch while it was down): the keys as they
+   * are at `revision`, with an empty history from there. Every watch ends with `Compacted`
+   * after what it has buffered (its client lists again: kube's 410 Expired).
+   */
+  resync(kvs: Iterable<KeyValue>, revision: number): void {
+    const at = Math.max(revision, this.#revision);
+    this.hub.failAll((prefix) =>
+      new StoreError(
+        "Compacted",
+        prefix,
+        `Watch on "${prefix}" ended: events before revision ${at} were compacted in etcd ` +
+          `before this server received them; list again`,
+      )
+    );
+    this.index.load(kvs);
+    this.#revision = at;
+    this.history.reset(at + 1);
+    this.#settle([]);
   }
 
   /** Drops history below `revision` (no-op if already compacted that far). */

@@ -17,6 +17,7 @@
  * @module
  */
 
+import { RevisionProbe } from "./revision_probe.ts";
 import type { StoreLogger } from "../logger.ts";
 import {
   type KeyValue,
@@ -33,7 +34,9 @@ import {
   type Compare,
   EtcdClient,
   EtcdError,
+  type EtcdRoute,
   type EtcdTls,
+  EtcdUnavailableError,
   prefixEnd,
   type RawKeyValue,
   type RequestOp,
@@ -63,12 +66,47 @@ export interface EtcdStoreOptions {
   logger?: StoreLogger;
   /** How long open waits for etcd to answer. @default 5_000 */
   dialTimeoutMs?: number;
+  /** How each endpoint is reached (the egress dialer's `etcd` selection). @default direct */
+  route?: EtcdRoute;
   /** How long a read waits for the mirror to catch up with etcd. @default 10_000 */
   catchUpTimeoutMs?: number;
 }
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
+
+/** At most this many revisions of etcd's history are replayed into the mirror at open. */
+const REPLAY_REVISIONS = 100_000;
+
+/** gRPC's status for a read below etcd's compaction point. */
+const OUT_OF_RANGE = 11;
+
+/**
+ * The oldest revision in [lo, hi] at which etcd can still read (below it, it compacted), by
+ * bisection over single-key reads; `hi` must be readable (etcd's current revision).
+ */
+async function oldestReadable(
+  client: EtcdClient,
+  key: Uint8Array,
+  lo: number,
+  hi: number,
+): Promise<number> {
+  const readable = (revision: number) =>
+    client.range({ key, revision, keys_only: true }).then(
+      () => true,
+      (err) => {
+        if (err instanceof EtcdError && err.grpcCode === OUT_OF_RANGE) return false;
+        throw err;
+      },
+    );
+  if (await readable(lo)) return lo;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (await readable(mid)) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
 
 /** A {@link Store} on etcd. */
 export class EtcdStore implements Store {
@@ -77,6 +115,7 @@ export class EtcdStore implements Store {
   readonly #mirror: Mirror;
   readonly #watcher: EtcdWatcher;
   readonly #catchUpMs: number;
+  readonly #revisions: RevisionProbe;
   readonly #logger: StoreLogger;
   #lastWrite = 0;
   #keyChains = new Map<string, Promise<void>>();
@@ -91,6 +130,7 @@ export class EtcdStore implements Store {
     this.#prefix = opts.keyPrefix ?? "";
     this.#mirror = mirror;
     this.#catchUpMs = opts.catchUpTimeoutMs ?? 10_000;
+    this.#revisions = new RevisionProbe(client, enc.encode(`${this.#prefix}/`));
     this.#logger = opts.logger ?? console;
     this.#watcher = new EtcdWatcher(client, mirror, {
       prefix: this.#prefix,
@@ -112,8 +152,11 @@ export class EtcdStore implements Store {
   }
 
   /**
-   * Connects, reads everything under the prefix and starts the one watch that keeps the
-   * mirror current.
+   * Connects, reads everything under the prefix as it was at the oldest revision etcd still
+   * holds (at most {@link REPLAY_REVISIONS} back), and starts the one watch that keeps the
+   * mirror current from there: the history etcd has is replayed into the mirror, so a watch
+   * resumed here from a resourceVersion another replica gave works on a server that just
+   * started. Resolves once the mirror has caught up with etcd.
    *
    * @throws {EtcdUnavailableError} naming the endpoints when none answers.
    */
@@ -121,14 +164,17 @@ export class EtcdStore implements Store {
     const client = await EtcdClient.connect(opts.endpoints, {
       tls: opts.tls,
       timeoutMs: opts.dialTimeoutMs,
+      route: opts.route,
     });
     try {
       const prefix = enc.encode(opts.keyPrefix ?? "");
       const all = prefix.length === 0 ? new Uint8Array([0]) : prefix;
-      const res = await client.range({ key: all, range_end: prefixEnd(prefix) });
+      const now = (await client.range({ key: all, keys_only: true })).header.revision;
+      const from = await oldestReadable(client, all, Math.max(1, now - REPLAY_REVISIONS), now);
+      const res = await client.range({ key: all, range_end: prefixEnd(prefix), revision: from });
       const strip = (opts.keyPrefix ?? "").length;
       const kvs = res.kvs.map((kv) => decodeKv(kv, strip));
-      const mirror = new Mirror(kvs, res.header.revision - REVISION_OFFSET, {
+      const mirror = new Mirror(kvs, from - REVISION_OFFSET, {
         historyRetentionMs: opts.historyRetentionMs,
         watchBufferSize: opts.watchBufferSize,
         clock: opts.clock,
@@ -136,6 +182,27 @@ export class EtcdStore implements Store {
       });
       const store = new EtcdStore(client, mirror, opts);
       store.#watcher.start();
+      // Ready once etcd has confirmed the watch (readiness follows it from then on).
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const confirmed = await Promise.race([
+        store.#watcher.established.then(() => true),
+        new Promise<false>((r) => timer = setTimeout(() => r(false), opts.dialTimeoutMs ?? 5_000)),
+      ]);
+      clearTimeout(timer);
+      if (!confirmed) {
+        await store.close();
+        throw new EtcdUnavailableError(
+          `etcd at ${client.endpoint} did not confirm the watch of the store's keys in time`,
+        );
+      }
+      await store.#watcher.catchUp(
+        now - REVISION_OFFSET,
+        store.#catchUpMs * 3,
+        (at) => store.#unchangedSince(at),
+      ).catch(async (err) => {
+        await store.close();
+        throw err;
+      });
       return store;
     } catch (err) {
       client.close();
@@ -147,6 +214,11 @@ export class EtcdStore implements Store {
 
   currentRevision(): number {
     return this.#mirror.revision;
+  }
+
+  /** The watch that feeds the copy is established (so etcd answers) and lost nothing. */
+  reachable(): boolean {
+    return this.#state === "open" && this.#watcher.following;
   }
 
   oldestRevision(): number {
@@ -161,12 +233,12 @@ export class EtcdStore implements Store {
   // ---- reads ----
 
   async get(key: string, opts: ReadOptions = {}): Promise<KeyValue | undefined> {
-    const rev = await this.#readRevision(key, opts.revision);
+    const rev = await this.#readRevision(key, opts.revision, opts.cached);
     return this.#mirror.get(key, rev);
   }
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
-    const rev = await this.#readRevision(prefix, opts.revision);
+    const rev = await this.#readRevision(prefix, opts.revision, opts.cached);
     const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
     return this.#mirror.list(prefix, rev, {
       after: opts.after,
@@ -175,10 +247,15 @@ export class EtcdStore implements Store {
     });
   }
 
-  /** The revision to read at: the latest (after catching up with etcd) or a checked one. */
-  async #readRevision(key: string, revision: number | undefined): Promise<number> {
+  /** The revision to read at: the latest (after catching up with etcd, unless `cached`) or a
+   * checked one. */
+  async #readRevision(
+    key: string,
+    revision: number | undefined,
+    cached = false,
+  ): Promise<number> {
     this.#checkReadable(key);
-    if (!revision || revision > this.#mirror.revision) {
+    if (revision ? revision > this.#mirror.revision : !cached) {
       await this.#catchUp(key);
       this.#checkReadable(key);
     }
@@ -207,13 +284,8 @@ export class EtcdStore implements Store {
 
   /** Waits until the mirror holds everything etcd had when this was called. */
   async #catchUp(key: string): Promise<void> {
-    const prefix = enc.encode(this.#prefix);
-    const res = await this.#client.range({
-      key: prefix.length === 0 ? new Uint8Array([0]) : prefix,
-      range_end: prefixEnd(prefix),
-      count_only: true,
-    });
-    const target = Math.max(res.header.revision - REVISION_OFFSET, this.#lastWrite);
+    const revision = await this.#revisions.current();
+    const target = Math.max(revision - REVISION_OFFSET, this.#lastWrite);
     const verify = (at: number) => this.#unchangedSince(at);
     await this.#watcher.catchUp(target, this.#catchUpMs, verify).catch((err) => {
       if (this.#state === "closed") throw closed(key);

@@ -2,8 +2,8 @@
  * The one etcd watch that keeps a {@link Mirror} current: a Watch stream over the prefix from
  * the mirror's revision + 1, with previous values, re-established from where the mirror is
  * when the stream breaks (etcd restarted, connection lost). If etcd compacted past the mirror
- * meanwhile, events are lost for good: the watcher logs it and reads wait in vain (reopening
- * the store re-reads everything; an automatic re-list is left to the watch cache work).
+ * meanwhile, the events in between are gone: the watcher reads every key again and the mirror
+ * starts over from there, ending the watches it served with Compacted (410 for clients).
  *
  * No progress requests: etcd 3.4 answers one with its current revision at once, not in order
  * with the events still being sent, so it cannot prove the mirror complete. Callers that wait
@@ -36,8 +36,8 @@ export class EtcdWatcher {
   #stopped = false;
   #retry: ReturnType<typeof setTimeout> | undefined;
   #backoffMs = 100;
-  /** Set when events were lost (etcd compacted past the mirror). */
-  #lost: Error | undefined;
+  #established = false;
+  #firstEstablished = Promise.withResolvers<void>();
 
   constructor(client: EtcdClient, mirror: Mirror, opts: EtcdWatcherOptions) {
     this.#client = client;
@@ -72,9 +72,20 @@ export class EtcdWatcher {
     });
   }
 
+  /** Resolves once the watch was first established (etcd confirmed it). */
+  get established(): Promise<void> {
+    return this.#firstEstablished.promise;
+  }
+
+  /** Whether the watch is established: the mirror follows etcd. */
+  get following(): boolean {
+    return this.#established;
+  }
+
   /** Cancels the watch. */
   stop(): void {
     this.#stopped = true;
+    this.#established = false;
     clearTimeout(this.#retry);
     this.#stream?.cancel();
     this.#stream = undefined;
@@ -84,7 +95,7 @@ export class EtcdWatcher {
    * Resolves once the mirror has applied `target`, or once `verify` (asked now and then while
    * waiting) says the prefix has not changed beyond what the mirror holds.
    *
-   * @throws {Error} after `timeoutMs`, or at once when events were lost.
+   * @throws {Error} after `timeoutMs`.
    */
   async catchUp(
     target: number,
@@ -92,7 +103,6 @@ export class EtcdWatcher {
     verify?: (revision: number) => Promise<boolean>,
   ): Promise<void> {
     if (this.#mirror.revision >= target) return;
-    if (this.#lost) throw this.#lost;
     const ac = new AbortController();
     const reached = this.#mirror.waitFor(target, ac.signal).then(() => true);
     const deadline = Date.now() + timeoutMs;
@@ -103,7 +113,6 @@ export class EtcdWatcher {
         const tick = new Promise<false>((r) => timer = setTimeout(() => r(false), delay));
         if (await Promise.race([reached, tick])) return;
         clearTimeout(timer);
-        if (this.#lost) throw this.#lost;
         const at = this.#mirror.revision;
         if (at >= target) return;
         if (verify && await verify(at)) return;
@@ -124,19 +133,21 @@ export class EtcdWatcher {
   #onResponse(res: WatchResponse): void {
     if (res.canceled) {
       if (res.compact_revision > 0) {
-        this.#lost = new Error(
+        this.#opts.logger.warn(
           `etcd: the watch of "${this.#opts.prefix}" cannot resume after revision ` +
             `${this.#mirror.revision}: etcd compacted to ${
               res.compact_revision - REVISION_OFFSET
-            }; reopen the store`,
+            } meanwhile; reading the keys again (watches of this server end with 410 Expired)`,
         );
-        this.#opts.logger.warn(this.#lost.message);
-        this.#mirror.failWaiters(this.#lost);
-        this.stop();
+        this.#resync();
         return;
       }
       this.#reconnect(res.cancel_reason || "the watch was canceled");
       return;
+    }
+    if (res.created) {
+      this.#established = true;
+      this.#firstEstablished.resolve();
     }
     if (res.events.length === 0) return;
     this.#backoffMs = 100;
@@ -154,7 +165,31 @@ export class EtcdWatcher {
     this.#mirror.apply(events);
   }
 
+  /** Reads every key under the prefix again, replaces the mirror's contents, and watches
+   * from there; retried with backoff while etcd does not answer. */
+  #resync(): void {
+    this.#established = false;
+    this.#stream?.cancel();
+    this.#stream = undefined;
+    const generation = ++this.#generation;
+    const prefix = enc.encode(this.#opts.prefix);
+    this.#client.range({
+      key: prefix.length === 0 ? new Uint8Array([0]) : prefix,
+      range_end: prefixEnd(prefix),
+    }).then((res) => {
+      if (generation !== this.#generation || this.#stopped) return;
+      this.#mirror.resync(res.kvs.map(this.#opts.decode), res.header.revision - REVISION_OFFSET);
+      this.start();
+    }, (err) => {
+      if (generation !== this.#generation || this.#stopped) return;
+      this.#opts.logger.warn(`etcd: reading "${this.#opts.prefix}" again failed (${err.message})`);
+      this.#retry = setTimeout(() => this.#resync(), this.#backoffMs);
+      this.#backoffMs = Math.min(this.#backoffMs * 2, 5_000);
+    });
+  }
+
   #reconnect(reason: string): void {
+    this.#established = false;
     this.#stream?.cancel();
     this.#stream = undefined;
     this.#generation++;

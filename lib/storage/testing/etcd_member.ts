@@ -63,17 +63,20 @@ export interface EtcdMemberOptions {
   name?: string;
   /** How long to wait for the member to answer. @default 20_000 */
   readyTimeoutMs?: number;
+  /** Where its directory is made (a benchmark puts it on the disk it compares with).
+   * @default /dev/shm when there is one, else the system's temporary directory */
+  baseDir?: string;
 }
 
 /** A free TCP port on 127.0.0.1 (bound and released; etcd binds it right after). */
-function freePort(): number {
+export function freePort(): number {
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (l.addr as Deno.NetAddr).port;
   l.close();
   return port;
 }
 
-async function tempBase(): Promise<string | undefined> {
+export async function tempBase(): Promise<string | undefined> {
   try {
     return (await Deno.stat("/dev/shm")).isDirectory ? "/dev/shm" : undefined;
   } catch {
@@ -84,7 +87,10 @@ async function tempBase(): Promise<string | undefined> {
 /** Starts one etcd member and waits until it serves requests. */
 export async function startEtcdMember(opts: EtcdMemberOptions = {}): Promise<EtcdMember> {
   const name = opts.name ?? "test";
-  const dir = await Deno.makeTempDir({ dir: await tempBase(), prefix: "etcd-member-" });
+  const dir = await Deno.makeTempDir({
+    dir: opts.baseDir ?? await tempBase(),
+    prefix: "etcd-member-",
+  });
   for (let attempt = 0;; attempt++) {
     try {
       return await startOnce(name, dir, opts.readyTimeoutMs ?? 20_000);
@@ -103,8 +109,8 @@ async function startOnce(name: string, dir: string, readyTimeoutMs: number): Pro
   const clientUrl = `http://127.0.0.1:${freePort()}`;
   const peerUrl = `http://127.0.0.1:${freePort()}`;
   const dataDir = `${dir}/data`;
-  const child = new Deno.Command(ETCD_BIN, {
-    args: [
+  const proc = await spawnEtcd(
+    [
       `--name=${name}`,
       `--data-dir=${dataDir}`,
       `--listen-client-urls=${clientUrl}`,
@@ -115,9 +121,39 @@ async function startOnce(name: string, dir: string, readyTimeoutMs: number): Pro
       "--initial-cluster-state=new",
       "--log-level=warn",
     ],
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+    clientUrl,
+    readyTimeoutMs,
+  );
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    stopping ??= (async () => {
+      await proc.stop("SIGTERM");
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    })();
+  return {
+    clientUrl,
+    dataDir,
+    output: proc.output,
+    stop,
+    [Symbol.asyncDispose]: stop,
+  };
+}
+
+/** A running etcd process. */
+export interface EtcdProcess {
+  output(): string;
+  readonly exited: boolean;
+  /** Sends `signal` (SIGKILL 5 s after a SIGTERM) and waits for the exit. */
+  stop(signal: "SIGTERM" | "SIGKILL"): Promise<void>;
+}
+
+/** Starts `etcd <args>` and waits until it answers at `clientUrl`. */
+export async function spawnEtcd(
+  args: string[],
+  clientUrl: string,
+  readyTimeoutMs: number,
+): Promise<EtcdProcess> {
+  const child = new Deno.Command(ETCD_BIN, { args, stdout: "piped", stderr: "piped" }).spawn();
   let out = "";
   const decoder = new TextDecoder();
   const drain = async (s: ReadableStream<Uint8Array>) => {
@@ -129,26 +165,21 @@ async function startOnce(name: string, dir: string, readyTimeoutMs: number): Pro
     exited = true;
     return s;
   });
-
-  let stopping: Promise<void> | undefined;
-  const stop = () =>
-    stopping ??= (async () => {
-      if (!exited) {
+  const stop = async (signal: "SIGTERM" | "SIGKILL") => {
+    if (!exited) {
+      try {
+        child.kill(signal);
+      } catch { /* gone */ }
+      const timer = setTimeout(() => {
         try {
-          child.kill("SIGTERM");
+          child.kill("SIGKILL");
         } catch { /* gone */ }
-        const timer = setTimeout(() => {
-          try {
-            child.kill("SIGKILL");
-          } catch { /* gone */ }
-        }, 5_000);
-        await status;
-        clearTimeout(timer);
-      }
-      await drained;
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
-    })();
-
+      }, 5_000);
+      await status;
+      clearTimeout(timer);
+    }
+    await drained;
+  };
   const deadline = Date.now() + readyTimeoutMs;
   for (;;) {
     if (exited) {
@@ -165,16 +196,16 @@ async function startOnce(name: string, dir: string, readyTimeoutMs: number): Pro
       if (res.ok) break;
     } catch { /* not yet */ }
     if (Date.now() > deadline) {
-      await stop();
+      await stop("SIGKILL");
       throw new Error(`etcd did not answer at ${clientUrl} within ${readyTimeoutMs} ms:\n${out}`);
     }
     await new Promise((r) => setTimeout(r, 50));
   }
   return {
-    clientUrl,
-    dataDir,
     output: () => out,
+    get exited() {
+      return exited;
+    },
     stop,
-    [Symbol.asyncDispose]: stop,
   };
 }

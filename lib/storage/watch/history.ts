@@ -125,6 +125,16 @@ export class History {
     }
   }
 
+  /** Empties the history; the next event appended will have revision `floor`. */
+  reset(floor: number): void {
+    this.#events = [];
+    this.#times = [];
+    this.#head = 0;
+    this.#floor = floor;
+    this.#chains.clear();
+    this.#changed = new SortedList<null>();
+  }
+
   /** Whether `key` has events in the history. */
   changed(key: string): boolean {
     return this.#chains.has(key);

@@ -75,6 +75,12 @@ export class WatchHub {
     for (const w of [...this.#all]) w.finish();
   }
 
+  /** Ends every watcher with the error `errorFor` makes for its prefix, after what it has
+   * buffered (the history they follow was replaced). */
+  failAll(errorFor: (prefix: string) => StoreError): void {
+    for (const w of [...this.#all]) w.abort(errorFor(w.prefix));
+  }
+
   /** @internal */
   goLive(w: Watcher): void {
     let set = this.#live.get(w.prefix);
@@ -187,6 +193,11 @@ class Watcher implements Watch, AsyncIterableIterator<StoreEvent> {
   /** Ends the stream after what is already buffered. */
   finish(): void {
     this.#end();
+  }
+
+  /** Ends the stream with `err` after what is already buffered. */
+  abort(err: StoreError): void {
+    if (this.#mode !== "ended") this.#fail(err);
   }
 
   /** Called by the hub for each matching event while live. */

@@ -1,0 +1,224 @@
+/**
+ * etcd figures for `deno task bench --backend etcd` (see bench/README.md), on one etcd member
+ * whose data directory is on the same disk as the file store's:
+ *
+ *   - 32-client configmap creates/s through `platform` on etcd, against 32 concurrent
+ *     create-if-absent transactions straight into the same etcd through the same gRPC client
+ *     the backend uses (`lib/storage/etcd/client.ts`), from this process;
+ *   - 32-client gets/s and the latency of a list of 10,000 configmaps on etcd, against the same
+ *     on the file store, both with resourceVersion=0 (served from memory: the watch-fed copy, the
+ *     file store's cache); and consistent gets on etcd (each confirms etcd's revision first);
+ *   - delivery lag (p99) of 1,000 watchers spread over 3 replicas under a 200 writes/s writer,
+ *     against 1,000 watchers on one replica.
+ */
+
+import type { AuthOptions, AuthServer } from "./auth.ts";
+import { createNamespace, fill, listRevision, measureLag, WatchFleet } from "./watch.ts";
+import type { Api } from "./watch.ts";
+import { startEtcdMember } from "../lib/storage/testing/etcd_member.ts";
+import { EtcdClient } from "../lib/storage/etcd/client.ts";
+
+export interface EtcdFigures {
+  /** Create-if-absent transactions/s into etcd, 32 concurrent, through the backend's client. */
+  etcdPutsPerSec: number;
+  createsEtcd: number;
+  getsEtcd: number;
+  getsFile: number;
+  /** Gets without resourceVersion: each confirms etcd's revision first. */
+  getsEtcdConsistent: number;
+  /** Median ms of a full list of LIST_SIZE configmaps. */
+  listEtcdMs: number;
+  listFileMs: number;
+  /** p99 ms of watch delivery: 1,000 watchers on one replica, and spread over three. */
+  lagOneReplicaP99: number;
+  lagThreeReplicasP99: number;
+  problems: string[];
+}
+
+const CONNECTIONS = 32;
+const COLLECTION = "/api/v1/namespaces/default/configmaps";
+const OBJECTS = 500;
+const LIST_NS = "bench-list";
+const LIST_SIZE = 10_000;
+const WATCH_NS = "bench-watch";
+const WATCHERS = 1_000;
+const TOKEN = "bench replicas";
+
+export async function etcdFigures(o: AuthOptions): Promise<EtcdFigures> {
+  const problems: string[] = [];
+  await Deno.mkdir(o.dir, { recursive: true });
+  await using member = await startEtcdMember({ name: "bench", baseDir: o.dir });
+  const onEtcd = ["--storage", "etcd3", "--etcd-servers", member.clientUrl, "--token", TOKEN];
+  const servers: AuthServer[] = [];
+  const start = async (name: string, flags: string[]) => {
+    const s = await o.start(`${o.dir}/${name}`, flags);
+    servers.push(s);
+    return s;
+  };
+  try {
+    const file = await start("file", []);
+    const etcd = await start("etcd-a", onEtcd);
+
+    // Straight into etcd: what a create costs there at most.
+    const etcdPutsPerSec = await etcdPuts(member.clientUrl, o.ms);
+    o.note(
+      `etcd create-if-absent txns/s, ${CONNECTIONS} concurrent: ${Math.round(etcdPutsPerSec)}`,
+    );
+
+    const data = { a: "1", b: "2", c: "3" };
+    const create = {
+      method: "POST" as const,
+      paths: [COLLECTION],
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ metadata: { generateName: "bench-" }, data }),
+      expected: 201,
+    };
+    const measured = async (label: string, api: Api, req: typeof create) => {
+      const r = await o.measure(api, CONNECTIONS, o.ms, req);
+      o.note(`${label}: ${Math.round(r.perSec)}/s`);
+      if (r.errors) problems.push(`${label}: ${r.errors} errors, first: ${r.firstError}`);
+      return r.perSec;
+    };
+    const createsEtcd = await measured("creates/s on etcd", etcd.api, create);
+
+    // From the watch cache (resourceVersion=0) on both; consistent gets on etcd cost a round trip.
+    const paths = Array.from({ length: OBJECTS }, (_, i) => `${COLLECTION}/read-${i}`);
+    const cachedPaths = paths.map((p) => `${p}?resourceVersion=0`);
+    for (const s of [file, etcd]) {
+      for (let i = 0; i < OBJECTS; i++) {
+        await admin(s.api, COLLECTION, { metadata: { name: `read-${i}` }, data });
+      }
+    }
+    const get = { method: "GET" as const, paths: cachedPaths, headers: {}, expected: 200 };
+    const getsFile = await measured("gets/s on the file store", file.api, get as never);
+    const getsEtcd = await measured("gets/s on etcd", etcd.api, get as never);
+    const getsEtcdConsistent = await measured(
+      "consistent gets/s on etcd",
+      etcd.api,
+      { ...get, paths } as never,
+    );
+
+    const listMs: Record<string, number> = {};
+    for (const [label, s] of [["file", file], ["etcd", etcd]] as const) {
+      await createNamespace(s.api, LIST_NS);
+      const filled = await fill(s.api, LIST_NS, LIST_SIZE);
+      if (filled.errors) problems.push(`filling ${label}: ${filled.errors}: ${filled.firstError}`);
+      listMs[label] = await listLatency(
+        s.api,
+        `/api/v1/namespaces/${LIST_NS}/configmaps?resourceVersion=0`,
+      );
+      o.note(`list of ${LIST_SIZE} on ${label}: ${listMs[label].toFixed(0)} ms (median)`);
+    }
+
+    // Watchers: 1,000 on one replica, then 1,000 over three (two more replicas join).
+    const caPem = await Deno.readTextFile(`${o.dir}/etcd-a/pki/ca.crt`);
+    await createNamespace(etcd.api, WATCH_NS);
+    const collection = `/api/v1/namespaces/${WATCH_NS}/configmaps`;
+    const lag = async (apis: Api[], prefix: string) => {
+      const fleet = await WatchFleet.open({
+        api: etcd.api,
+        apis,
+        caPem,
+        collection,
+        resourceVersion: await listRevision(etcd.api, collection),
+        count: WATCHERS,
+      });
+      try {
+        const r = await measureLag(etcd.api, fleet, {
+          collection,
+          perSec: 200,
+          ms: 4000 * (o.ms / 3000),
+          names: 100,
+          prefix,
+          serverPid: Deno.pid,
+          drainTimeoutMs: 10_000,
+        });
+        if (r.missed) problems.push(`${prefix}: ${r.missed} deliveries missed`);
+        if (r.duplicates) problems.push(`${prefix}: ${r.duplicates} duplicates`);
+        o.note(
+          `watch lag over ${apis.length} replica(s): p50 ${r.p50.toFixed(1)} ms, p99 ${
+            r.p99.toFixed(1)
+          } ms`,
+        );
+        return r.p99;
+      } finally {
+        await fleet.close();
+      }
+    };
+    const lagOneReplicaP99 = await lag([etcd.api], "one-");
+    const b = await start("etcd-b", onEtcd);
+    const c = await start("etcd-c", onEtcd);
+    const lagThreeReplicasP99 = await lag([etcd.api, b.api, c.api], "three-");
+
+    return {
+      etcdPutsPerSec,
+      createsEtcd,
+      getsEtcd,
+      getsFile,
+      getsEtcdConsistent,
+      listEtcdMs: listMs.etcd,
+      listFileMs: listMs.file,
+      lagOneReplicaP99,
+      lagThreeReplicasP99,
+      problems,
+    };
+  } finally {
+    for (const s of servers) await s.stop();
+  }
+}
+
+/** 32 loops of create-if-absent transactions of ~300-byte values on fresh keys, for `ms`. */
+async function etcdPuts(clientUrl: string, ms: number): Promise<number> {
+  const client = await EtcdClient.connect([clientUrl]);
+  const enc = new TextEncoder();
+  const value = enc.encode(JSON.stringify({ data: { payload: "x".repeat(240) } }));
+  let n = 0;
+  try {
+    const run = async (duration: number, prefix: string) => {
+      let done = 0;
+      const deadline = performance.now() + duration;
+      const t0 = performance.now();
+      await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+        while (performance.now() < deadline) {
+          const key = enc.encode(`/bench-puts/${prefix}${n++}`);
+          await client.txn({
+            compare: [{ key, target: "CREATE", result: "EQUAL", create_revision: 0 }],
+            success: [{ request_put: { key, value } }],
+            failure: [],
+          });
+          done++;
+        }
+      }));
+      return done / ((performance.now() - t0) / 1000);
+    };
+    await run(400, "warm-");
+    return await run(ms, "");
+  } finally {
+    client.close();
+  }
+}
+
+/** Median ms of five full lists of `collection` (body read whole). */
+async function listLatency(api: Api, collection: string): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const t0 = performance.now();
+    const res = await fetch(api.url + collection, { client: api.client, headers: api.headers });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`GET ${collection} → ${res.status}`);
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return times[2];
+}
+
+async function admin(api: Api, path: string, body: unknown): Promise<void> {
+  const res = await fetch(api.url + path, {
+    method: "POST",
+    client: api.client,
+    headers: { ...api.headers, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (res.status >= 300) throw new Error(`POST ${path} → ${res.status}: ${await res.text()}`);
+  await res.arrayBuffer();
+}
