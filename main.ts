@@ -15,6 +15,7 @@ import {
   clusterSigningFiles,
   loadEgressSelectorConfig,
   loadServerConfig,
+  loadTracingConfig,
   type ServerConfig,
 } from "./lib/config/mod.ts";
 import { startServer } from "./lib/server/server.ts";
@@ -114,6 +115,7 @@ async function checkAccessConfigFiles(config: ServerConfig): Promise<void> {
   }
   await loadAdmissionSettings(admissionOptions(config));
   if (config.auditPolicyFile !== undefined) await loadAuditPolicy(config.auditPolicyFile);
+  if (config.tracingConfigFile !== undefined) await loadTracingConfig(config.tracingConfigFile);
   if (config.egressSelectorConfigFile !== undefined) {
     const egress = await loadEgressSelectorConfig(config.egressSelectorConfigFile);
     for (const w of egress.warnings) console.error(`${config.egressSelectorConfigFile}: ${w}`);
@@ -198,6 +200,7 @@ async function serve(config: ServerConfig): Promise<number> {
         webhookInitialBackoffMs: config.auditWebhookInitialBackoff,
       },
       encryptionProviderConfigFile: config.encryptionProviderConfig,
+      tracingConfigFile: config.tracingConfigFile,
       egressSelectorConfigFile: config.egressSelectorConfigFile,
       ...clusterSigningFiles(config),
       clusterSigningDurationMs: config.clusterSigningDuration,

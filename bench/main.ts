@@ -34,6 +34,7 @@ import { encryptionFigures } from "./encryption.ts";
 import { admissionFigures } from "./admission.ts";
 import { auditFigures } from "./audit.ts";
 import { metricsFigures } from "./metrics.ts";
+import { tracingFigures } from "./tracing.ts";
 import { etcdFigures } from "./etcd.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -756,6 +757,8 @@ async function main(): Promise<void> {
     const audit = await auditRows(tmp, track, trackApi, problems);
     // Metrics on vs off, on servers of their own.
     const metrics = await metricsRows(tmp, track, trackApi, problems);
+    // No tracing vs every request traced to a receiver, on servers of their own.
+    const tracing = await tracingRows(tmp, track, trackApi, problems);
 
     // The table.
     const ratio = (v: number, b: number, pct = false) =>
@@ -962,7 +965,7 @@ async function main(): Promise<void> {
         met: yes(perItemRatio <= 2 && pagingOk),
       },
     );
-    rows.push(...access, ...atRest, ...admission, ...audit, ...metrics);
+    rows.push(...access, ...atRest, ...admission, ...audit, ...metrics, ...tracing);
     for (
       const [label, r] of [
         ["creates 1", creates1],
@@ -1347,9 +1350,48 @@ async function etcdRows(
   ];
 }
 
+/** Creates and gets with every request traced to an OTLP receiver vs no tracing
+ * (bench/tracing.ts), as table rows. */
+async function tracingRows(
+  tmp: string,
+  track: (c: Child) => Child,
+  trackApi: (a: Api) => Api,
+  problems: string[],
+): Promise<Row[]> {
+  const t = await tracingFigures(
+    serverPairOptions(`${tmp}/tracing`, "tracing server", track, trackApi),
+  );
+  problems.push(...t.problems);
+  const ok = t.problems.length === 0;
+  note(
+    `tracing: ${fmt(t.bytesReceived / 1024)} KiB of spans received for about ` +
+      `${fmt(t.tracedRequests)} traced requests`,
+  );
+  const row = (figure: string, value: number, baseline: number): Row => ({
+    figure,
+    value: fmt(value),
+    baseline: `no tracing ${fmt(baseline)}`,
+    ratio: fmt(value / baseline, 2),
+    target: "≥ 0.7",
+    met: ok && value / baseline >= 0.7 ? "yes" : "**no**",
+  });
+  return [
+    row(
+      "configmap creates/s, 32 clients, every request traced (1,000,000 per million)",
+      t.creates.traced,
+      t.creates.none,
+    ),
+    row(
+      "configmap gets/s, 32 clients, every request traced (1,000,000 per million)",
+      t.gets.traced,
+      t.gets.none,
+    ),
+  ];
+}
+
 /** `deno task bench --only=auth`, `--only=limits`, `--only=encryption`, `--only=admission`,
- * `--only=audit` or `--only=metrics`: those figures alone; `--backend etcd`: the etcd3
- * backend's. */
+ * `--only=audit`, `--only=metrics` or `--only=tracing`: those figures alone; `--backend etcd`: the
+ * etcd3 backend's. */
 async function onlyMain(rowsOf: typeof authRows): Promise<void> {
   const tmp = await Deno.makeTempDir({ prefix: "platform-bench-" });
   const children: Child[] = [];
@@ -1383,6 +1425,8 @@ if (import.meta.main) {
     ? onlyMain(auditRows)
     : Deno.args.includes("--only=metrics")
     ? onlyMain(metricsRows)
+    : Deno.args.includes("--only=tracing")
+    ? onlyMain(tracingRows)
     : Deno.args.includes("--backend=etcd") ||
         Deno.args.some((a, i) => a === "--backend" && Deno.args[i + 1] === "etcd")
     ? onlyMain(etcdRows)

@@ -29,6 +29,7 @@ import type { AuditLogMode } from "../config/mod.ts";
 import { AUDIT_EVENT_API_VERSION, type AuditEvent } from "./event.ts";
 import type { AuditBackend, AuditErrorCounter } from "./log_backend.ts";
 import type { Stage } from "./policy.ts";
+import { injectTraceparent } from "../tracing/mod.ts";
 
 /** The largest body a batch POST carries (kube splits batches to stay under its limit). */
 export const MAX_BATCH_BYTES = 3 * 1024 * 1024;
@@ -79,6 +80,7 @@ export function httpPost(
   return async (body, signal) => {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (opts.authorization) headers.authorization = await opts.authorization();
+    injectTraceparent(headers);
     const res = await fetch(url, { method: "POST", headers, body, signal, client: opts.client });
     // The answer's body is of no interest, whatever it holds.
     await res.body?.cancel().catch(() => {});

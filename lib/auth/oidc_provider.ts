@@ -14,6 +14,7 @@
 
 import { createRemoteJWKSet, customFetch, type JWTVerifyGetKey } from "jose";
 import type { Logger } from "../api/mod.ts";
+import { currentTraceparent } from "../tracing/mod.ts";
 import type { HttpClientFactory } from "../egress/mod.ts";
 import type { IssuerConfig } from "./authentication_config.ts";
 
@@ -126,6 +127,13 @@ export class OidcProvider {
 
   async #fetch(url: string, init: RequestInit): Promise<Response> {
     try {
+      // A key set fetched for a traced request's token carries its traceparent.
+      const traceparent = currentTraceparent();
+      if (traceparent !== undefined) {
+        const headers = new Headers(init.headers);
+        headers.set("traceparent", traceparent);
+        init = { ...init, headers };
+      }
       return await fetch(url, this.#client ? { ...init, client: this.#client } : init);
     } catch (err) {
       // Deno says "fetch failed" and puts the reason (TLS, refused, …) in the cause.

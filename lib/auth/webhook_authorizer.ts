@@ -30,6 +30,7 @@ import type { Logger, UserInfo } from "../api/mod.ts";
 import type { HttpClientFactory } from "../egress/mod.ts";
 import type { Attributes, AuthorizationResult, Authorizer, RuleSet } from "./authorizer.ts";
 import type { WebhookConfig } from "./authorization_config.ts";
+import { injectTraceparent } from "../tracing/mod.ts";
 
 /** Options of {@link WebhookAuthorizer}. */
 export interface WebhookAuthorizerOptions {
@@ -137,6 +138,7 @@ export class WebhookAuthorizer implements Authorizer {
       accept: "application/json",
     };
     if (connection.authorization) headers.authorization = await connection.authorization();
+    injectTraceparent(headers);
     let text: string;
     let res: Response;
     try {

@@ -117,6 +117,7 @@ export async function checkServerConfig(cfg: ServerConfig, naming: FieldNaming):
       "encryptionProviderConfig",
       "auditPolicyFile",
       "auditWebhookConfigFile",
+      "tracingConfigFile",
       "egressSelectorConfigFile",
     ] as const
   ) {

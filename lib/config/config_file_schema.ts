@@ -100,6 +100,7 @@ export const fileSchema = z.strictObject({
   auditWebhookBatchMaxSize: z.number().optional(),
   auditWebhookBatchMaxWait: z.string().optional(),
   auditWebhookInitialBackoff: z.string().optional(),
+  tracingConfigFile: z.string().optional(),
 });
 
 export type FileConfig = z.infer<typeof fileSchema>;
@@ -130,6 +131,7 @@ export const OPTIONAL_PATHS = [
   "etcdKeyFile",
   "snapshotDir",
   "auditWebhookConfigFile",
+  "tracingConfigFile",
   "egressSelectorConfigFile",
   ...SIGNING_FILE_FIELDS,
 ] as const;

@@ -107,6 +107,7 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "clusterSigningNodeagentServingKeyFile":
     case "auditPolicyFile":
     case "auditWebhookConfigFile":
+    case "tracingConfigFile":
     case "egressSelectorConfigFile":
       values[field] = parsePath(one, base);
       break;

@@ -558,6 +558,14 @@ export const FLAGS: readonly FlagSpec[] = [
     help: "Wait before a failed batch is sent again, doubled on each of 3 retries; then the " +
       "batch is dropped.",
   },
+  {
+    name: "tracing-config-file",
+    field: "tracingConfigFile",
+    kind: "path",
+    help: "TracingConfiguration file (apiserver.platform.io/v1beta1 or kube's " +
+      "apiserver.config.k8s.io): the OTLP/gRPC collector endpoint and samplingRatePerMillion; " +
+      "absent: nothing is traced.",
+  },
 ];
 
 /**

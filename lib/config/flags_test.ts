@@ -125,6 +125,7 @@ Deno.test("every flag but --config has a config-file field and help text", () =>
     "audit-webhook-batch-max-size",
     "audit-webhook-batch-max-wait",
     "audit-webhook-initial-backoff",
+    "tracing-config-file",
   ]);
 });
 

@@ -97,6 +97,12 @@ export {
 } from "./service_network.ts";
 export { parseYamlConfig } from "./yaml_file.ts";
 export {
+  loadTracingConfig,
+  parseTracingConfig,
+  TRACING_CONFIG_API_VERSIONS,
+  TRACING_CONFIG_KIND,
+} from "./tracing_config.ts";
+export {
   EGRESS_SELECTOR_CONFIG_API_VERSIONS,
   EGRESS_SELECTOR_CONFIG_KIND,
   type EgressSelectorConfig,

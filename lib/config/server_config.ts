@@ -138,6 +138,7 @@ export async function loadServerConfig(
     auditLogMode: pick("auditLogMode") ?? DEFAULTS.auditLogMode,
     auditLogBatchBufferSize: pick("auditLogBatchBufferSize") ?? DEFAULTS.auditLogBatchBufferSize,
     auditWebhookConfigFile: pick("auditWebhookConfigFile"),
+    tracingConfigFile: pick("tracingConfigFile"),
     egressSelectorConfigFile: pick("egressSelectorConfigFile"),
     auditWebhookMode: pick("auditWebhookMode") ?? DEFAULTS.auditWebhookMode,
     auditWebhookBatchBufferSize: pick("auditWebhookBatchBufferSize") ??

@@ -155,6 +155,8 @@ export interface ServerConfig {
   auditLogMode: AuditLogMode;
   /** Events the batch mode queues at most. */
   auditLogBatchBufferSize: number;
+  /** TracingConfiguration file; absent: nothing is traced. */
+  tracingConfigFile?: string;
   /** An EgressSelectorConfiguration file; absent: every outbound call is direct. */
   egressSelectorConfigFile?: string;
   /** A kubeconfig naming the audit webhook; absent: no webhook. */

@@ -19,6 +19,8 @@ import { methodFilter } from "./filters/method.ts";
 import { requestMetricsFilter } from "./filters/metrics.ts";
 import type { ServerMetrics } from "../metrics/mod.ts";
 import type { ServedResource } from "./request_labels.ts";
+import { tracedAuthorizer, tracingArrival, tracingFilter } from "./filters/tracing.ts";
+import type { Tracer } from "../tracing/mod.ts";
 import { requestInfoOf } from "./request_info.ts";
 import { type BodyWriting, errorResponse } from "./respond.ts";
 
@@ -42,15 +44,20 @@ export interface ChainDeps {
   auditing?: Auditing;
   /** The server's metrics, and what it serves (which bounds the labels of requests). */
   metrics?: { metrics: ServerMetrics; served: ServedResource };
+  /** `--tracing-config-file`'s tracer; absent or disabled: nothing of tracing in the chain. */
+  tracer?: Tracer;
   handler: Handler;
 }
 
 export function buildHandlerChain(
   deps: ChainDeps,
 ): (req: Request, signal: AbortSignal, remoteAddr?: string) => Promise<Response> {
+  const tracer = deps.tracer?.enabled ? deps.tracer : undefined;
   const filters: Filter[] = [
     // Metrics first: every answer is counted, whoever refuses it.
     ...(deps.metrics ? [requestMetricsFilter(deps.metrics.metrics, deps.metrics.served)] : []),
+    // The request's span starts when it arrives.
+    ...(tracer ? [tracingArrival()] : []),
     // Unknown methods before anything: no one authenticates or authorizes a method that
     // names no verb.
     methodFilter(),
@@ -58,6 +65,8 @@ export function buildHandlerChain(
     requestTimeoutFilter(deps.requestTimeoutMs, deps.deadlines),
     // Authentication next: everything after it may rely on ctx.user.
     authenticationFilter(deps.authenticator, deps.anonymous, deps.metrics?.metrics),
+    // Tracing once the caller is known: whether its traceparent is trusted depends on it.
+    ...(tracer ? [tracingFilter(tracer)] : []),
     // Audit right after authentication, as kube's: the event's user is the authenticated
     // one, and impersonation, authorization and admission write into the event.
     ...(deps.auditing ? [auditFilter(deps.auditing)] : []),
@@ -69,7 +78,7 @@ export function buildHandlerChain(
       if (deps.metrics) deps.metrics.metrics.sources.inflight = inUse;
     }),
     // Authorization before any work is done for the request.
-    authorizationFilter(deps.authorizer),
+    authorizationFilter(tracer ? tracedAuthorizer(deps.authorizer) : deps.authorizer),
     // Compression wraps what the handler returns; errors are thrown past it to the error exit
     // below, so Status errors are never compressed.
     compressionFilter(deps.responseCompression),

@@ -7,6 +7,7 @@ import { isJsonObject, kubeGroup, kubeSpelled, type Status, toStatusError } from
 import { encodeBody, type Negotiated, negotiateOutput } from "../codec/mod.ts";
 import type { RequestContext } from "./context.ts";
 import { limitWarnings } from "./warnings.ts";
+import { childSpan, type Span } from "../tracing/mod.ts";
 import { queryParam } from "./request_info.ts";
 
 /** Bodies up to this size go out as they are, in one TCP segment with the headers. */
@@ -67,9 +68,21 @@ export function objectResponse(
   body: unknown,
   negotiated: Negotiated,
 ): Response {
-  if (ctx.kubeSpelling && isJsonObject(body)) body = kubeSpelled(body);
-  const text = encodeBody(body, negotiated.encoding, isPretty(ctx));
-  return encodedResponse(ctx, code, text, negotiated);
+  const span = serializeSpan(negotiated);
+  try {
+    if (ctx.kubeSpelling && isJsonObject(body)) body = kubeSpelled(body);
+    const text = encodeBody(body, negotiated.encoding, isPretty(ctx));
+    return buildResponse(ctx, code, text, negotiated);
+  } finally {
+    span.end();
+  }
+}
+
+/** kube's `SerializeObject` span of a response (the no-op span when not traced). */
+function serializeSpan(negotiated: Negotiated): Span {
+  const span = childSpan("SerializeObject");
+  if (span.recording) span.setAttribute("mediaType", negotiated.contentType);
+  return span;
 }
 
 /** The length of the body of a response made here: bytes, or for a string its UTF-16 units
@@ -102,6 +115,20 @@ export function isStreamed(res: Response): boolean {
 
 /** A response whose body is already encoded in the negotiated encoding. */
 export function encodedResponse(
+  ctx: RequestContext,
+  code: number,
+  body: string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>,
+  negotiated: Negotiated,
+): Response {
+  const span = serializeSpan(negotiated);
+  try {
+    return buildResponse(ctx, code, body, negotiated);
+  } finally {
+    span.end();
+  }
+}
+
+function buildResponse(
   ctx: RequestContext,
   code: number,
   body: string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>,

@@ -39,6 +39,7 @@ export { etcdKeyPrefix, EtcdStore, type EtcdStoreOptions } from "./etcd/store.ts
 export { type EtcdRoute, EtcdUnavailableError } from "./etcd/client.ts";
 export { openSharedRecord, type SharedRecord } from "./etcd/shared_record.ts";
 export { unreadableReason, unreadableStored, unreadableValue } from "./transformer.ts";
+export { tracedStore } from "./traced_store.ts";
 export {
   encodeSnapshot,
   SNAPSHOT_FORMAT,

@@ -7,6 +7,7 @@
  * failurePolicy: Ignore skips it, Fail acts on it as on a failed validation.
  */
 
+import { traced } from "../../tracing/mod.ts";
 import {
   type KubeObject,
   type LabelSelector,
@@ -81,7 +82,17 @@ async function validate(env: PolicyEnvironment, a: AdmissionAttributes): Promise
     try {
       const matched = select(env, a, policy, binding, namespace);
       if (!matched) continue;
-      violations = await evaluate(env, a, policy, binding, matched, namespace);
+      // One span per policy and binding evaluated (a child of the request's when traced).
+      violations = await traced(
+        "Evaluate validating admission policy",
+        {
+          policy: policy.name,
+          binding: binding.name,
+          resource: a.resource.resource,
+          operation: a.operation,
+        },
+        () => evaluate(env, a, policy, binding, matched, namespace),
+      );
     } catch (err) {
       // A binding that cannot be configured (no params, bad selector): failurePolicy decides.
       if (policy.failurePolicy === "Ignore") {

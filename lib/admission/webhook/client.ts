@@ -6,6 +6,7 @@
  * `createHttpClient` makes: the server's egress dialer (its `cluster` selection).
  */
 
+import { injectTraceparent } from "../../tracing/mod.ts";
 import type { HttpClientFactory } from "../../egress/mod.ts";
 import type { Webhook } from "./webhook.ts";
 
@@ -64,6 +65,7 @@ export class WebhookClient {
       Accept: "application/json",
     };
     if (credentials?.token) headers.Authorization = `Bearer ${credentials.token}`;
+    injectTraceparent(headers);
     // A timer cleared when the call ends: AbortSignal.timeout would leave one pending for the
     // whole timeout per call (thousands at a time under load), each firing an abort later.
     const controller = new AbortController();

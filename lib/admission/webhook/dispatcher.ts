@@ -17,6 +17,7 @@ import {
 } from "../../api/mod.ts";
 import type { Authorizer } from "../../auth/mod.ts";
 import { applyJsonPatch } from "../../patch/mod.ts";
+import { traced } from "../../tracing/mod.ts";
 import type { AdmissionAttributes } from "../attributes.ts";
 import { evaluateWithAuthorizer } from "../authorizer_checks.ts";
 import type { AdmissionPlugin } from "../plugin.ts";
@@ -216,7 +217,19 @@ async function send(env: WebhookEnvironment, a: AdmissionAttributes, call: Call)
   let response;
   const started = performance.now();
   try {
-    const answer = await env.client.call(webhook, reviewBody(webhook, request));
+    // kube's span of a webhook call, with its attributes; the call sends its traceparent.
+    const answer = await traced(
+      webhook.type === "mutating" ? "Call mutating webhook" : "Call validating webhook",
+      {
+        configuration: webhook.configuration,
+        webhook: webhook.name,
+        resource: a.resource.resource,
+        subresource: a.subresource,
+        operation: a.operation,
+        UID: uid,
+      },
+      () => env.client.call(webhook, reviewBody(webhook, request)),
+    );
     response = parseResponse(webhook, uid, answer);
   } catch (err) {
     const known = err instanceof CallError || err instanceof InvalidResponse;

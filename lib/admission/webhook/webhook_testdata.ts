@@ -12,8 +12,15 @@ import { type KubeObject, StatusError } from "../../api/mod.ts";
 import { ensurePki } from "../../certificates/pki.ts";
 
 export interface AdmissionHook extends AsyncDisposable {
-  /** Every review received (path, query, Authorization header and body), in order. */
-  received: { path: string; query: string; authorization: string | null; review: KubeObject }[];
+  /** Every review received (path, query, Authorization and traceparent headers, body), in
+   * order. */
+  received: {
+    path: string;
+    query: string;
+    authorization: string | null;
+    traceparent: string | null;
+    review: KubeObject;
+  }[];
   /** Answers a review; tests replace it. Default: allowed. */
   respond: (review: KubeObject, path: string) => Response | Promise<Response>;
   /** `https://127.0.0.1:<port>` */
@@ -47,6 +54,7 @@ export function startAdmissionHook(certPem: string, keyPem: string): AdmissionHo
       path: url.pathname,
       query: url.search,
       authorization: req.headers.get("authorization"),
+      traceparent: req.headers.get("traceparent"),
       review,
     });
     return await hook.respond(review, url.pathname);

@@ -29,10 +29,12 @@ import {
 import {
   ConfigError,
   loadEgressSelectorConfig,
+  loadTracingConfig,
   osReason,
   quote,
   resolveFeatureGates,
 } from "../../config/mod.ts";
+import { openTracer, type Tracer } from "../../tracing/mod.ts";
 import { EgressDialer } from "../../egress/mod.ts";
 import { EncryptionTransformer, loadEncryptionConfig } from "../../encryption/mod.ts";
 import {
@@ -78,6 +80,8 @@ export interface Configuration {
   /** `--audit-policy-file` and where events go: the log (`--audit-log-*`), the webhook
    * (`--audit-webhook-*`), or both; when the policy and a backend are given. */
   audit?: { policy: PolicyEvaluator; backend: AuditBackend };
+  /** `--tracing-config-file`: where request spans go; the no-op tracer without it. */
+  tracer: Tracer;
   /** `--egress-selector-config-file`: the one dialer of every outbound call (all `Direct`
    * without it); closed with the server, after what uses it. */
   egress: EgressDialer;
@@ -140,6 +144,12 @@ export async function loadConfiguration(
   if (authentication) {
     resources.add("the authentication configuration", () => authentication.stop());
   }
+  // Opened early, closed late: the last requests' spans are exported on the way out.
+  const tracer = await openTracer(
+    opts.tracingConfigFile ? await loadTracingConfig(opts.tracingConfigFile) : undefined,
+    { logger },
+  );
+  if (tracer.enabled) resources.add("the tracer", () => tracer.close());
   if (
     authentication?.config.anonymous?.conditions.length &&
     !featureGates.get("AnonymousAuthConfigurableEndpoints")
@@ -160,6 +170,7 @@ export async function loadConfiguration(
     authentication,
     admission,
     clock: { now: () => (opts.clock ? opts.clock().getTime() : Date.now()) },
+    tracer,
     audit: auditPolicy && (opts.audit?.logPath || auditWebhook)
       ? {
         policy: new PolicyEvaluator(auditPolicy),

@@ -127,6 +127,7 @@ export async function buildRequestHandler(
       served: (group, version, resource) =>
         api.catalogue.lookup(group, version, resource) !== undefined,
     },
+    tracer: config.tracer,
     handler: router({
       catalogue: served,
       openapi,

@@ -74,6 +74,9 @@ export interface StartOptions {
   /** An EncryptionConfiguration file (`--encryption-provider-config`): which resources the
    * file store encrypts at rest, with which keys. @default values are stored in clear */
   encryptionProviderConfigFile?: string;
+  /** A TracingConfiguration file (`--tracing-config-file`): spans of requests exported over
+   * OTLP/gRPC. @default nothing is traced */
+  tracingConfigFile?: string;
   /** An EgressSelectorConfiguration file (`--egress-selector-config-file`): how webhooks
    * (`cluster`), OIDC discovery (`controlplane`) and etcd connect. @default all Direct */
   egressSelectorConfigFile?: string;

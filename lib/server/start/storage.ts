@@ -15,6 +15,7 @@ import {
   storageBackend,
   type Store,
   StoreLockedError,
+  tracedStore,
 } from "../../storage/mod.ts";
 import type { Logger } from "../../api/mod.ts";
 import type { Configuration } from "./configuration.ts";
@@ -63,7 +64,11 @@ export async function openStorage(
     throw err;
   });
   resources.add("the store", () => opened.close());
-  const store = config.metrics ? instrumentedStore(opened, config.metrics.storageDuration) : opened;
+  const measured = config.metrics
+    ? instrumentedStore(opened, config.metrics.storageDuration)
+    : opened;
+  // Traced, the store's operations are spans of the requests they serve.
+  const store = config.tracer.enabled ? tracedStore(measured, backend.name) : measured;
   const continueKey = backend.durable ? await ensureContinueKey(dataDir) : undefined;
   return { store, continueKey };
 }

@@ -15,6 +15,7 @@ import * as grpc from "@grpc/grpc-js";
 // @ts-types="./proto_loader_types.d.ts"
 import * as protoLoader from "@grpc/proto-loader";
 import { Buffer } from "node:buffer";
+import { currentTraceparent } from "../../tracing/mod.ts";
 import type { GrpcRoute } from "../../egress/mod.ts";
 
 /** How the client reaches `host:port` (the egress dialer's `etcd` selection). */
@@ -323,21 +324,28 @@ export class EtcdClient {
         const deadline = new Date(Date.now() + (opts.timeoutMs ?? 30_000));
         const endpoint = this.endpoint;
         const client = this.#kv;
-        client[method](
-          req,
-          { deadline, waitForReady: opts.waitForReady ?? false },
-          (err: grpc.ServiceError | null, res: T) => {
-            if (err?.code === UNAVAILABLE) this.#failover(endpoint);
-            if (err) reject(etcdError(method, err));
-            else resolve(res);
-          },
-        );
+        const options = { deadline, waitForReady: opts.waitForReady ?? false };
+        const done = (err: grpc.ServiceError | null, res: T) => {
+          if (err?.code === UNAVAILABLE) this.#failover(endpoint);
+          if (err) reject(etcdError(method, err));
+          else resolve(res);
+        };
+        // A traced request's storage span goes to etcd as gRPC metadata.
+        const traceparent = currentTraceparent();
+        if (traceparent === undefined) client[method](req, options, done);
+        else client[method](req, traceMetadata(traceparent), options, done);
       });
     } finally {
       this.#inflight--;
       this.#queue.shift()?.();
     }
   }
+}
+
+function traceMetadata(traceparent: string): grpc.Metadata {
+  const metadata = new grpc.Metadata();
+  metadata.set("traceparent", traceparent);
+  return metadata;
 }
 
 /** Per-call options. */

@@ -6,6 +6,10 @@ export interface ServiceError extends Error {
   details: string;
 }
 
+export declare class Metadata {
+  set(key: string, value: string): void;
+}
+
 export interface ChannelCredentials {
   readonly _brand: "ChannelCredentials";
 }
