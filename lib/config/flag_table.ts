@@ -36,6 +36,8 @@ export interface FlagSpec {
   values?: readonly string[];
   /** Repeatable: every occurrence adds to the value (lists and maps). */
   repeatable?: boolean;
+  /** Other names it is also given by (kube's spelling, say). */
+  aliases?: readonly string[];
   help: string;
 }
 
@@ -213,6 +215,7 @@ export const FLAGS: readonly FlagSpec[] = [
     field: "storage",
     kind: "enum",
     values: STORAGE_BACKENDS,
+    aliases: ["storage-backend"],
     defaultText: "file",
     help: "Storage backend: file (durable, under --data-dir), memory (lost on exit) or " +
       "etcd3 (etcd v3 at --etcd-servers, shared by every server on the same --etcd-prefix).",

@@ -13,7 +13,9 @@
 import { ConfigError } from "./config_error.ts";
 import { FLAGS, type FlagSpec } from "./flag_table.ts";
 
-const FLAGS_BY_NAME: ReadonlyMap<string, FlagSpec> = new Map(FLAGS.map((f) => [f.name, f]));
+const FLAGS_BY_NAME: ReadonlyMap<string, FlagSpec> = new Map(
+  FLAGS.flatMap((f) => [f.name, ...(f.aliases ?? [])].map((name) => [name, f])),
+);
 
 /** Flags as given on the command line, before their values are parsed. */
 export interface ParsedArgs {
@@ -65,9 +67,10 @@ export function tokenizeArgs(argv: readonly string[]): ParsedArgs {
       value = next;
       i++;
     }
-    const list = values.get(name) ?? [];
+    // An alias's values count as the flag's own.
+    const list = values.get(spec.name) ?? [];
     list.push(value);
-    values.set(name, list);
+    values.set(spec.name, list);
   }
   return { help, values };
 }
@@ -81,7 +84,11 @@ export function formatFlagHelp(gateLines: readonly string[] = []): string {
   const rows = FLAGS.map((f) => ({
     left: `  --${f.name} ${valueName(f)}`,
     // The default stays on one line.
-    words: [...f.help.split(" "), `(default: ${f.defaultText ?? "none"})`],
+    words: [
+      ...f.help.split(" "),
+      ...(f.aliases ?? []).map((a) => `Also --${a}.`).join(" ").split(" ").filter((w) => w),
+      `(default: ${f.defaultText ?? "none"})`,
+    ],
   }));
   rows.push({ left: "  -h, --help", words: "Show this help and exit.".split(" ") });
   // Flags longer than the column put their text on the next line.

@@ -385,3 +385,12 @@ Deno.test("snapshot settings: flags and file fields; the directory resolves like
   );
   assert.match(await errorOf(["--snapshot-interval", "often"], dir.path), /^--snapshot-interval: /);
 });
+
+Deno.test("--storage-backend is kube's name for --storage", async () => {
+  await using dir = await tempDir();
+  const cfg = await load(
+    ["--storage-backend=etcd3", "--etcd-servers", "http://127.0.0.1:2379"],
+    dir.path,
+  );
+  assert.equal(cfg.storage, "etcd3");
+});
