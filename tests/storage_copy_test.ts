@@ -9,7 +9,7 @@
 
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { assertConfigError, createAsAdmin, testServer } from "./harness.ts";
-import { runWithin } from "./storage_testdata.ts";
+import { encryptionConfig, runWithin } from "./storage_testdata.ts";
 import {
   etcdInstalled,
   requireEtcdUnderCi,
@@ -22,23 +22,6 @@ const CM = "/api/v1/namespaces/default/configmaps";
 const SECRETS = "/api/v1/namespaces/default/secrets";
 
 /** An EncryptionConfiguration encrypting secrets with aesgcm. */
-async function encryptionConfig(dir: string): Promise<string> {
-  const path = `${dir}/encryption.json`;
-  const secret = btoa("0123456789abcdef0123456789abcdef");
-  await Deno.writeTextFile(
-    path,
-    JSON.stringify({
-      apiVersion: "apiserver.config.k8s.io/v1",
-      kind: "EncryptionConfiguration",
-      resources: [{
-        resources: ["secrets"],
-        providers: [{ aesgcm: { keys: [{ name: "key1", secret }] } }, { identity: {} }],
-      }],
-    }),
-  );
-  return path;
-}
-
 const copy = (...args: string[]) => runWithin(120_000, "storage", "copy", ...args);
 
 Deno.test({
@@ -71,11 +54,6 @@ Deno.test({
         );
       }
 
-      // Encrypted values cannot go to etcd as they are stored.
-      assertConfigError(
-        await copy("--from", `${dir}/one`, "--to", etcd),
-        /encrypted at rest .*--encryption-provider-config/,
-      );
       const toEtcd = await copy("--from", `${dir}/one`, "--to", etcd, ...enc);
       assertEquals(toEtcd.code, 0, toEtcd.stderr);
       assertMatch(toEtcd.stdout, /^copied \d+ objects from .*one \(at revision \d+\) to etcd:/);
@@ -87,9 +65,21 @@ Deno.test({
         /--to: etcd:.* is not empty .*copy into an empty prefix/,
       );
 
+      // Encrypted at rest in etcd too: the copy encrypted the Secret again.
+      const raw = await fetch(`${member.clientUrl}/v3/kv/range`, {
+        method: "POST",
+        body: JSON.stringify({ key: btoa("/registry/core/secrets/default/s") }),
+      }).then((r) => r.json());
+      assert(atob(raw.kvs[0].value).startsWith("k8s:enc:"), "the Secret is in clear in etcd");
+
       // The README's walk: the first replica on the old node's data dir with --token, the
       // others on new data dirs with the same token: every one has the node's CA and admin token.
-      const etcdOpts = { storage: "etcd3", etcdServers: [member.clientUrl], token: "walk-token" };
+      const etcdOpts = {
+        storage: "etcd3",
+        etcdServers: [member.clientUrl],
+        token: "walk-token",
+        encryptionProviderConfigFile: encryption,
+      };
       {
         await using first = await testServer({ ...etcdOpts, dataDir: `${dir}/one` });
         await using replica = await testServer({ ...etcdOpts, dataDir: `${dir}/replica` });

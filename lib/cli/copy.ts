@@ -6,10 +6,9 @@
  * complete; an etcd target that fails half-way has what was written deleted again.
  *
  * Encryption at rest: with `--encryption-provider-config`, values are decrypted from the
- * source and written through the same configuration (a data-dir target encrypts them again;
- * etcd keeps values in clear). Without it, values are copied as they are stored: a data-dir
- * target then needs the source's configuration to read them, and encrypted values are refused
- * for an etcd target.
+ * source and written through the same configuration (the target encrypts them again, a data
+ * dir and etcd alike). Without it, values are copied as they are stored: the target then needs
+ * the source's configuration to read them.
  * @module
  */
 
@@ -67,7 +66,7 @@ export const COPY_FLAGS: readonly CommandFlag[] = [
     kind: "string",
     value: "FILE",
     help: "The servers' EncryptionConfiguration: values are decrypted from the source and " +
-      "encrypted again for a data-dir target. Without it they are copied as stored.",
+      "encrypted again for the target. Without it they are copied as stored.",
   },
 ];
 
@@ -106,7 +105,7 @@ export async function runCopy(flags: ParsedFlags, out: (line: string) => void): 
   } finally {
     await source.close();
   }
-  checkValues(items, to, configFile !== undefined);
+  checkValues(items);
 
   // A data-dir target is written beside its final place and renamed there when complete.
   const staging = to.kind === "dir" ? await stagingDir(to.dataDir) : "";
@@ -131,7 +130,7 @@ export async function runCopy(flags: ParsedFlags, out: (line: string) => void): 
 }
 
 /** Refuses values that the target could not read. */
-function checkValues(items: KeyValue[], to: Location, decrypting: boolean): void {
+function checkValues(items: KeyValue[]): void {
   const unreadable = items.filter((kv) => unreadableReason(kv.value) !== undefined);
   if (unreadable.length > 0) {
     const first = unreadable[0];
@@ -139,15 +138,6 @@ function checkValues(items: KeyValue[], to: Location, decrypting: boolean): void
       `--encryption-provider-config: ${unreadable.length} values cannot be read with it ` +
         `(first: ${first.key}: ${unreadableReason(first.value)})`,
     );
-  }
-  if (!decrypting && to.kind === "etcd") {
-    const encrypted = items.find((kv) => kv.value.startsWith(ENCRYPTED_PREFIX));
-    if (encrypted) {
-      throw new UsageError(
-        `--from: ${encrypted.key} is encrypted at rest and etcd keeps values in clear: give ` +
-          `the server's --encryption-provider-config to decrypt`,
-      );
-    }
   }
 }
 
@@ -207,8 +197,5 @@ function report(
     out(
       "encrypted values were copied as stored: start the target with the same encryption config.",
     );
-  }
-  if (r.decrypted && r.to.kind === "etcd") {
-    out("values are in clear in etcd: the etcd3 backend does not encrypt at rest.");
   }
 }

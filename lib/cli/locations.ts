@@ -151,6 +151,7 @@ async function openLocation(
       tls,
       etcdCompactionIntervalMs: 0,
       logger: opts.logger,
+      transformer: opts.transformer,
     });
   } catch (err) {
     if (err instanceof EtcdUnavailableError) {

@@ -299,7 +299,7 @@ export const FLAGS: readonly FlagSpec[] = [
     kind: "path",
     defaultText: "none: values are stored in clear",
     help: "EncryptionConfiguration file (apiserver.config.platform.io/v1): the resources the " +
-      "file store encrypts at rest (aescbc, aesgcm, secretbox, identity) and their keys.",
+      "file and etcd3 stores encrypt at rest (aescbc, aesgcm, secretbox, identity) and their keys.",
   },
   {
     name: "history-retention",

@@ -168,6 +168,7 @@ registerStorageBackend({
       watchBufferSize: opts.watchBufferSize,
       clock: opts.clock,
       logger: opts.logger,
+      transformer: opts.transformer,
     });
   },
 });

@@ -17,6 +17,7 @@
  * @module
  */
 
+import type { ValueTransformer } from "../transformer.ts";
 import { RevisionProbe } from "./revision_probe.ts";
 import type { StoreLogger } from "../logger.ts";
 import {
@@ -70,6 +71,9 @@ export interface EtcdStoreOptions {
   route?: EtcdRoute;
   /** How long a read waits for the mirror to catch up with etcd. @default 10_000 */
   catchUpTimeoutMs?: number;
+  /** Turns values into what etcd keeps and back (encryption at rest); the mirror holds plain
+   * values. @default values as they are */
+  transformer?: ValueTransformer;
 }
 
 const enc = new TextEncoder();
@@ -117,6 +121,8 @@ export class EtcdStore implements Store {
   readonly #catchUpMs: number;
   readonly #revisions: RevisionProbe;
   readonly #logger: StoreLogger;
+  readonly #transformer: ValueTransformer | undefined;
+  readonly #read: ValueReader;
   #lastWrite = 0;
   #keyChains = new Map<string, Promise<void>>();
   #writes = 0;
@@ -132,6 +138,8 @@ export class EtcdStore implements Store {
     this.#catchUpMs = opts.catchUpTimeoutMs ?? 10_000;
     this.#revisions = new RevisionProbe(client, enc.encode(`${this.#prefix}/`));
     this.#logger = opts.logger ?? console;
+    this.#transformer = opts.transformer;
+    this.#read = readValues(opts.transformer);
     this.#watcher = new EtcdWatcher(client, mirror, {
       prefix: this.#prefix,
       logger: this.#logger,
@@ -173,7 +181,8 @@ export class EtcdStore implements Store {
       const from = await oldestReadable(client, all, Math.max(1, now - REPLAY_REVISIONS), now);
       const res = await client.range({ key: all, range_end: prefixEnd(prefix), revision: from });
       const strip = (opts.keyPrefix ?? "").length;
-      const kvs = res.kvs.map((kv) => decodeKv(kv, strip));
+      const read = readValues(opts.transformer);
+      const kvs = res.kvs.map((kv) => decodeKv(kv, strip, read));
       const mirror = new Mirror(kvs, from - REVISION_OFFSET, {
         historyRetentionMs: opts.historyRetentionMs,
         watchBufferSize: opts.watchBufferSize,
@@ -318,7 +327,7 @@ export class EtcdStore implements Store {
       const k = this.#etcdKey(key);
       const res = await this.#client.txn({
         compare: [{ key: k, target: "CREATE", result: "EQUAL", create_revision: 0 }],
-        success: [{ request_put: { key: k, value: enc.encode(value) } }],
+        success: [{ request_put: { key: k, value: this.#stored(key, value) } }],
         failure: [],
       });
       if (!res.succeeded) throw new StoreError("KeyExists", key, `Key "${key}" already exists`);
@@ -332,7 +341,7 @@ export class EtcdStore implements Store {
       checkValue(key, value);
       const k = this.#etcdKey(key);
       const res = await this.#conditional(key, expectedRevision, {
-        request_put: { key: k, value: enc.encode(value), prev_kv: true },
+        request_put: { key: k, value: this.#stored(key, value), prev_kv: true },
       });
       const rev = res.header.revision - REVISION_OFFSET;
       const prev = res.responses[0]?.response_put?.prev_kv;
@@ -503,7 +512,19 @@ export class EtcdStore implements Store {
   }
 
   #decode(kv: RawKeyValue): KeyValue {
-    return decodeKv(kv, this.#prefix.length);
+    return decodeKv(kv, this.#prefix.length, this.#read);
+  }
+
+  /** What etcd keeps for `value` under `key`. */
+  #stored(key: string, value: string): Uint8Array {
+    const t = this.#transformer;
+    return enc.encode(t ? t.toStorage(key, value) : value);
+  }
+
+  /** Whether the value was read in another form than a write would make now (another key or
+   * provider): an update then rewrites it even when nothing changed. */
+  isStale(kv: KeyValue): boolean {
+    return staleRead.has(kv);
   }
 }
 
@@ -520,13 +541,29 @@ export function etcdKeyPrefix(etcdPrefix: string): string {
   return p.endsWith(STORE_ROOT) ? p.slice(0, -STORE_ROOT.length) : p;
 }
 
-function decodeKv(kv: RawKeyValue, strip: number): KeyValue {
-  return Object.freeze({
-    key: dec.decode(kv.key).slice(strip),
-    value: dec.decode(kv.value),
+/** Reads a stored value: through the transformer (noting stale forms) or as it is. */
+type ValueReader = (key: string, stored: string) => { value: string; stale: boolean };
+
+function readValues(transformer: ValueTransformer | undefined): ValueReader {
+  return transformer
+    ? (key, stored) => transformer.fromStorage(key, stored)
+    : (_key, stored) => ({ value: stored, stale: false });
+}
+
+/** Stale values read by {@link decodeKv} (by identity of the KeyValue). */
+const staleRead = new WeakSet<KeyValue>();
+
+function decodeKv(kv: RawKeyValue, strip: number, read: ValueReader): KeyValue {
+  const key = dec.decode(kv.key).slice(strip);
+  const { value, stale } = read(key, dec.decode(kv.value));
+  const out = Object.freeze({
+    key,
+    value,
     createRevision: kv.create_revision - REVISION_OFFSET,
     modRevision: kv.mod_revision - REVISION_OFFSET,
   });
+  if (stale) staleRead.add(out);
+  return out;
 }
 
 function closed(key: string): StoreError {
