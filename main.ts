@@ -169,6 +169,7 @@ async function serve(config: ServerConfig): Promise<number> {
       etcdKeyFile: config.etcdKeyFile,
       token: config.token,
       etcdCompactionIntervalMs: config.etcdCompactionInterval,
+      storageCountPeriodMs: config.etcdCountMetricPollPeriod,
       snapshotIntervalMs: config.snapshotInterval,
       snapshotRetention: config.snapshotRetention,
       snapshotDir: config.snapshotDir,

@@ -279,3 +279,32 @@ Deno.test("metrics off (the bench's baseline): nothing is measured and /metrics 
   assertEquals(made.status, 201);
   assertEquals((await ts.json("GET", "/metrics")).status, 404);
 });
+
+Deno.test("--etcd-count-metric-poll-period: stored objects are counted again once a period has passed; 0 turns the metric off", async () => {
+  const count = async (s: Awaited<ReturnType<typeof testServer>>) =>
+    sample(await (await s.request("GET", "/metrics")).text(), "apiserver_storage_objects", {
+      resource: "configmaps",
+    });
+  const cm = (s: Awaited<ReturnType<typeof testServer>>, name: string) =>
+    s.json("POST", "/api/v1/namespaces/default/configmaps", { body: { metadata: { name } } });
+  {
+    // Within the period a scrape shows the count taken at the first.
+    await using s = await testServer({ storageCountPeriodMs: 3_600_000 });
+    const before = (await count(s))!;
+    await cm(s, "one");
+    assertEquals(await count(s), before);
+  }
+  {
+    // Past it, the objects are counted again.
+    await using s = await testServer({ storageCountPeriodMs: 1 });
+    const before = (await count(s))!;
+    await cm(s, "one");
+    await new Promise((r) => setTimeout(r, 5));
+    assertEquals(await count(s), before + 1);
+  }
+  {
+    await using s = await testServer({ storageCountPeriodMs: 0 });
+    await cm(s, "one");
+    assertEquals(await count(s), undefined);
+  }
+});

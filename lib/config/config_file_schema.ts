@@ -63,6 +63,7 @@ export const fileSchema = z.strictObject({
   etcdKeyFile: z.string().optional(),
   token: z.string().optional(),
   etcdCompactionInterval: z.string().optional(),
+  etcdCountMetricPollPeriod: z.string().optional(),
   snapshotInterval: z.string().optional(),
   snapshotRetention: z.number().optional(),
   snapshotDir: z.string().optional(),

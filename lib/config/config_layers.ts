@@ -154,6 +154,9 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "etcdPrefix":
       values.etcdPrefix = parseEtcdPrefix(one);
       break;
+    case "etcdCountMetricPollPeriod":
+      values.etcdCountMetricPollPeriod = parseDuration(one);
+      break;
     case "etcdCompactionInterval":
     case "snapshotInterval":
       values[field] = parseDuration(one);

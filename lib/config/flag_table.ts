@@ -272,6 +272,14 @@ export const FLAGS: readonly FlagSpec[] = [
       "disables.",
   },
   {
+    name: "etcd-count-metric-poll-period",
+    field: "etcdCountMetricPollPeriod",
+    kind: "duration",
+    defaultText: "1m",
+    help: "How often the stored objects per resource (apiserver_storage_objects on /metrics) " +
+      "are counted again; 0 turns that metric off. Any backend.",
+  },
+  {
     name: "snapshot-interval",
     field: "snapshotInterval",
     kind: "duration",

@@ -87,6 +87,7 @@ Deno.test("every flag but --config has a config-file field and help text", () =>
     "etcd-keyfile",
     "token",
     "etcd-compaction-interval",
+    "etcd-count-metric-poll-period",
     "snapshot-interval",
     "snapshot-retention",
     "snapshot-dir",

@@ -103,6 +103,8 @@ export async function loadServerConfig(
     etcdKeyFile: pick("etcdKeyFile"),
     token: pick("token"),
     etcdCompactionInterval: pick("etcdCompactionInterval") ?? DEFAULTS.etcdCompactionInterval,
+    etcdCountMetricPollPeriod: pick("etcdCountMetricPollPeriod") ??
+      DEFAULTS.etcdCountMetricPollPeriod,
     snapshotInterval: pick("snapshotInterval") ?? DEFAULTS.snapshotInterval,
     snapshotRetention: pick("snapshotRetention") ?? DEFAULTS.snapshotRetention,
     snapshotDir: pick("snapshotDir"),

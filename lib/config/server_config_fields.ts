@@ -98,6 +98,8 @@ export interface ServerConfig {
   token?: string;
   /** Milliseconds; 0 disables. */
   etcdCompactionInterval: number;
+  /** Milliseconds between counts of the stored objects (`apiserver_storage_objects`); 0: none. */
+  etcdCountMetricPollPeriod: number;
   /** Milliseconds between scheduled snapshots; 0: none. */
   snapshotInterval: number;
   /** Scheduled snapshot files kept. */
@@ -181,6 +183,7 @@ export const DEFAULTS = {
   storage: "file" as StorageBackend,
   etcdPrefix: "/registry",
   etcdCompactionInterval: 5 * 60_000,
+  etcdCountMetricPollPeriod: 60_000,
   snapshotInterval: 0,
   snapshotRetention: 5,
   historyRetention: 5 * 60_000,

@@ -20,6 +20,7 @@ Deno.test("defaults apply without flags or file", async () => {
     tlsSANs: [],
     enableAdmissionPlugins: [],
     etcdCompactionInterval: 300_000,
+    etcdCountMetricPollPeriod: 60_000,
     snapshotInterval: 0,
     snapshotRetention: 5,
     etcdPrefix: "/registry",

@@ -97,7 +97,7 @@ export async function buildRequestHandler(
     configured: () => authnConfig?.config.anonymous !== undefined || opts.anonymousAuth === true,
   };
   const metrics = config.metrics;
-  if (metrics) countStoredObjects(metrics, api);
+  if (metrics) countStoredObjects(metrics, api, opts.storageCountPeriodMs ?? 60_000);
   const deadlines = new RequestDeadlines();
   resources.add("the request deadlines", () => deadlines.stop());
   const authorizer = controllers.authorizer;

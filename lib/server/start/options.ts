@@ -30,6 +30,8 @@ export interface StartOptions {
   etcdKeyFile?: string;
   /** `storage: "etcd3"`: how often etcd is compacted; 0 disables. @default 300_000 */
   etcdCompactionIntervalMs?: number;
+  /** How often `apiserver_storage_objects` is counted again; 0: not at all. @default 60_000 */
+  storageCountPeriodMs?: number;
   /** Snapshots of the store every this often (`--snapshot-interval`); 0 or absent: none. */
   snapshotIntervalMs?: number;
   /** How many scheduled snapshot files are kept (`--snapshot-retention`). @default 5 */
