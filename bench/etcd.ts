@@ -17,6 +17,7 @@ import { createNamespace, fill, listRevision, measureLag, WatchFleet } from "./w
 import type { Api } from "./watch.ts";
 import { startEtcdMember } from "../lib/storage/testing/etcd_member.ts";
 import { EtcdClient } from "../lib/storage/etcd/client.ts";
+import { admin, median } from "./figures_common.ts";
 
 export interface EtcdFigures {
   /** Create-if-absent transactions/s into etcd, 32 concurrent, through the backend's client. */
@@ -103,7 +104,6 @@ export async function etcdFigures(o: AuthOptions): Promise<EtcdFigures> {
         await measured("consistent gets/s on etcd", etcd.api, { ...get, paths } as never),
       );
     }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
     const getsFile = median(rounds.file);
     const getsEtcd = median(rounds.etcd);
     const getsEtcdConsistent = median(rounds.consistent);
@@ -220,15 +220,4 @@ async function listLatency(api: Api, collection: string): Promise<number> {
   }
   times.sort((a, b) => a - b);
   return times[2];
-}
-
-async function admin(api: Api, path: string, body: unknown): Promise<void> {
-  const res = await fetch(api.url + path, {
-    method: "POST",
-    client: api.client,
-    headers: { ...api.headers, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (res.status >= 300) throw new Error(`POST ${path} → ${res.status}: ${await res.text()}`);
-  await res.arrayBuffer();
 }

@@ -13,6 +13,7 @@ import { requestInfoOf } from "../lib/server/request_info.ts";
 import { requestLabelsOf } from "../lib/server/request_labels.ts";
 import type { Api } from "./watch.ts";
 import type { WrkRequest } from "./wrk.ts";
+import { admin, median } from "./figures_common.ts";
 
 export interface MetricsOptions extends AuthOptions {
   /** Starts `platform serve` with metrics off. */
@@ -163,21 +164,4 @@ function cpuSeconds(pid: number | undefined): number {
   } catch {
     return NaN;
   }
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
-async function admin(api: Api, path: string, body: unknown): Promise<void> {
-  const res = await fetch(api.url + path, {
-    method: "POST",
-    client: api.client,
-    headers: { ...api.headers, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (res.status >= 300) throw new Error(`POST ${path} → ${res.status}: ${await res.text()}`);
-  await res.arrayBuffer();
 }

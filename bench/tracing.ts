@@ -10,6 +10,7 @@ import type { AuthOptions } from "./auth.ts";
 import type { Api } from "./watch.ts";
 import type { WrkRequest } from "./wrk.ts";
 import { otlpReceiver } from "../tests/otlp_receiver.ts";
+import { admin, median } from "./figures_common.ts";
 
 export interface TracingFigures {
   creates: Record<Mode, number>;
@@ -90,21 +91,4 @@ export async function tracingFigures(o: AuthOptions): Promise<TracingFigures> {
   } finally {
     for (const s of Object.values(servers)) await s.stop();
   }
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
-async function admin(api: Api, path: string, body: unknown): Promise<void> {
-  const res = await fetch(api.url + path, {
-    method: "POST",
-    client: api.client,
-    headers: { ...api.headers, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (res.status >= 300) throw new Error(`POST ${path} → ${res.status}: ${await res.text()}`);
-  await res.arrayBuffer();
 }
