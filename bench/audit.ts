@@ -6,7 +6,6 @@
  */
 
 import type { AuthOptions } from "./auth.ts";
-import type { Api } from "./watch.ts";
 import type { WrkRequest } from "./wrk.ts";
 import { admin, median } from "./figures_common.ts";
 

@@ -11,7 +11,6 @@ import type { AuthOptions, AuthServer } from "./auth.ts";
 import { ServerMetrics } from "../lib/metrics/mod.ts";
 import { requestInfoOf } from "../lib/server/request_info.ts";
 import { requestLabelsOf } from "../lib/server/request_labels.ts";
-import type { Api } from "./watch.ts";
 import type { WrkRequest } from "./wrk.ts";
 import { admin, median } from "./figures_common.ts";
 

@@ -7,7 +7,6 @@
  */
 
 import type { AuthOptions } from "./auth.ts";
-import type { Api } from "./watch.ts";
 import type { WrkRequest } from "./wrk.ts";
 import { otlpReceiver } from "../tests/otlp_receiver.ts";
 import { admin, median } from "./figures_common.ts";
