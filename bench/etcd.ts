@@ -23,6 +23,8 @@ export interface EtcdFigures {
   /** Create-if-absent transactions/s into etcd, 32 concurrent, through the backend's client. */
   etcdPutsPerSec: number;
   createsEtcd: number;
+  /** The same creates on the file store (for context; it also evens out what each holds). */
+  createsFile: number;
   getsEtcd: number;
   getsFile: number;
   /** Gets without resourceVersion: each confirms etcd's revision first. */
@@ -81,6 +83,8 @@ export async function etcdFigures(o: AuthOptions): Promise<EtcdFigures> {
       return r.perSec;
     };
     const createsEtcd = await measured("creates/s on etcd", etcd.api, create);
+    // The same load on the file store: both servers then hold as many objects for the gets.
+    const createsFile = await measured("creates/s on the file store", file.api, create);
 
     // From the watch cache (resourceVersion=0) on both; consistent gets on etcd cost a round trip.
     const paths = Array.from({ length: OBJECTS }, (_, i) => `${COLLECTION}/read-${i}`);
@@ -163,6 +167,7 @@ export async function etcdFigures(o: AuthOptions): Promise<EtcdFigures> {
     return {
       etcdPutsPerSec,
       createsEtcd,
+      createsFile,
       getsEtcd,
       getsFile,
       getsEtcdConsistent,

@@ -1324,6 +1324,14 @@ async function etcdRows(
       getRatio >= 1 / 1.2,
     ),
     row(
+      "configmap creates/s, 32 clients, on etcd vs the file store",
+      fmt(e.createsEtcd),
+      `file store ${fmt(e.createsFile)}`,
+      e.createsEtcd / e.createsFile,
+      "—",
+      true,
+    ),
+    row(
       "configmap gets/s, 32 clients, on etcd, consistent (no resourceVersion)",
       fmt(e.getsEtcdConsistent),
       `file store ${fmt(e.getsFile)}`,
