@@ -24,7 +24,7 @@ const NAMESPACES_PREFIX = resourcePrefix("", "namespaces");
 export function namespaceObjects(store: Store): (name: string) => Promise<KubeObject | undefined> {
   const decoded = new WeakMap<KeyValue, KubeObject>();
   return async (name: string) => {
-    const kv = await store.get(NAMESPACES_PREFIX + name);
+    const kv = await readNamespace(store, name);
     if (!kv) return undefined;
     let ns = decoded.get(kv);
     if (!ns) {
@@ -50,9 +50,7 @@ function deepFreeze(o: unknown): void {
 export function namespaceLookup(store: Store): NamespaceLookup {
   // Stored values are immutable and replaced on every write: decode each one once.
   const phases = new WeakMap<KeyValue, NamespacePhase>();
-  return async (name: string) => {
-    const kv = await store.get(NAMESPACES_PREFIX + name);
-    if (!kv) return undefined;
+  const phaseOf = (kv: KeyValue) => {
     let phase = phases.get(kv);
     if (phase === undefined) {
       const ns = JSON.parse(kv.value);
@@ -63,6 +61,22 @@ export function namespaceLookup(store: Store): NamespaceLookup {
     }
     return phase;
   };
+  return async (name: string) => {
+    const cached = await store.get(NAMESPACES_PREFIX + name, { cached: true });
+    if (cached && phaseOf(cached) === "Active") return "Active";
+    // Missing or terminating here: ask the store for the newest (kube's live lookup).
+    const kv = await store.get(NAMESPACES_PREFIX + name);
+    return kv ? phaseOf(kv) : undefined;
+  };
+}
+
+/**
+ * A namespace as this server holds it (kube's admission reads its informer's cache), or, when
+ * it holds none, as the store has it now: a namespace just made on another replica is found.
+ */
+async function readNamespace(store: Store, name: string): Promise<KeyValue | undefined> {
+  return await store.get(NAMESPACES_PREFIX + name, { cached: true }) ??
+    await store.get(NAMESPACES_PREFIX + name);
 }
 
 /**
