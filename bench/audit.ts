@@ -6,8 +6,7 @@
  */
 
 import type { AuthOptions } from "./auth.ts";
-import type { WrkRequest } from "./wrk.ts";
-import { admin, median } from "./figures_common.ts";
+import { alternateRounds, seedConfigMaps } from "./figures_common.ts";
 
 export interface AuditFigures {
   creates: Record<Level, number>;
@@ -16,11 +15,6 @@ export interface AuditFigures {
 }
 
 type Level = "none" | "Metadata" | "RequestResponse";
-
-const CONNECTIONS = 32;
-const ROUNDS = 3;
-const COLLECTION = "/api/v1/namespaces/default/configmaps";
-const OBJECTS = 500;
 
 export async function auditFigures(o: AuthOptions): Promise<AuditFigures> {
   const problems: string[] = [];
@@ -43,40 +37,10 @@ export async function auditFigures(o: AuthOptions): Promise<AuditFigures> {
     Metadata: await o.start(`${o.dir}/metadata`, await flags("Metadata")),
     RequestResponse: await o.start(`${o.dir}/rr`, await flags("RequestResponse")),
   };
-  const levels = Object.keys(servers) as Level[];
   try {
-    const data = { a: "1", b: "2", c: "3" };
-    const paths: string[] = [];
-    for (let i = 0; i < OBJECTS; i++) paths.push(`${COLLECTION}/read-${i}`);
-    for (const s of Object.values(servers)) {
-      for (let i = 0; i < OBJECTS; i++) {
-        await admin(s.api, COLLECTION, { metadata: { name: `read-${i}` }, data });
-      }
-    }
-    const create = {
-      method: "POST" as const,
-      paths: [COLLECTION],
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ metadata: { generateName: "bench-" }, data }),
-      expected: 201,
-    };
-    const get = { method: "GET" as const, paths, headers: {}, expected: 200 };
-    const alternate = async (label: string, req: WrkRequest & { expected: number }) => {
-      const runs: Record<Level, number[]> = { none: [], Metadata: [], RequestResponse: [] };
-      for (let round = 0; round < ROUNDS; round++) {
-        const order = round % 2 ? [...levels].reverse() : levels;
-        for (const level of order) {
-          const r = await o.measure(servers[level].api, CONNECTIONS, o.ms, req);
-          o.note(`${label}, audit ${level}: ${Math.round(r.perSec)}/s`);
-          if (r.errors) {
-            problems.push(`${label}, ${level}: ${r.errors} errors, first: ${r.firstError}`);
-          }
-          runs[level].push(r.perSec);
-          await new Promise((r) => setTimeout(r, req.method === "POST" ? 1_500 : 300));
-        }
-      }
-      return Object.fromEntries(levels.map((l) => [l, median(runs[l])])) as Record<Level, number>;
-    };
+    const { create, get } = await seedConfigMaps(Object.values(servers));
+    const alternate = (label: string, req: typeof get) =>
+      alternateRounds(o, { servers, req, label: (l) => `${label}, audit ${l}`, problems });
     await new Promise((r) => setTimeout(r, 2_000));
     const gets = await alternate("configmap gets", get);
     const creates = await alternate("configmap creates", create);

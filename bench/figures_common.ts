@@ -1,6 +1,8 @@
 /** Small helpers the figure modules of the bench share. */
 
+import type { AuthOptions, AuthServer } from "./auth.ts";
 import type { Api } from "./watch.ts";
+import type { WrkRequest } from "./wrk.ts";
 
 /** The median of `xs` (the mean of the middle two for an even count). */
 export function median(xs: number[]): number {
@@ -19,4 +21,68 @@ export async function admin(api: Api, path: string, body: unknown): Promise<void
   });
   if (res.status >= 300) throw new Error(`POST ${path} → ${res.status}: ${await res.text()}`);
   await res.arrayBuffer();
+}
+
+type Measured = Awaited<ReturnType<AuthOptions["measure"]>>;
+type Request = WrkRequest & { expected: number };
+
+const CONNECTIONS = 32;
+const ROUNDS = 3;
+const COLLECTION = "/api/v1/namespaces/default/configmaps";
+const OBJECTS = 500;
+
+/**
+ * Makes the same 500 configmaps on every server; the creates and gets the figures that compare
+ * servers measure (creates add new objects, gets cycle over these).
+ */
+export async function seedConfigMaps(
+  servers: AuthServer[],
+): Promise<{ create: Request; get: Request }> {
+  const data = { a: "1", b: "2", c: "3" };
+  const paths: string[] = [];
+  for (let i = 0; i < OBJECTS; i++) paths.push(`${COLLECTION}/read-${i}`);
+  for (const s of servers) {
+    for (let i = 0; i < OBJECTS; i++) {
+      await admin(s.api, COLLECTION, { metadata: { name: `read-${i}` }, data });
+    }
+  }
+  return {
+    create: {
+      method: "POST",
+      paths: [COLLECTION],
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ metadata: { generateName: "bench-" }, data }),
+      expected: 201,
+    },
+    get: { method: "GET", paths, headers: {}, expected: 200 },
+  };
+}
+
+/**
+ * `req` at 32 clients on each server, in rounds that alternate the order between them; the
+ * median requests/s per server. `run` wraps each measurement (to record more of it).
+ */
+export async function alternateRounds<M extends string>(o: AuthOptions, opts: {
+  servers: Record<M, AuthServer>;
+  req: Request;
+  /** How a run is named in notes and problems. */
+  label: (mode: M) => string;
+  problems: string[];
+  run?: (mode: M, measure: () => Promise<Measured>) => Promise<Measured>;
+}): Promise<Record<M, number>> {
+  const modes = Object.keys(opts.servers) as M[];
+  const runs = new Map<M, number[]>(modes.map((m) => [m, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const mode of round % 2 ? [...modes].reverse() : modes) {
+      const measure = () => o.measure(opts.servers[mode].api, CONNECTIONS, o.ms, opts.req);
+      const r = await (opts.run ? opts.run(mode, measure) : measure());
+      o.note(`${opts.label(mode)}: ${Math.round(r.perSec)}/s`);
+      if (r.errors) {
+        opts.problems.push(`${opts.label(mode)}: ${r.errors} errors, first: ${r.firstError}`);
+      }
+      runs.get(mode)!.push(r.perSec);
+      await new Promise((r) => setTimeout(r, opts.req.method === "POST" ? 1_500 : 300));
+    }
+  }
+  return Object.fromEntries(modes.map((m) => [m, median(runs.get(m)!)])) as Record<M, number>;
 }

@@ -11,8 +11,7 @@ import type { AuthOptions, AuthServer } from "./auth.ts";
 import { ServerMetrics } from "../lib/metrics/mod.ts";
 import { requestInfoOf } from "../lib/server/request_info.ts";
 import { requestLabelsOf } from "../lib/server/request_labels.ts";
-import type { WrkRequest } from "./wrk.ts";
-import { admin, median } from "./figures_common.ts";
+import { alternateRounds, median, seedConfigMaps } from "./figures_common.ts";
 
 export interface MetricsOptions extends AuthOptions {
   /** Starts `platform serve` with metrics off. */
@@ -33,11 +32,6 @@ export interface MetricsFigures {
 
 type Mode = "on" | "off";
 
-const CONNECTIONS = 32;
-const ROUNDS = 3;
-const COLLECTION = "/api/v1/namespaces/default/configmaps";
-const OBJECTS = 500;
-
 export async function metricsFigures(o: MetricsOptions): Promise<MetricsFigures> {
   const problems: string[] = [];
   await Deno.mkdir(o.dir, { recursive: true });
@@ -45,51 +39,27 @@ export async function metricsFigures(o: MetricsOptions): Promise<MetricsFigures>
     off: await o.startWithoutMetrics(`${o.dir}/off`, []),
     on: await o.start(`${o.dir}/on`, []),
   };
-  const modes: Mode[] = ["off", "on"];
   try {
-    const data = { a: "1", b: "2", c: "3" };
-    const paths: string[] = [];
-    for (let i = 0; i < OBJECTS; i++) paths.push(`${COLLECTION}/read-${i}`);
-    for (const s of Object.values(servers)) {
-      for (let i = 0; i < OBJECTS; i++) {
-        await admin(s.api, COLLECTION, { metadata: { name: `read-${i}` }, data });
-      }
-    }
+    const { create, get } = await seedConfigMaps(Object.values(servers));
     await checkMetricsServed(servers, problems);
-    const create = {
-      method: "POST" as const,
-      paths: [COLLECTION],
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ metadata: { generateName: "bench-" }, data }),
-      expected: 201,
-    };
-    const get = { method: "GET" as const, paths, headers: {}, expected: 200 };
-    const alternate = async (label: string, req: WrkRequest & { expected: number }) => {
-      const runs: Record<Mode, number[]> = { on: [], off: [] };
+    const alternate = async (label: string, req: typeof get) => {
       const cpu: Record<Mode, number[]> = { on: [], off: [] };
-      for (let round = 0; round < ROUNDS; round++) {
-        const order = round % 2 ? [...modes].reverse() : modes;
-        for (const mode of order) {
+      const perSec = await alternateRounds(o, {
+        servers,
+        req,
+        label: (m) => `${label}, metrics ${m}`,
+        problems,
+        run: async (mode, measure) => {
           const cpuBefore = cpuSeconds(servers[mode].pid);
-          const r = await o.measure(servers[mode].api, CONNECTIONS, o.ms, req);
+          const r = await measure();
           const perRequest = (cpuSeconds(servers[mode].pid) - cpuBefore) * 1e6 /
             (r.perSec * o.ms / 1000);
           cpu[mode].push(perRequest);
-          o.note(
-            `${label}, metrics ${mode}: ${Math.round(r.perSec)}/s, ` +
-              `${perRequest.toFixed(1)} µs CPU per request`,
-          );
-          if (r.errors) {
-            problems.push(`${label}, metrics ${mode}: ${r.errors} errors, first: ${r.firstError}`);
-          }
-          runs[mode].push(r.perSec);
-          await new Promise((r) => setTimeout(r, req.method === "POST" ? 1_500 : 300));
-        }
-      }
-      return {
-        perSec: { on: median(runs.on), off: median(runs.off) },
-        cpuMicros: { on: median(cpu.on), off: median(cpu.off) },
-      };
+          o.note(`${label}, metrics ${mode}: ${perRequest.toFixed(1)} µs CPU per request`);
+          return r;
+        },
+      });
+      return { perSec, cpuMicros: { on: median(cpu.on), off: median(cpu.off) } };
     };
     await new Promise((r) => setTimeout(r, 2_000));
     const gets = await alternate("configmap gets", get);

@@ -7,9 +7,8 @@
  */
 
 import type { AuthOptions } from "./auth.ts";
-import type { WrkRequest } from "./wrk.ts";
 import { otlpReceiver } from "../tests/otlp_receiver.ts";
-import { admin, median } from "./figures_common.ts";
+import { alternateRounds, seedConfigMaps } from "./figures_common.ts";
 
 export interface TracingFigures {
   creates: Record<Mode, number>;
@@ -21,11 +20,6 @@ export interface TracingFigures {
 }
 
 type Mode = "none" | "traced";
-
-const CONNECTIONS = 32;
-const ROUNDS = 3;
-const COLLECTION = "/api/v1/namespaces/default/configmaps";
-const OBJECTS = 500;
 
 export async function tracingFigures(o: AuthOptions): Promise<TracingFigures> {
   const problems: string[] = [];
@@ -43,44 +37,21 @@ export async function tracingFigures(o: AuthOptions): Promise<TracingFigures> {
     none: await o.start(`${o.dir}/none`, []),
     traced: await o.start(`${o.dir}/traced`, ["--tracing-config-file", config]),
   };
-  const modes = Object.keys(servers) as Mode[];
   let tracedRequests = 0;
   try {
-    const data = { a: "1", b: "2", c: "3" };
-    const paths: string[] = [];
-    for (let i = 0; i < OBJECTS; i++) paths.push(`${COLLECTION}/read-${i}`);
-    for (const s of Object.values(servers)) {
-      for (let i = 0; i < OBJECTS; i++) {
-        await admin(s.api, COLLECTION, { metadata: { name: `read-${i}` }, data });
-      }
-    }
-    const create = {
-      method: "POST" as const,
-      paths: [COLLECTION],
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ metadata: { generateName: "bench-" }, data }),
-      expected: 201,
-    };
-    const get = { method: "GET" as const, paths, headers: {}, expected: 200 };
-    const alternate = async (label: string, req: WrkRequest & { expected: number }) => {
-      const runs: Record<Mode, number[]> = { none: [], traced: [] };
-      for (let round = 0; round < ROUNDS; round++) {
-        const order = round % 2 ? [...modes].reverse() : modes;
-        for (const mode of order) {
-          const r = await o.measure(servers[mode].api, CONNECTIONS, o.ms, req);
-          o.note(
-            `${label}, ${mode === "none" ? "no tracing" : "traced"}: ${Math.round(r.perSec)}/s`,
-          );
-          if (r.errors) {
-            problems.push(`${label}, ${mode}: ${r.errors} errors, first: ${r.firstError}`);
-          }
+    const { create, get } = await seedConfigMaps(Object.values(servers));
+    const alternate = (label: string, req: typeof get) =>
+      alternateRounds(o, {
+        servers,
+        req,
+        label: (m) => `${label}, ${m === "none" ? "no tracing" : "traced"}`,
+        problems,
+        run: async (mode, measure) => {
+          const r = await measure();
           if (mode === "traced") tracedRequests += Math.round(r.perSec * o.ms / 1000);
-          runs[mode].push(r.perSec);
-          await new Promise((r) => setTimeout(r, req.method === "POST" ? 1_500 : 300));
-        }
-      }
-      return Object.fromEntries(modes.map((m) => [m, median(runs[m])])) as Record<Mode, number>;
-    };
+          return r;
+        },
+      });
     await new Promise((r) => setTimeout(r, 2_000));
     const gets = await alternate("configmap gets", get);
     const creates = await alternate("configmap creates", create);
