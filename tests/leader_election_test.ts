@@ -10,7 +10,6 @@
 
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
-import { fileURLToPath } from "node:url";
 import { assert, assertEquals } from "./assert.ts";
 import { type TestServer, testServer, tokenFile } from "./harness.ts";
 import {
@@ -21,10 +20,10 @@ import {
 import { keyPair, makeCa, signAlg, verifies } from "../lib/certificates/signer_testdata.ts";
 import { encodePem } from "../lib/api/mod.ts";
 import { parseRuntimeConfig } from "../lib/config/mod.ts";
+import { type Replica as ReplicaProcess, replica } from "./replica_process.ts";
 
 requireEtcdUnderCi("tests/leader_election_test.ts");
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const TOKEN = "leader-election-admin";
 const LEASE = "/apis/coordination.platform.io/v1/namespaces/platform-system/leases/" +
   "platform-controllers";
@@ -32,16 +31,13 @@ const CSRS = "/apis/certificates.platform.io/v1/certificatesigningrequests";
 /** Every wait is bounded by this (start-up, a takeover, a signature). */
 const WAIT_MS = 30_000;
 
-/** One `platform serve` child process. */
+/** One `platform serve` child process, and a client that trusts its CA. */
 interface Replica {
   name: string;
   url: string;
   client: Deno.HttpClient;
-  /** What it logged so far. */
-  log: string[];
-  proc: Deno.ChildProcess;
-  drained: Promise<unknown>;
-  stopped?: Promise<void>;
+  process: ReplicaProcess;
+  stopped?: Promise<Deno.CommandStatus | undefined>;
 }
 
 /** What the replicas share: etcd, the signing CA, the admin token; and the CA to verify with. */
@@ -57,73 +53,29 @@ async function startReplica(
   name: string,
   durations: string[],
 ): Promise<Replica> {
-  const dataDir = `${cluster.dir}/${name}`;
-  const proc = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-all",
-      "main.ts",
-      "serve",
-      "--storage=etcd3",
-      `--etcd-servers=${cluster.etcdUrl}`,
-      `--data-dir=${dataDir}`,
-      "--secure-port=0",
+  const process = await replica(name, {
+    etcdServers: [cluster.etcdUrl],
+    flags: [
       `--token-auth-file=${cluster.tokens}`,
       `--cluster-signing-cert-file=${cluster.dir}/signing-ca.crt`,
       `--cluster-signing-key-file=${cluster.dir}/signing-ca.key`,
       ...durations,
     ],
-    cwd: ROOT,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const log: string[] = [];
-  let onUrl!: (url: string) => void;
-  const served = new Promise<string>((r) => onUrl = r);
-  const pump = async (stream: ReadableStream<Uint8Array>) => {
-    let buf = "";
-    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-      buf += chunk;
-      let nl;
-      while ((nl = buf.indexOf("\n")) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        log.push(line);
-        const m = line.match(/serving on (https:\/\/\S+:\d+)/);
-        if (m) onUrl(m[1]);
-      }
-    }
-  };
-  const drained = Promise.all([pump(proc.stdout), pump(proc.stderr)]);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const url = await Promise.race([
-    served,
-    drained.then(() => undefined),
-    new Promise<undefined>((r) => timer = setTimeout(() => r(undefined), WAIT_MS)),
-  ]);
-  clearTimeout(timer);
-  if (!url) {
-    try {
-      proc.kill("SIGKILL");
-    } catch { /* exited */ }
-    await proc.status;
-    throw new Error(`replica ${name} did not serve:\n${log.join("\n")}`);
-  }
-  const caCerts = [await Deno.readTextFile(`${dataDir}/pki/ca.crt`)];
-  return { name, url, client: Deno.createHttpClient({ caCerts }), log, proc, drained };
+  });
+  await process.start();
+  const caCerts = [await Deno.readTextFile(`${process.dataDir}/pki/ca.crt`)];
+  return { name, url: process.url, client: Deno.createHttpClient({ caCerts }), process };
 }
 
 /** Sends `signal` and waits for the exit; idempotent. */
-function stopReplica(r: Replica, signal: Deno.Signal): Promise<void> {
-  return r.stopped ??= (async () => {
-    try {
-      r.proc.kill(signal);
-    } catch { /* already gone */ }
-    await r.proc.status;
-    await r.drained;
+function stopReplica(
+  r: Replica,
+  signal: "SIGKILL" | "SIGTERM",
+): Promise<Deno.CommandStatus | undefined> {
+  return r.stopped ??= (signal === "SIGKILL" ? r.process.kill() : r.process.stop()).then((s) => {
     r.client.close();
-  })();
+    return s;
+  });
 }
 
 async function call(
@@ -163,7 +115,7 @@ async function lease(r: Replica): Promise<any> {
 
 /** The identity a replica logged when it became leader, if it did. */
 function leaderIdentity(r: Replica): string | undefined {
-  const lines = r.log.filter((l) => l.includes("became leader"));
+  const lines = r.process.lines().filter((l) => l.includes("became leader"));
   return lines.at(-1)?.match(/held by (\S+)/)?.[1];
 }
 
@@ -220,6 +172,7 @@ async function cluster(durations: string[]) {
     start,
     async [Symbol.asyncDispose]() {
       await Promise.all(replicas.map((r) => stopReplica(r, "SIGKILL")));
+      for (const r of replicas) await Deno.remove(r.process.dataDir, { recursive: true });
       await member.stop();
       await tokens[Symbol.asyncDispose]();
       await Deno.remove(dir, { recursive: true });
@@ -291,9 +244,8 @@ Deno.test({
     const before = await lease(follower);
     assertEquals(before.leaseDurationSeconds, 60);
 
-    await stopReplica(leader, "SIGTERM");
-    assertEquals(await leader.proc.status.then((s) => s.code), 0);
-    assert(leader.log.some((l) => l.includes("released lease")), leader.log.join("\n"));
+    assertEquals((await stopReplica(leader, "SIGTERM"))?.code, 0);
+    assert(leader.process.lines().some((l) => l.includes("released lease")), leader.process.log());
     const after = await waitFor("the other replica holds the Lease", async () => {
       const spec = await lease(follower);
       return spec.holderIdentity === leaderIdentity(follower) ? spec : undefined;

@@ -1,7 +1,7 @@
 /**
  * `platform serve` replicas as child processes on etcd, for tests that SIGKILL and restart
- * them: each keeps its data directory and port across restarts; all share a `--token`, so one
- * CA and one admin token reach every replica.
+ * them: each keeps its data directory and port across restarts. With a shared `--token`, one CA
+ * and one admin token reach every replica.
  */
 
 import { fileURLToPath } from "node:url";
@@ -16,17 +16,18 @@ export interface Replica {
   readonly running: boolean;
   /** Starts it (again) and resolves once /readyz answers 200. */
   start(): Promise<void>;
-  /** SIGKILL, and waits for the exit. */
-  kill(): Promise<void>;
-  /** SIGTERM, and waits for the exit. */
-  stop(): Promise<void>;
-  /** The last lines it printed. */
+  /** SIGKILL, and waits for the exit (undefined when it was not running). */
+  kill(): Promise<Deno.CommandStatus | undefined>;
+  /** SIGTERM, and waits for the exit (undefined when it was not running). */
+  stop(): Promise<Deno.CommandStatus | undefined>;
+  /** The last lines it printed since it was last started. */
+  lines(): string[];
   log(): string;
 }
 
 export interface ReplicaOptions {
   etcdServers: string[];
-  token: string;
+  token?: string;
   /** More `serve` flags. */
   flags?: string[];
 }
@@ -52,14 +53,10 @@ export async function replica(name: string, opts: ReplicaOptions): Promise<Repli
     "etcd3",
     "--etcd-servers",
     opts.etcdServers.join(","),
-    "--token",
-    opts.token,
+    ...(opts.token === undefined ? [] : ["--token", opts.token]),
     ...(opts.flags ?? []),
   ];
-  const waitExit = async () => {
-    if (!proc) return;
-    await proc.status;
-  };
+  const waitExit = () => proc ? proc.status : Promise.resolve(undefined);
   const r: Replica = {
     name,
     url,
@@ -83,7 +80,7 @@ export async function replica(name: string, opts: ReplicaOptions): Promise<Repli
         (async () => {
           for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
             lines.push(...chunk.split("\n").filter((l) => l));
-            if (lines.length > 100) lines = lines.slice(-100);
+            if (lines.length > 1000) lines = lines.slice(-1000);
           }
         })().catch(() => {});
       }
@@ -109,14 +106,15 @@ export async function replica(name: string, opts: ReplicaOptions): Promise<Repli
         await new Promise((res) => setTimeout(res, 100));
       }
     },
-    async kill() {
+    kill() {
       if (!exited) proc?.kill("SIGKILL");
-      await waitExit();
+      return waitExit();
     },
-    async stop() {
+    stop() {
       if (!exited) proc?.kill("SIGTERM");
-      await waitExit();
+      return waitExit();
     },
+    lines: () => lines,
     log: () => lines.join("\n"),
   };
   return r;
