@@ -24,6 +24,7 @@ import {
   writeFileAtomic,
 } from "../../storage/mod.ts";
 import { silentLogger } from "../../api/mod.ts";
+import { pkiOptionsOf } from "./credentials.ts";
 import type { StartOptions } from "./options.ts";
 
 /** The files under the data directory that are the same on every replica. */
@@ -110,14 +111,7 @@ export async function joinSharedState(
 
 /** Makes whatever shared secret the data directory lacks, as a lone server would. */
 async function makeMissing(opts: StartOptions, dataDir: string, hostname: string) {
-  await ensurePki({
-    dataDir,
-    sans: opts.tlsSANs ?? [],
-    bindAddress: hostname,
-    tlsCertFile: opts.tlsCertFile,
-    tlsPrivateKeyFile: opts.tlsPrivateKeyFile,
-    logger: silentLogger,
-  });
+  await ensurePki({ ...pkiOptionsOf(opts, dataDir, hostname), logger: silentLogger });
   await ensureAdminToken(dataDir);
   await ensureContinueKey(dataDir);
   await ServiceAccountTokens.open(dataDir);

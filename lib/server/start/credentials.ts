@@ -57,14 +57,7 @@ export async function prepareCredentials(
   config: Configuration,
   logger: Logger,
 ): Promise<Credentials> {
-  const pkiOptions = {
-    dataDir,
-    sans: opts.tlsSANs ?? [],
-    bindAddress: hostname,
-    tlsCertFile: opts.tlsCertFile,
-    tlsPrivateKeyFile: opts.tlsPrivateKeyFile,
-    renewalClock: opts.clock,
-  };
+  const pkiOptions = pkiOptionsOf(opts, dataDir, hostname);
   const pki = await ensurePki({ ...pkiOptions, logger });
   // Client certificates: TLS ends in a node:tls front that asks for them (tls_front.ts);
   // made before anything opens, as a bad --client-ca-file fails the start.
@@ -86,6 +79,18 @@ export async function prepareCredentials(
     front,
     adminToken,
     tokens,
+  };
+}
+
+/** What `ensurePki` is given for this server: its data directory, names and certificate files. */
+export function pkiOptionsOf(opts: StartOptions, dataDir: string, hostname: string) {
+  return {
+    dataDir,
+    sans: opts.tlsSANs ?? [],
+    bindAddress: hostname,
+    tlsCertFile: opts.tlsCertFile,
+    tlsPrivateKeyFile: opts.tlsPrivateKeyFile,
+    renewalClock: opts.clock,
   };
 }
 
