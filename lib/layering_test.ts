@@ -14,6 +14,7 @@ const LIB = fileURLToPath(new URL(".", import.meta.url));
 export const LAYERS: Record<string, number> = {
   api: 0,
   egress: 1,
+  kubeconfig: 1,
   metrics: 1,
   tracing: 1,
   cel: 2,
@@ -26,7 +27,9 @@ export const LAYERS: Record<string, number> = {
   encryption: 3,
   patch: 3,
   auth: 4,
+  printers: 4,
   admission: 5,
+  client: 5,
   registry: 6,
   apiextensions: 7,
   certificates: 7,
