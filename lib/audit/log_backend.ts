@@ -19,6 +19,7 @@ import { basename, dirname, extname, join } from "node:path";
 import type { Logger } from "../api/mod.ts";
 import type { AuditLogMode } from "../config/mod.ts";
 import type { AuditEvent } from "./event.ts";
+import { eventJson } from "./event_json.ts";
 import type { Stage } from "./policy.ts";
 
 export { AUDIT_LOG_MODES as LOG_MODES } from "../config/mod.ts";
@@ -115,7 +116,7 @@ function stdoutSink(): Sink {
 }
 
 function line(ev: AuditEvent): Uint8Array {
-  return encoder.encode(JSON.stringify(ev) + "\n");
+  return encoder.encode(eventJson(ev) + "\n");
 }
 
 class BlockingBackend {
@@ -194,7 +195,7 @@ class BatchBackend {
         this.logger.warn(`audit log: dropped ${this.#burst} events while the buffer was full`);
         this.#burst = 0;
       }
-      const bytes = encoder.encode(events.map((e) => JSON.stringify(e) + "\n").join(""));
+      const bytes = encoder.encode(events.map((e) => eventJson(e) + "\n").join(""));
       try {
         await this.out.write(bytes);
       } catch (err) {

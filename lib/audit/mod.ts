@@ -37,6 +37,7 @@ export {
   sourceIPsOf,
   withoutManagedFields,
 } from "./event.ts";
+export { eventJson, plainValue, RawJson } from "./event_json.ts";
 export {
   type AuditBackend,
   type AuditErrorCounter,

@@ -27,6 +27,7 @@
 import type { Logger } from "../api/mod.ts";
 import type { AuditLogMode } from "../config/mod.ts";
 import { AUDIT_EVENT_API_VERSION, type AuditEvent } from "./event.ts";
+import { eventJson } from "./event_json.ts";
 import type { AuditBackend, AuditErrorCounter } from "./log_backend.ts";
 import type { Stage } from "./policy.ts";
 import { injectTraceparent } from "../tracing/mod.ts";
@@ -68,7 +69,7 @@ export interface WebhookBackendOptions {
 /** An `EventList` of `events`, as the webhook receives it. */
 export function eventList(events: readonly AuditEvent[]): string {
   return `{"kind":"EventList","apiVersion":"${AUDIT_EVENT_API_VERSION}","metadata":{},"items":[${
-    events.map((e) => JSON.stringify(e)).join(",")
+    events.map(eventJson).join(",")
   }]}`;
 }
 
@@ -255,7 +256,7 @@ class WebhookBatchBackend {
       count: items.length,
     });
     for (const ev of events) {
-      const item = JSON.stringify(ev);
+      const item = eventJson(ev);
       const size = byteLength(item);
       if (overhead + size > this.#maxBytes) {
         this.#logger.error(

@@ -48,6 +48,11 @@ export interface AuditRecord {
   keepBody: boolean;
   /** The request body as the handler read it. */
   body?: Uint8Array;
+  /** The level records the response's object: the response maker keeps the body it encodes
+   * (respond.ts), so the audit need not read the body back. */
+  keepResponse: boolean;
+  /** The response body as encoded, when kept, and its media type. */
+  response?: { body: string | Uint8Array; contentType: string };
 }
 
 export type Handler = (ctx: RequestContext) => Promise<Response>;

@@ -145,7 +145,12 @@ function buildResponse(
     res = new Response(init, { status: code, headers });
   }
   if (streamed) streamedResponses.add(res);
-  else bodyLengths.set(res, typeof body === "string" ? -body.length : body.length);
+  else {
+    bodyLengths.set(res, typeof body === "string" ? -body.length : body.length);
+    if (ctx.audit?.keepResponse) {
+      ctx.audit.response = { body, contentType: negotiated.contentType };
+    }
+  }
   return res;
 }
 

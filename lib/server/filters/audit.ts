@@ -23,6 +23,7 @@ import {
   newEvent,
   type ObjectReference,
   type PolicyEvaluator,
+  RawJson,
   responseStatusOf,
   sourceIPsOf,
   type Stage,
@@ -88,7 +89,8 @@ async function audited(
     annotations,
   });
   const recordsRequest = level !== "Metadata" && info.isResourceRequest;
-  ctx.audit = { annotations, keepBody: recordsRequest };
+  const recordsResponse = level === "RequestResponse" && info.isResourceRequest;
+  ctx.audit = { annotations, keepBody: recordsRequest, keepResponse: recordsResponse };
   // A blocking webhook makes the request wait for its event.
   const emit = async (stage: Stage) => {
     if (decision.omitStages.has(stage)) return;
@@ -130,7 +132,14 @@ async function audited(
     await emit("ResponseStarted");
     return new Response(untilDone(res.body, () => emit("ResponseComplete")), res);
   }
-  if (level === "RequestResponse" && info.isResourceRequest && res.body) {
+  const kept = ctx.audit.response;
+  if (recordsResponse && kept) {
+    // The body as the handler encoded it: no need to read the response back.
+    recordResponse(ev, kept, decision);
+    await emit("ResponseComplete");
+    return res;
+  }
+  if (recordsResponse && res.body) {
     // The client's copy goes out at once and the event follows once the audit's copy is read:
     // a body that is produced only as the client reads it (a streamed list, the file store's
     // bodies) would otherwise never end while the audit waits for it.
@@ -200,6 +209,35 @@ function recordRequest(ev: AuditEvent, ctx: RequestContext, decision: AuditDecis
   }
   ev.requestObject = decision.omitManagedFields ? withoutManagedFields(obj) : obj;
   fillObjectRef(ev, obj);
+}
+
+/**
+ * The response's object from the body the handler encoded: JSON only (as when read back).
+ * One-line JSON text goes into the event as it is; a pretty one, or one whose managed fields
+ * the policy leaves out, is parsed.
+ */
+function recordResponse(
+  ev: AuditEvent,
+  kept: { body: string | Uint8Array; contentType: string },
+  decision: AuditDecision,
+): void {
+  if (!kept.contentType.includes("json")) return;
+  const text = typeof kept.body === "string" ? kept.body : new TextDecoder().decode(kept.body);
+  let raw: RawJson | undefined;
+  let obj: unknown;
+  try {
+    if (!decision.omitManagedFields && !text.includes("\n")) raw = new RawJson(text);
+    else {
+      obj = JSON.parse(text);
+      if (decision.omitManagedFields) obj = withoutManagedFields(obj);
+    }
+  } catch {
+    return;
+  }
+  ev.responseObject = raw ?? obj;
+  const ref = ev.objectRef;
+  // Only a create's ref lacks what the object has: the raw text is parsed only then.
+  if (ref && (!ref.name || !ref.namespace)) fillObjectRef(ev, raw ? raw.value() : obj);
 }
 
 /** A JSON response body, decoded (gzip undone); undefined for anything else. */
