@@ -14,7 +14,7 @@
 
 import { z } from "zod";
 import { type FieldError, fieldErrorMessage } from "../../api/mod.ts";
-import { formatIssueAsFieldError } from "../schema_issues.ts";
+import { fieldPath, formatIssueAsFieldError, type SchemaIssue, valueAt } from "../schema_issues.ts";
 
 /** A JSON object as read from YAML. */
 export type Obj = Record<string, unknown>;
@@ -85,10 +85,34 @@ export function parseShape<T>(
   if (parsed.success) return { ok: true, value: parsed.data };
   return {
     ok: false,
-    errors: parsed.error.issues.flatMap((i) =>
-      formatIssueAsFieldError({ ...i, path: [...at.prefix, ...i.path] }, at.root)
-    ),
+    errors: parsed.error.issues.flatMap((i) => {
+      const issue = { ...i, path: [...at.prefix, ...i.path] };
+      return numberOrMissing(issue, at.root) ?? formatIssueAsFieldError(issue, at.root);
+    }),
   };
+}
+
+/**
+ * The issues zod words its own way, in kube's words: a missing required field, a number that
+ * is not an integer, an integer out of its Go type's range.
+ */
+function numberOrMissing(issue: SchemaIssue, root: unknown): string[] | undefined {
+  const field = fieldPath(issue.path, { hyphens: false });
+  const value = valueAt(root, issue.path);
+  if (issue.code === "invalid_type" && value === undefined) {
+    return [fieldErrorMessage({ type: "Required", field })];
+  }
+  if (issue.code === "invalid_type" && issue.expected === "int") {
+    return [fieldErrorMessage({ type: "Invalid", field, value, detail: "must be an integer" })];
+  }
+  if (issue.code === "too_big" || issue.code === "too_small") {
+    const bound = Number(issue.code === "too_big" ? issue.maximum : issue.minimum);
+    const detail = Math.abs(bound) <= 2 ** 31
+      ? "must be a 32-bit integer (-2147483648 to 2147483647)"
+      : "must be a 64-bit integer";
+    return [fieldErrorMessage({ type: "Invalid", field, value, detail })];
+  }
+  return undefined;
 }
 
 /** The check of a kind from its three steps: shape, defaults, validation. */

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { checkKindDocument } from "./registry.ts";
-import { formatGoDuration, parseGoDuration } from "./common.ts";
 
 const KCM = [
   "controllermanager.config.platform.io/v1alpha1",
@@ -17,18 +16,6 @@ const kcm = (apiVersion: string, fields: Record<string, unknown> = {}) => ({
   ...fields,
 });
 const errorsOf = (doc: Record<string, unknown>) => checkKindDocument(doc).errors;
-
-Deno.test("Go durations: parsed as Go parses them, written as kube writes them", () => {
-  assert.equal(parseGoDuration("1h30m"), 5_400_000);
-  assert.equal(parseGoDuration("-1.5s"), -1500);
-  assert.equal(parseGoDuration("0"), 0);
-  assert.equal(parseGoDuration("5"), undefined);
-  assert.equal(parseGoDuration("abc"), undefined);
-  assert.deepEqual(
-    [0, 500, 15_000, 60_000, 90_500, 8760 * 3_600_000, -3_600_000].map(formatGoDuration),
-    ["0s", "500ms", "15s", "1m0s", "1m30.5s", "8760h0m0s", "-1h0m0s"],
-  );
-});
 
 Deno.test("KubeControllerManagerConfiguration: kube's defaults under both apiVersions", () => {
   for (const v of KCM) {
@@ -200,39 +187,7 @@ Deno.test("CloudControllerManagerConfiguration: defaults and rules under both ap
   }
 });
 
-Deno.test("LeaderMigrationConfiguration: defaults and kube's rules under every apiVersion", () => {
-  for (
-    const apiVersion of [
-      "controllermanager.config.platform.io/v1alpha1",
-      "controllermanager.config.k8s.io/v1alpha1",
-      "controllermanager.config.k8s.io/v1beta1",
-      "controllermanager.config.k8s.io/v1",
-    ]
-  ) {
-    const doc = {
-      apiVersion,
-      kind: "LeaderMigrationConfiguration",
-      leaderName: "migration",
-      controllerLeaders: [{ name: "route", component: "*" }],
-    };
-    assert.deepEqual(checkKindDocument(doc), {
-      errors: [],
-      defaulted: { ...doc, resourceLock: "leases" },
-    });
-    assert.deepEqual(
-      errorsOf({
-        apiVersion,
-        kind: "LeaderMigrationConfiguration",
-        resourceLock: "configmaps",
-        controllerLeaders: [{ component: "*" }],
-      }),
-      [
-        "leaderName: Required value: leaderName must be set for LeaderMigrationConfiguration",
-        "resourceLock: Invalid value: \"configmaps\": resource Lock must be one of 'leases' or 'endpoints'",
-        "controllerLeaders[0].name: Required value: name must be set",
-      ],
-    );
-  }
+Deno.test("KubeControllerManagerConfiguration: an apiVersion it is not read under", () => {
   assert.deepEqual(errorsOf({ ...kcm(KCM[0]), apiVersion: "v1" }), [
     'apiVersion: Unsupported value: "v1": supported values: "controllermanager.config.platform.io/v1alpha1", "kubecontrollermanager.config.k8s.io/v1alpha1"',
   ]);
