@@ -199,15 +199,16 @@ Deno.test("check-config: an unknown kind, a missing file, malformed YAML: one li
     "foo.yaml": "apiVersion: example.com/v1\nkind: Foo\n",
     "nokind.yaml": "apiVersion: kubescheduler.config.k8s.io/v1\n",
     "broken.yaml": "apiVersion: v1\nkind: [\n",
+    "numeric.yaml": "apiVersion: v1\nkind: 5\n",
     "version.yaml":
       "apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\n",
   });
   const runs = await Promise.all(
-    ["foo.yaml", "nokind.yaml", "broken.yaml", "version.yaml", "none.yaml"].map((name) =>
-      runPlatform("check-config", f.path(name))
-    ),
+    ["foo.yaml", "nokind.yaml", "broken.yaml", "version.yaml", "none.yaml", "numeric.yaml"].map((
+      name,
+    ) => runPlatform("check-config", f.path(name))),
   );
-  const [foo, nokind, broken, version, missing] = runs;
+  const [foo, nokind, broken, version, missing, numeric] = runs;
   for (const run of runs) {
     assertEquals(run.code, 1, run.stderr);
     assertEquals(errorLines(run).length, 1, run.stderr);
@@ -223,6 +224,10 @@ Deno.test("check-config: an unknown kind, a missing file, malformed YAML: one li
     `${
       f.path("version.yaml")
     }: apiVersion: Unsupported value: "kubescheduler.config.k8s.io/v1beta3": supported values: "scheduler.config.platform.io/v1", "kubescheduler.config.k8s.io/v1"\n`,
+  );
+  assertEquals(
+    numeric.stderr,
+    `${f.path("numeric.yaml")}: kind: Invalid value: 5: must be a string\n`,
   );
   assertEquals(missing.stderr, `${f.path("none.yaml")}: cannot read: No such file or directory\n`);
   await Deno.remove(f.dir, { recursive: true });

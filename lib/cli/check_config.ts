@@ -165,9 +165,15 @@ async function checkDocument(
     return;
   }
   const doc = data as Record<string, unknown>;
-  const missing = ["apiVersion", "kind"].filter((f) => typeof doc[f] !== "string" || doc[f] === "");
-  if (missing.length > 0) {
-    result.errors.push(...missing.map((f) => `${label}: ${f}: Required value`));
+  const problems = ["apiVersion", "kind"].flatMap((f) =>
+    doc[f] === undefined || doc[f] === null || doc[f] === ""
+      ? [`${label}: ${f}: Required value`]
+      : typeof doc[f] !== "string"
+      ? [`${label}: ${f}: Invalid value: ${JSON.stringify(doc[f])}: must be a string`]
+      : []
+  );
+  if (problems.length > 0) {
+    result.errors.push(...problems);
     return;
   }
   const kind = doc.kind as string;

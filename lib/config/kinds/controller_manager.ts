@@ -384,11 +384,6 @@ export const kubeControllerManagerKind: ConfigKind = {
   }),
 };
 
-/** The shape check alone, for the server, which applies only the fields a file sets. */
-export function parseKubeControllerManager(doc: Obj) {
-  return kubeControllerManagerSchema.safeParse(doc);
-}
-
 // ---------------------------------------------------------------------------------------
 // CloudControllerManagerConfiguration
 
