@@ -134,9 +134,14 @@ async function checkFile(file: string): Promise<FileResult> {
     result.errors.push(`${file}${loc}: invalid YAML: ${reason}`);
     return result;
   }
-  const contents = list.map((d) => d.toJS() as unknown).filter((d) =>
-    d !== null && d !== undefined
-  );
+  let contents: unknown[];
+  try {
+    contents = list.map((d) => d.toJS() as unknown).filter((d) => d !== null && d !== undefined);
+  } catch (err) {
+    // Aliases past the expansion limit, say.
+    result.errors.push(`${file}: invalid YAML: ${(err as Error).message.split("\n")[0]}`);
+    return result;
+  }
   if (contents.length === 0) {
     result.errors.push(`${file}: the file is empty: expected a document with apiVersion and kind`);
     return result;
