@@ -9,8 +9,9 @@
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { assert, assertEquals } from "./assert.ts";
-import { assertConfigError, runPlatform, testServer } from "./harness.ts";
+import { assertConfigError, freePort, runPlatform } from "./harness.ts";
 import { loadServerConfig, type ServerConfig } from "../lib/config/mod.ts";
 
 const CSRS = "/apis/certificates.platform.io/v1/certificatesigningrequests";
@@ -51,6 +52,74 @@ async function csrBody(name: string, subject: string, signerName: string) {
   };
 }
 
+/** `platform serve` on the memory store as a child process, with the admin token and CA of
+ * its data directory. */
+async function serve(flags: string[]) {
+  const dataDir = await Deno.makeTempDir({ prefix: "kcm-serve-" });
+  const url = `https://127.0.0.1:${freePort()}`;
+  const proc = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-all",
+      fileURLToPath(new URL("../main.ts", import.meta.url)),
+      "serve",
+      "--storage",
+      "memory",
+      "--secure-port",
+      new URL(url).port,
+      "--data-dir",
+      dataDir,
+      ...flags,
+    ],
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const stderr = new Response(proc.stderr).text();
+  let client: Deno.HttpClient | undefined;
+  let token = "";
+  for (let i = 0; i < 600 && client === undefined; i++) {
+    const kubeconfig = await Deno.readTextFile(join(dataDir, "admin.kubeconfig")).catch(() => "");
+    const found = /token: (\S+)/.exec(kubeconfig);
+    if (found) {
+      const c = Deno.createHttpClient({
+        caCerts: [await Deno.readTextFile(join(dataDir, "pki", "ca.crt"))],
+      });
+      const ready = await fetch(`${url}/readyz`, { client: c }).then(async (r) => {
+        await r.body?.cancel();
+        return r.status === 200;
+      }, () => false);
+      if (ready) [client, token] = [c, found[1]];
+      else c.close();
+    }
+    if (client === undefined) await new Promise((r) => setTimeout(r, 100));
+  }
+  if (client === undefined) {
+    proc.kill("SIGKILL");
+    await proc.status;
+    throw new Error(`the server did not become ready:\n${await stderr}`);
+  }
+  const http = client;
+  return {
+    async json(method: string, path: string, o: { body?: unknown } = {}) {
+      const res = await fetch(url + path, {
+        method,
+        client: http,
+        headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+        body: o.body === undefined ? undefined : JSON.stringify(o.body),
+      });
+      return { status: res.status, body: await res.json() as any };
+    },
+    async [Symbol.asyncDispose]() {
+      http.close();
+      proc.kill("SIGTERM");
+      await proc.status;
+      await stderr;
+      await Deno.remove(dataDir, { recursive: true });
+    },
+  };
+}
+
 async function load(args: string[]): Promise<ServerConfig> {
   const cfg = await loadServerConfig(args);
   assert(!("help" in cfg));
@@ -87,20 +156,17 @@ Deno.test("--controller-manager-config: its controllers, leader election and sig
   assertEquals(viaFile.leaderElectRetryPeriod, 1_000);
   assertEquals(viaFile.leaderElectLeaseDuration, 30_000);
 
-  // The server the configuration describes: csrapproving off, certificates for 45 minutes.
-  await using ts = await testServer({
-    controllers: cfg.controllers,
-    clusterSigningDurationMs: cfg.clusterSigningDuration,
-  });
-  const node = await ts.json("POST", CSRS, {
+  // `platform serve` with the file: csrapproving off, certificates for 45 minutes.
+  await using server = await serve(["--controller-manager-config", file]);
+  const node = await server.json("POST", CSRS, {
     body: await csrBody(
       "node",
       "CN=system:node:n1,O=system:nodes",
       "platform.io/apiserver-client-nodeagent",
     ),
   });
-  assertEquals(node.status, 201);
-  const client = await ts.json("POST", CSRS, {
+  assertEquals(node.status, 201, JSON.stringify(node.body));
+  const client = await server.json("POST", CSRS, {
     body: await csrBody("alice", "CN=alice,O=devs", "platform.io/apiserver-client"),
   });
   assertEquals(client.status, 201);
@@ -108,10 +174,13 @@ Deno.test("--controller-manager-config: its controllers, leader election and sig
   approved.status = {
     conditions: [{ type: "Approved", status: "True", reason: "Test", message: "by the test" }],
   };
-  assertEquals((await ts.json("PUT", `${CSRS}/alice/approval`, { body: approved })).status, 200);
+  assertEquals(
+    (await server.json("PUT", `${CSRS}/alice/approval`, { body: approved })).status,
+    200,
+  );
   let issued: any;
   for (let i = 0; i < 200 && !issued?.status?.certificate; i++) {
-    issued = (await ts.json("GET", `${CSRS}/alice`)).body;
+    issued = (await server.json("GET", `${CSRS}/alice`)).body;
     if (!issued.status?.certificate) await new Promise((r) => setTimeout(r, 50));
   }
   const cert = new x509.X509Certificate(atob(issued.status.certificate));
@@ -120,7 +189,7 @@ Deno.test("--controller-manager-config: its controllers, leader election and sig
   assert(Math.abs(lifetime - 50 * 60_000) < 2000, `lifetime ${lifetime} ms`);
   // The controller works its queue in order: the node request, queued first, was seen before
   // alice's was signed, and nobody approved it.
-  assertEquals((await ts.json("GET", `${CSRS}/node`)).body.status?.conditions ?? [], []);
+  assertEquals((await server.json("GET", `${CSRS}/node`)).body.status?.conditions ?? [], []);
   await Deno.remove(dir, { recursive: true });
 });
 
