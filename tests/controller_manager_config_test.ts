@@ -10,9 +10,9 @@ import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { assert, assertEquals } from "./assert.ts";
+import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { assertConfigError, freePort, runPlatform } from "./harness.ts";
-import { loadServerConfig, type ServerConfig } from "../lib/config/mod.ts";
+import { ConfigError, loadServerConfig, type ServerConfig } from "../lib/config/mod.ts";
 
 const CSRS = "/apis/certificates.platform.io/v1/certificatesigningrequests";
 const ALG = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" };
@@ -155,6 +155,13 @@ Deno.test("--controller-manager-config: its controllers, leader election and sig
   assertEquals(viaFile.controllerManagerConfig, file);
   assertEquals(viaFile.leaderElectRetryPeriod, 1_000);
   assertEquals(viaFile.leaderElectLeaseDuration, 30_000);
+
+  // The server's own rule on top of kube's names the file's field.
+  const tight = join(dir, "tight.yaml");
+  await Deno.writeTextFile(tight, KCM.replace("retryPeriod: 3s", "retryPeriod: 18s"));
+  const err = await loadServerConfig(["--controller-manager-config", tight]).catch((e) => e);
+  assert(err instanceof ConfigError);
+  assertMatch(err.message, /^.*tight\.yaml: generic\.leaderElection\.retryPeriod: 18s is too long/);
 
   // `platform serve` with the file: csrapproving off, certificates for 45 minutes.
   await using server = await serve(["--controller-manager-config", file]);
