@@ -215,7 +215,7 @@ Deno.test("check-config: an unknown kind, a missing file, malformed YAML: one li
   }
   assertMatch(
     foo.stderr,
-    /foo\.yaml: kind: Unsupported value: "Foo": supported values: "KubeControllerManagerConfiguration", .*"Policy"\n$/,
+    /foo\.yaml: kind: Unsupported value: "Foo": supported values: "KubeControllerManagerConfiguration", .*"Policy", "Configuration", "WebhookAdmissionConfiguration"\n$/,
   );
   assertEquals(nokind.stderr, `${f.path("nokind.yaml")}: kind: Required value\n`);
   assertMatch(broken.stderr, /^.*broken\.yaml:\d+:\d+: invalid YAML: /);
@@ -240,9 +240,19 @@ Deno.test("check-config: the server's own kinds go to the server's loaders", asy
     "policy.yaml": "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n  - level: Metadata\n",
     "server.yaml":
       "apiVersion: platform.io/v1alpha1\nkind: ServerConfiguration\nsecurePort: 99999\n",
+    "erl.yaml": "apiVersion: eventratelimit.admission.k8s.io/v1alpha1\nkind: Configuration\n" +
+      "limits:\n  - type: Server\n    qps: -1\n    burst: 10\n",
   });
-  const [authz, policy, server] = await Promise.all(
-    ["authz.yaml", "policy.yaml", "server.yaml"].map((n) => runPlatform("check-config", f.path(n))),
+  const [authz, policy, server, erl] = await Promise.all(
+    ["authz.yaml", "policy.yaml", "server.yaml", "erl.yaml"].map((n) =>
+      runPlatform("check-config", f.path(n))
+    ),
+  );
+  // An admission plugin's own file, read as an AdmissionConfiguration naming it reads it.
+  assertEquals(erl.code, 1);
+  assertEquals(
+    erl.stderr,
+    `${f.path("erl.yaml")}: limits[0].qps: Invalid value: -1: must be positive\n`,
   );
   assertEquals(authz.code, 1);
   assertEquals(errorLines(authz).length, 1);

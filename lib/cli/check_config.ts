@@ -15,7 +15,7 @@
  * @module
  */
 
-import { basename, dirname } from "node:path";
+import { basename, dirname, resolve } from "node:path";
 import { parseAllDocuments, stringify } from "yaml";
 import {
   checkKindDocument,
@@ -56,7 +56,40 @@ const SERVER_KINDS: Record<string, (path: string) => Promise<unknown>> = {
   TracingConfiguration: (path) => loadTracingConfig(path),
   EncryptionConfiguration: (path) => loadEncryptionConfig(path),
   Policy: (path) => loadAuditPolicy(path),
+  // The admission plugins' own files, as an AdmissionConfiguration naming them reads them.
+  Configuration: (path) => loadAdmissionPluginFile("EventRateLimit", path),
+  WebhookAdmissionConfiguration: (path) =>
+    loadAdmissionPluginFile("ValidatingAdmissionWebhook", path),
 };
+
+/**
+ * Check a plugin's configuration file (`path`) through an AdmissionConfiguration that names
+ * it, written to a temporary file; the message names the plugin's file alone.
+ */
+async function loadAdmissionPluginFile(plugin: string, path: string): Promise<void> {
+  const file = resolve(path);
+  const wrapper = await Deno.makeTempFile({ prefix: "platform-admission-", suffix: ".yaml" });
+  await Deno.writeTextFile(
+    wrapper,
+    JSON.stringify({
+      apiVersion: "apiserver.config.k8s.io/v1",
+      kind: "AdmissionConfiguration",
+      plugins: [{ name: plugin, path: file }],
+    }),
+  );
+  try {
+    await loadAdmissionSettings({ configFile: wrapper });
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    const prefix = `${wrapper}: plugins[0].path: ${JSON.stringify(file)}: `;
+    const message = err.message.startsWith(prefix)
+      ? err.message.slice(prefix.length)
+      : err.message.replaceAll(wrapper, "the admission configuration");
+    throw new ConfigError(`${path}: ${message}`);
+  } finally {
+    await Deno.remove(wrapper).catch(() => {});
+  }
+}
 
 /** Every kind the command knows, for the message about one it does not. */
 const ALL_KINDS = [...CONFIG_KINDS.map((k) => k.kind), ...Object.keys(SERVER_KINDS)];
