@@ -1,8 +1,9 @@
 /**
  * The server configuration: flags, one optional YAML file (`--config`) and defaults joined
  * into one validated {@link ServerConfig}. Flags override the file; the file overrides the
- * parts of a `--controller-manager-config` file that apply; those override the defaults. For the maps (`featureGates`, `runtimeConfig`) a flag overrides the file key by
- * key; lists and scalars are replaced whole.
+ * parts of a `--controller-manager-config` file that apply; those override the defaults. For
+ * the maps (`featureGates`, `runtimeConfig`) a flag overrides the file key by key; lists and
+ * scalars are replaced whole.
  *
  * This module is the loader; its parts have their own modules: the fields and defaults
  * (`server_config_fields.ts`), the file's schema (`config_file_schema.ts`), the flag and file
