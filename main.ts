@@ -3,6 +3,8 @@
  *
  *   platform [serve] [flags]     serve the API (the default)
  *   platform check-config [flags] validate flags and the configuration file, then exit
+ *   platform check-config FILE… [--print-defaults]
+ *                                validate configuration files of any kind (lib/cli)
  *   platform version             print the version
  *   platform storage <command>   copy, snapshot or restore the stored objects (lib/cli)
  *
@@ -33,13 +35,15 @@ import { loadEncryptionConfig } from "./lib/encryption/mod.ts";
 import { loadAdmissionSettings } from "./lib/admission/mod.ts";
 import { loadAuditPolicy } from "./lib/audit/mod.ts";
 import { connectionFromKubeconfig } from "./lib/auth/mod.ts";
-import { runStorageCommand } from "./lib/cli/mod.ts";
+import { isCheckConfigFiles, runCheckConfig, runStorageCommand } from "./lib/cli/mod.ts";
 
 const USAGE = `platform ${PLATFORM_VERSION}: a small Kubernetes-style API server
 
 Usage:
   platform [serve] [flags]        serve the API over HTTPS (default)
   platform check-config [flags]   validate the configuration and exit
+  platform check-config FILE... [--print-defaults]
+                                  validate configuration files by apiVersion and kind
   platform version                print the version
   platform storage copy|snapshot|restore
                                   move, back up and restore the stored objects
@@ -55,8 +59,11 @@ async function main(args: string[]): Promise<number> {
     case "version":
       console.log(JSON.stringify({ platformVersion: PLATFORM_VERSION, ...versionInfo() }, null, 2));
       return 0;
-    case "serve":
     case "check-config":
+      // Files named: check them by kind; flags only: check the server's configuration.
+      if (isCheckConfigFiles(args)) return await runCheckConfig(args);
+      break;
+    case "serve":
       break;
     case "help":
       args = ["--help"];

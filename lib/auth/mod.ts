@@ -3,6 +3,7 @@ export { anonymousUser } from "./anonymous.ts";
 export { AuthenticationConfigReloader } from "./authentication_config_reloader.ts";
 export { type Authenticator, tokenAuthenticator, unionAuthenticator } from "./authenticator.ts";
 export { type AuthorizationConfig, loadAuthorizationConfig } from "./authorization_config.ts";
+export { loadAuthenticationConfig } from "./authentication_config.ts";
 export {
   alwaysAllow,
   type Attributes,

@@ -69,6 +69,7 @@ export const fileSchema = z.strictObject({
   snapshotDir: z.string().optional(),
   historyRetention: z.string().optional(),
   controllers: z.array(z.string()).optional(),
+  controllerManagerConfig: z.string().optional(),
   leaderElect: z.boolean().optional(),
   leaderElectLeaseDuration: z.string().optional(),
   leaderElectRenewDeadline: z.string().optional(),
@@ -134,6 +135,7 @@ export const OPTIONAL_PATHS = [
   "auditWebhookConfigFile",
   "tracingConfigFile",
   "egressSelectorConfigFile",
+  "controllerManagerConfig",
   ...SIGNING_FILE_FIELDS,
 ] as const;
 export type PathField = typeof OPTIONAL_PATHS[number];

@@ -109,6 +109,7 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "auditWebhookConfigFile":
     case "tracingConfigFile":
     case "egressSelectorConfigFile":
+    case "controllerManagerConfig":
       values[field] = parsePath(one, base);
       break;
     case "auditLogPath":

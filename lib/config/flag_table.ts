@@ -327,6 +327,15 @@ export const FLAGS: readonly FlagSpec[] = [
       "root-ca-cert-publisher, serviceaccount.",
   },
   {
+    name: "controller-manager-config",
+    field: "controllerManagerConfig",
+    kind: "path",
+    help: "A KubeControllerManagerConfiguration file (controllermanager.config.platform.io/" +
+      "v1alpha1 or kubecontrollermanager.config.k8s.io/v1alpha1). Its generic.controllers, " +
+      "generic.leaderElection and csrSigningController.clusterSigningDuration apply where no " +
+      "flag and no --config field sets the same setting.",
+  },
+  {
     name: "leader-elect",
     field: "leaderElect",
     kind: "bool",

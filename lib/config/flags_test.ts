@@ -94,6 +94,7 @@ Deno.test("every flag but --config has a config-file field and help text", () =>
     "encryption-provider-config",
     "history-retention",
     "controllers",
+    "controller-manager-config",
     "leader-elect",
     "leader-elect-lease-duration",
     "leader-elect-renew-deadline",

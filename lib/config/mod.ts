@@ -102,6 +102,13 @@ export {
   TRACING_CONFIG_API_VERSIONS,
   TRACING_CONFIG_KIND,
 } from "./tracing_config.ts";
+export { checkKindDocument, CONFIG_KINDS, findConfigKind } from "./kinds/registry.ts";
+export {
+  type ConfigKind,
+  formatGoDuration,
+  type KindCheck,
+  parseGoDuration,
+} from "./kinds/common.ts";
 export {
   EGRESS_SELECTOR_CONFIG_API_VERSIONS,
   EGRESS_SELECTOR_CONFIG_KIND,

@@ -1,8 +1,9 @@
 /**
  * The server configuration: flags, one optional YAML file (`--config`) and defaults joined
  * into one validated {@link ServerConfig}. Flags override the file; the file overrides the
- * defaults. For the maps (`featureGates`, `runtimeConfig`) a flag overrides the file key by
- * key; lists and scalars are replaced whole.
+ * parts of a `--controller-manager-config` file that apply; those override the defaults. For
+ * the maps (`featureGates`, `runtimeConfig`) a flag overrides the file key by key; lists and
+ * scalars are replaced whole.
  *
  * This module is the loader; its parts have their own modules: the fields and defaults
  * (`server_config_fields.ts`), the file's schema (`config_file_schema.ts`), the flag and file
@@ -18,6 +19,7 @@ import { featureGateHelpLines, resolveFeatureGates } from "./feature_gates.ts";
 import { type Field, OPTIONAL_PATHS, SIGNING_FILE_FIELDS } from "./config_file_schema.ts";
 import { fileLayer, flagLayer, flagOf, type Layer, type Settings } from "./config_layers.ts";
 import { checkServerConfig } from "./config_checks.ts";
+import { controllerManagerLayer } from "./controller_manager_config.ts";
 import { DEFAULTS, type ServerConfig } from "./server_config_fields.ts";
 
 /** The `--help` flag list: every flag with its default, then the feature gates (no usage line). */
@@ -61,15 +63,19 @@ export async function loadServerConfig(
     file = await fileLayer(configFile, configArg);
   }
 
-  /** The layer that decided a field: flags, else the file, else none (default). */
+  // Under both: the parts of a KubeControllerManagerConfiguration that apply to the server.
+  const cmPath = flags.values.controllerManagerConfig ?? file?.values.controllerManagerConfig;
+  const cm = cmPath === undefined ? undefined : await controllerManagerLayer(
+    cmPath,
+    flags.shown.controllerManagerConfig ?? file?.shown.controllerManagerConfig ?? cmPath,
+  );
+
+  /** The layer that decided a field: flags, else the file, else the controller manager
+   * configuration, else none (default). */
   const from = (field: Field): Layer | undefined =>
-    flags.values[field] !== undefined
-      ? flags
-      : file?.values[field] !== undefined
-      ? file
-      : undefined;
+    [flags, file, cm].find((layer) => layer?.values[field] !== undefined);
   const pick = <K extends Field>(field: K): Settings[K] | undefined =>
-    (flags.values[field] ?? file?.values[field]) as Settings[K] | undefined;
+    (flags.values[field] ?? file?.values[field] ?? cm?.values[field]) as Settings[K] | undefined;
   const merged = <K extends "featureGates" | "runtimeConfig">(field: K) =>
     new Map([...(file?.values[field] ?? []), ...(flags.values[field] ?? [])]);
 
@@ -109,6 +115,7 @@ export async function loadServerConfig(
     snapshotRetention: pick("snapshotRetention") ?? DEFAULTS.snapshotRetention,
     snapshotDir: pick("snapshotDir"),
     historyRetention: pick("historyRetention") ?? DEFAULTS.historyRetention,
+    controllerManagerConfig: pick("controllerManagerConfig"),
     controllers: pick("controllers") ?? [...DEFAULTS.controllers],
     leaderElect: pick("leaderElect") ?? DEFAULTS.leaderElect,
     leaderElectLeaseDuration: pick("leaderElectLeaseDuration") ??

@@ -159,6 +159,9 @@ export interface ServerConfig {
   auditLogBatchBufferSize: number;
   /** TracingConfiguration file; absent: nothing is traced. */
   tracingConfigFile?: string;
+  /** A KubeControllerManagerConfiguration file whose controller selection, leader election
+   * and CSR signing duration apply (below flags and the `--config` file). */
+  controllerManagerConfig?: string;
   /** An EgressSelectorConfiguration file; absent: every outbound call is direct. */
   egressSelectorConfigFile?: string;
   /** A kubeconfig naming the audit webhook; absent: no webhook. */
