@@ -120,6 +120,11 @@ Deno.test("CRD versions: None conversion on get, list, watch and write", async (
   const beta = "/apis/versions.example.com/v1beta1/namespaces/default/gadgets";
   await createCrd(t, gadgetsCrd(), beta);
 
+  // Discovery lists the versions in kube's priority: v1 is the preferred version.
+  const group = await t.json("GET", "/apis/versions.example.com");
+  assertEquals(group.body.preferredVersion.version, "v1");
+  assertEquals(group.body.versions.map((v: any) => v.version), ["v1", "v1beta1"]);
+
   const made = await t.json("POST", v1, {
     body: obj("versions.example.com/v1", "Gadget", "g1", { size: 1 }),
   });
@@ -163,6 +168,26 @@ Deno.test("CRD versions: None conversion on get, list, watch and write", async (
   assertEquals(put.status, 200, JSON.stringify(put.body));
   const after = await t.json("GET", `${v1}/g1`);
   assertEquals([after.body.apiVersion, after.body.spec], ["versions.example.com/v1", { size: 10 }]);
+});
+
+Deno.test("CRD versions: deleting a namespace deletes its objects of every version", async () => {
+  await using t = await testServer();
+  await createCrd(t, gadgetsCrd(), "/apis/versions.example.com/v1beta1/gadgets");
+  assertEquals(
+    (await t.json("POST", "/api/v1/namespaces", { body: { metadata: { name: "gone" } } })).status,
+    201,
+  );
+  const beta = "/apis/versions.example.com/v1beta1/namespaces/gone/gadgets";
+  const made = await t.json("POST", beta, {
+    body: obj("versions.example.com/v1beta1", "Gadget", "g", { size: 1 }),
+  });
+  assertEquals(made.status, 201, JSON.stringify(made.body));
+  assertEquals((await t.json("DELETE", "/api/v1/namespaces/gone")).status, 200);
+  await until(
+    async () => (await t.json("GET", "/api/v1/namespaces/gone")).status === 404,
+    "the namespace gone",
+  );
+  assertEquals((await t.json("GET", "/apis/versions.example.com/v1/gadgets")).body.items, []);
 });
 
 Deno.test("CRD versions: storedVersions and the CRDs refused with 422", async () => {

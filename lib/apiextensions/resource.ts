@@ -15,6 +15,7 @@ import { customResourceSchema, customResourceSchemaName, schemasWith } from "./s
 import { validateListsAndEmbedded } from "./lists.ts";
 import { conversionOf } from "./conversion.ts";
 import type { ConversionWebhookOptions } from "./conversion_webhook.ts";
+import { compareVersionPriority } from "./version_priority.ts";
 
 /** One served version of a CRD: its definition and schema. */
 export interface CustomResourceVersion {
@@ -25,7 +26,7 @@ export interface CustomResourceVersion {
 
 /** What serving one CRD takes: a definition per served version and their schemas. */
 export interface CustomResource {
-  /** One per served version, in the CRD's order. */
+  /** One per served version, in kube's version priority (the first is the preferred one). */
   versions: CustomResourceVersion[];
   /** The storage version's definition (also when it is not served): what its objects are
    * deleted through. */
@@ -79,7 +80,8 @@ export function customResource(
     served: new Set(servedVersions.map((v) => v.name as string)),
     opts,
   };
-  const versions = servedVersions.map((v) => versionResource(crd, v, shared));
+  const versions = servedVersions.map((v) => versionResource(crd, v, shared))
+    .sort((a, b) => compareVersionPriority(a.def.version, b.def.version));
   const storage = versions.find((v) => v.def.version === storageVersion.name)?.def ??
     versionResource(crd, storageVersion, shared).def;
   const extra: Record<string, SchemaNode> = {};

@@ -66,7 +66,8 @@ class TransformedWatch implements RegistryWatch {
         if (r.done) return { value: undefined, done: true };
         sev = r.value;
       }
-      await this.#core.load([sev.kv, sev.prevKv]);
+      const loading = this.#core.load([sev.kv, sev.prevKv]);
+      if (loading) await loading;
       const ev = this.#transform(sev);
       if (ev) return { value: ev, done: false };
     }
