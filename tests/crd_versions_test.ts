@@ -7,6 +7,7 @@
  * kubectl reading one version of what it wrote in another; SSA S4 and S36 across versions.
  */
 
+import { parse } from "yaml";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { type TestServer, testServer } from "./harness.ts";
 import { openWatch } from "./watch_client.ts";
@@ -387,29 +388,16 @@ Deno.test("CRD versions: a failing conversion webhook is a 500 and stores nothin
 
 // ---- server-side apply across versions (shared/conformance/ssa-behaviours.md) ----
 
-/** Widgets of the SSA catalogue at v1 and v2 (same schema, None conversion). */
+/** The Widget CRD of the SSA catalogue (testdata/crd/widgets.yaml) with its v2: the same
+ * schema, `None` conversion (ssa-behaviours.md §0.1). */
 function widgetsCrd(): any {
-  const s = schema({
-    numeric: { type: "integer" },
-    string: { type: "string" },
-    bool: { type: "boolean" },
-    set: setSchema,
-  });
-  return {
-    apiVersion: "apiextensions.platform.io/v1",
-    kind: "CustomResourceDefinition",
-    metadata: { name: "widgets.ssa.example.com" },
-    spec: {
-      group: "ssa.example.com",
-      scope: "Namespaced",
-      names: { plural: "widgets", singular: "widget", kind: "Widget" },
-      versions: [
-        { name: "v1", served: true, storage: true, schema: s },
-        { name: "v2", served: true, storage: false, schema: s },
-      ],
-    },
-  };
+  const crd = parse(widgetsYaml) as any;
+  crd.spec.versions.push({ ...structuredClone(crd.spec.versions[0]), name: "v2", storage: false });
+  return crd;
 }
+const widgetsYaml = await Deno.readTextFile(
+  new URL("../testdata/crd/widgets.yaml", import.meta.url),
+);
 
 const widgets = (v: string) => `/apis/ssa.example.com/${v}/namespaces/default/widgets`;
 
@@ -417,6 +405,19 @@ function apply(t: TestServer, version: string, manager: string, spec: unknown) {
   return t.json("PATCH", `${widgets(version)}/w?fieldManager=${manager}`, {
     headers: { "Content-Type": "application/apply-patch+yaml" },
     body: JSON.stringify(obj(`ssa.example.com/${version}`, "Widget", "w", spec)),
+  });
+}
+
+/** UPDATE@version(manager, spec): GET, replace spec, PUT back (POST when missing). */
+async function update(t: TestServer, version: string, manager: string, spec: unknown) {
+  const live = await t.json("GET", `${widgets(version)}/w`);
+  if (live.status === 404) {
+    return t.json("POST", `${widgets(version)}?fieldManager=${manager}`, {
+      body: obj(`ssa.example.com/${version}`, "Widget", "w", spec),
+    });
+  }
+  return t.json("PUT", `${widgets(version)}/w?fieldManager=${manager}`, {
+    body: { ...live.body, spec },
   });
 }
 
@@ -468,6 +469,93 @@ Deno.test("CRD versions: SSA S36, managers at a version no longer served are dro
     "ssa.example.com/v2",
     { "f:spec": { "f:set": { 'v:"a"': {} } } },
   ]]);
+});
+
+Deno.test("CRD versions: SSA cross-version variants (S5, S7, S20, S22, S23, S29)", async (st) => {
+  await using t = await testServer();
+  await createCrd(t, widgetsCrd(), widgets("v2"));
+  const fresh = async () => {
+    const del = await t.json("DELETE", `${widgets("v1")}/w`);
+    assert(del.status === 200 || del.status === 404, JSON.stringify(del.body));
+  };
+  const ok = (r: { status: number; body: any }) => {
+    assert(r.status === 200 || r.status === 201, JSON.stringify(r.body));
+    return r.body;
+  };
+
+  await st.step("S5: the update @v2 owns what it added, recorded at v2", async () => {
+    await fresh();
+    ok(await apply(t, "v1", "default", { numeric: 1, string: "string" }));
+    ok(await update(t, "v2", "controller", { numeric: 1, string: "string", bool: true }));
+    const res = ok(await apply(t, "v1", "default", { numeric: 2, string: "string" }));
+    assertEquals(res.spec, { numeric: 2, string: "string", bool: true });
+    assertEquals(entries(res), [
+      ["default", "Apply", "ssa.example.com/v1", { "f:spec": { "f:numeric": {}, "f:string": {} } }],
+      ["controller", "Update", "ssa.example.com/v2", { "f:spec": { "f:bool": {} } }],
+    ]);
+  });
+
+  await st.step("S7: the conflict names the updater's version", async () => {
+    await fresh();
+    ok(await apply(t, "v1", "default", { numeric: 1, string: "string" }));
+    ok(
+      await update(t, "v2", "controller", { numeric: 1, string: "controller string", bool: true }),
+    );
+    const res = await apply(t, "v1", "default", { numeric: 2, string: "user string" });
+    assertEquals(res.status, 409);
+    assertEquals(
+      res.body.message,
+      'Apply failed with 1 conflict: conflict with "controller" using ssa.example.com/v2: .spec.string',
+    );
+  });
+
+  await st.step("S20: set members of an updater @v2 merge", async () => {
+    await fresh();
+    ok(await apply(t, "v1", "default", { set: ["a", "c"] }));
+    ok(await update(t, "v2", "controller", { set: ["a", "b", "c", "d"] }));
+    const res = ok(await apply(t, "v1", "default", { set: ["a", "aprime", "c", "cprime"] }));
+    assertEquals(res.spec.set, ["a", "b", "aprime", "c", "d", "cprime"]);
+  });
+
+  await st.step("S22: an updater @v2 that only reorders gains nothing", async () => {
+    await fresh();
+    ok(await apply(t, "v1", "default", { set: ["a", "b", "c", "d"] }));
+    const reordered = ok(await update(t, "v2", "controller", { set: ["a", "d", "c", "b"] }));
+    assertEquals(entries(reordered).map((e: any) => e[0]), ["default"]);
+    const res = ok(await apply(t, "v2", "default", { set: ["a", "b", "c", "d"] }));
+    assertEquals(res.spec.set, ["a", "b", "c", "d"]);
+  });
+
+  await st.step("S23: members dropped by their applier @v2 are removed", async () => {
+    await fresh();
+    ok(await apply(t, "v1", "default", { set: ["a", "b", "c", "d"] }));
+    const res = ok(await apply(t, "v2", "default", { set: ["a", "c"] }));
+    assertEquals(res.spec.set, ["a", "c"]);
+  });
+
+  await st.step("S29: several conflicts with an updater @v2", async () => {
+    await fresh();
+    ok(
+      await apply(t, "v1", "default", {
+        free: { a: 1, b: { c: { d: 2, e: [1, 2, 3], f: [{ name: "n", value: 1 }] } } },
+      }),
+    );
+    ok(
+      await update(t, "v2", "controller", {
+        free: { a: 1, b: { c: { d: 3, e: [1, 2, 3, 4], f: [{ name: "n", value: 2 }] } }, g: 5 },
+      }),
+    );
+    const res = await apply(t, "v1", "default", {
+      free: { a: 2, b: { c: { d: 2, e: [3, 2, 1], f: [{ name: "n", value: 1 }] } } },
+    });
+    assertEquals(res.status, 409);
+    assertEquals(
+      res.body.message,
+      'Apply failed with 3 conflicts: conflicts with "controller" using ssa.example.com/v2:\n' +
+        "- .spec.free.b.c.d\n- .spec.free.b.c.e\n- .spec.free.b.c.f",
+    );
+    assertEquals(res.body.details.causes.length, 3);
+  });
 });
 
 Deno.test({
