@@ -217,6 +217,20 @@ Deno.test("CRD versions: storedVersions and the CRDs refused with 422", async ()
     field: "status.storedVersions[0]",
   }]);
 
+  // Once the objects are rewritten, v1 leaves storedVersions through /status, then spec.
+  const status = { ...moved.body, status: { ...moved.body.status, storedVersions: ["v1beta1"] } };
+  const trimmed = await t.json("PUT", `${path}/status`, { body: status });
+  assertEquals(trimmed.status, 200, JSON.stringify(trimmed.body));
+  assertEquals(trimmed.body.status.storedVersions, ["v1beta1"]);
+  const gone = await t.json("PUT", path, {
+    body: {
+      ...trimmed.body,
+      spec: { ...trimmed.body.spec, versions: [trimmed.body.spec.versions[0]] },
+    },
+  });
+  assertEquals(gone.status, 200, JSON.stringify(gone.body));
+  assertEquals(gone.body.spec.versions.map((v: any) => v.name), ["v1beta1"]);
+
   const refused = async (change: (c: any) => void) => {
     const c = gadgetsCrd();
     c.metadata.name = "others.versions.example.com";
@@ -568,7 +582,9 @@ Deno.test({
   hook.respond = convert;
   await using env = await kubectlEnv();
   const { ok } = env;
-  await ok(["apply", "-f", "-"], JSON.stringify(thingsCrd(hook)));
+  // Written under Kubernetes' group name: the webhook gets kube's ConversionReview spelling.
+  const crd = { ...thingsCrd(hook), apiVersion: "apiextensions.k8s.io/v1" };
+  await ok(["apply", "-f", "-"], JSON.stringify(crd));
   await ok(["wait", "--for=condition=Established", "crd/things.conv.example.com", "--timeout=20s"]);
   const thing = `apiVersion: conv.example.com/v1
 kind: Thing
@@ -581,4 +597,5 @@ spec: {color: red}
   const v1 = JSON.parse(await ok(["get", "things.v1.conv.example.com", "t1", "-o", "json"]));
   assertEquals([v1.apiVersion, v1.spec], ["conv.example.com/v1", { color: "red" }]);
   assert(hook.received.length >= 1, "the webhook was called");
+  assertEquals(hook.received[0].review.apiVersion, "apiextensions.k8s.io/v1");
 });

@@ -4,7 +4,9 @@
  * over the egress dialer's `cluster` selection, trusting the CRD's `caBundle`.
  *
  * The review's version is the first of `conversionReviewVersions` this server speaks (`v1`,
- * `v1beta1`). The answer is checked as kube checks it (kind, uid, `result.status`, the number
+ * `v1beta1`); its group is `apiextensions.platform.io`, or `apiextensions.k8s.io` when the CRD
+ * was last written under that name (webhooks built on Kubernetes' libraries decode only that
+ * spelling; {@link recordReviewGroup} marks the CRD). The answer is checked as kube checks it (kind, uid, `result.status`, the number
  * of objects, their apiVersion and kind); of each object's metadata only labels and
  * annotations are taken from the webhook. Any failure is kube's 500: "conversion webhook
  * for <group/version, Kind=kind> failed: <why>", and nothing is stored or cached.
@@ -13,12 +15,15 @@
 import { internalError } from "../api/mod.ts";
 import { CallError, type Webhook, WebhookClient } from "../admission/mod.ts";
 import type { HttpClientFactory } from "../egress/mod.ts";
-import type { KubeObject } from "../registry/mod.ts";
+import type { KubeObject, StrategyContext } from "../registry/mod.ts";
 
 /** The ConversionReview group this server sends. */
 export const CONVERSION_REVIEW_GROUP = "apiextensions.platform.io";
-/** Kubernetes' spelling of it, accepted in answers too. */
-const KUBE_REVIEW_GROUP = "apiextensions.k8s.io";
+/** Kubernetes' spelling of it: sent to the webhooks of CRDs written under it, and accepted in
+ * every answer. */
+export const KUBE_CONVERSION_REVIEW_GROUP = "apiextensions.k8s.io";
+/** Marks a CRD written under `apiextensions.k8s.io`. */
+export const REVIEW_GROUP_ANNOTATION = "apiextensions.platform.io/review-group";
 /** The review versions this server speaks, in kube's order of preference. */
 export const CONVERSION_REVIEW_VERSIONS = ["v1", "v1beta1"];
 /** kube gives conversion webhooks no timeout setting; calls end after this. */
@@ -37,6 +42,7 @@ export function conversionClient(createHttpClient?: HttpClientFactory): WebhookC
 
 export class ConversionWebhook {
   readonly #webhook: Webhook;
+  readonly #reviewGroup: string;
   readonly #reviewVersion: string | undefined;
   readonly #client: WebhookClient;
 
@@ -48,6 +54,10 @@ export class ConversionWebhook {
     this.#reviewVersion = versions.find((v): v is string =>
       typeof v === "string" && CONVERSION_REVIEW_VERSIONS.includes(v)
     );
+    this.#reviewGroup =
+      crd.metadata?.annotations?.[REVIEW_GROUP_ANNOTATION] === KUBE_CONVERSION_REVIEW_GROUP
+        ? KUBE_CONVERSION_REVIEW_GROUP
+        : CONVERSION_REVIEW_GROUP;
     this.#webhook = callTarget(String(crd.metadata?.name ?? ""), hook.clientConfig ?? {});
     this.#client = opts.client;
   }
@@ -61,7 +71,7 @@ export class ConversionWebhook {
     const uid = crypto.randomUUID();
     const review = {
       kind: "ConversionReview",
-      apiVersion: `${CONVERSION_REVIEW_GROUP}/${this.#reviewVersion}`,
+      apiVersion: `${this.#reviewGroup}/${this.#reviewVersion}`,
       request: { uid, desiredAPIVersion, objects: objs },
     };
     let answer: unknown;
@@ -90,12 +100,32 @@ export class ConversionWebhook {
   }
 }
 
+/**
+ * Records on a CRD being written which ConversionReview spelling its webhook is sent: each
+ * write of the CRD itself (not of its status) decides anew, by the group name it used.
+ * Mutates `crd`.
+ */
+export function recordReviewGroup(crd: KubeObject, ctx: StrategyContext): void {
+  if (ctx.subresource) return;
+  const meta = crd.metadata ??= {};
+  if (ctx.kubeSpelling) {
+    meta.annotations = {
+      ...meta.annotations,
+      [REVIEW_GROUP_ANNOTATION]: KUBE_CONVERSION_REVIEW_GROUP,
+    };
+  } else if (meta.annotations?.[REVIEW_GROUP_ANNOTATION] !== undefined) {
+    meta.annotations = { ...meta.annotations };
+    delete meta.annotations[REVIEW_GROUP_ANNOTATION];
+    if (!Object.keys(meta.annotations).length) delete meta.annotations;
+  }
+}
+
 /** The converted objects of an answer, or an Error saying what is wrong with it. */
 function convertedObjects(answer: unknown, version: string, uid: string): KubeObject[] {
   const review = (answer ?? {}) as KubeObject;
   const response = review.response;
   if (version === "v1") {
-    const groups = [CONVERSION_REVIEW_GROUP, KUBE_REVIEW_GROUP].map((g) => `${g}/v1`);
+    const groups = [CONVERSION_REVIEW_GROUP, KUBE_CONVERSION_REVIEW_GROUP].map((g) => `${g}/v1`);
     if (review.kind !== "ConversionReview" || !groups.includes(review.apiVersion)) {
       throw new Error(
         `expected webhook response of ${CONVERSION_REVIEW_GROUP}/v1, Kind=ConversionReview, got ${
