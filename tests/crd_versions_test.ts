@@ -285,6 +285,14 @@ Deno.test("CRD versions: a conversion webhook converts reads, lists and writes",
   const beta = "/apis/conv.example.com/v1beta1/namespaces/default/things";
   await createCrd(t, thingsCrd(hook), beta);
 
+  // Each version has its own schema in OpenAPI.
+  for (const [version, field] of [["v1", "color"], ["v1beta1", "colour"]]) {
+    const doc = await t.json("GET", `/openapi/v3/apis/conv.example.com/${version}`);
+    assertEquals(doc.status, 200);
+    const thing = doc.body.components.schemas[`com.example.conv.${version}.Thing`];
+    assertEquals(Object.keys(thing.properties.spec.properties), [field]);
+  }
+
   // Stored in v1, the storage version: no call.
   for (const [name, color] of [["a", "red"], ["b", "green"], ["c", "blue"]]) {
     const res = await t.json("POST", v1, {
@@ -382,6 +390,19 @@ Deno.test("CRD versions: a failing conversion webhook is a 500 and stores nothin
   });
   assertEquals(create.status, 500);
   assertEquals((await t.json("GET", `${v1}/b`)).status, 404);
+
+  // A watch in v1beta1 ends with an ERROR event carrying the same Status.
+  await using w = await openWatch(
+    t,
+    `${beta}?watch=true&resourceVersion=${made.body.metadata.resourceVersion}`,
+  );
+  await t.json("POST", v1, { body: obj("conv.example.com/v1", "Thing", "c", { color: "red" }) });
+  const ev = await w.next(10_000);
+  assertEquals([ev.type, ev.object.code, ev.object.message], [
+    "ERROR",
+    500,
+    "Internal error occurred: conversion webhook for conv.example.com/v1, Kind=Thing failed: no colours today",
+  ]);
 
   // The webhook down: kube's message names the call.
   hook.respond = () => new Response("down", { status: 503 });
