@@ -36,6 +36,7 @@ import { auditFigures } from "./audit.ts";
 import { metricsFigures } from "./metrics.ts";
 import { tracingFigures } from "./tracing.ts";
 import { etcdFigures } from "./etcd.ts";
+import { crdVersionsFigures } from "./crd_versions.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -1397,8 +1398,30 @@ async function tracingRows(
   ];
 }
 
+/** A non-storage CRD version against the storage version (bench/crd_versions.ts), as a row. */
+async function crdVersionsRows(
+  tmp: string,
+  track: (c: Child) => Child,
+  trackApi: (a: Api) => Api,
+  problems: string[],
+): Promise<Row[]> {
+  const f = await crdVersionsFigures(
+    serverPairOptions(`${tmp}/crd-versions`, "crd versions server", track, trackApi),
+  );
+  problems.push(...f.problems);
+  const ratio = f.converted / f.storage;
+  return [{
+    figure: "lists/s of 1,000 custom resources, 4 clients, in v1beta1 (None conversion)",
+    value: fmt(f.converted, 1),
+    baseline: `storage version v1 ${fmt(f.storage, 1)}`,
+    ratio: fmt(ratio, 2),
+    target: "≥ 0.8",
+    met: f.problems.length === 0 && ratio >= 0.8 ? "yes" : "**no**",
+  }];
+}
+
 /** `deno task bench --only=auth`, `--only=limits`, `--only=encryption`, `--only=admission`,
- * `--only=audit`, `--only=metrics` or `--only=tracing`: those figures alone; `--backend etcd`: the
+ * `--only=audit`, `--only=metrics`, `--only=tracing` or `--only=crd-versions`: those figures alone; `--backend etcd`: the
  * etcd3 backend's. */
 async function onlyMain(rowsOf: typeof authRows): Promise<void> {
   const tmp = await Deno.makeTempDir({ prefix: "platform-bench-" });
@@ -1435,6 +1458,8 @@ if (import.meta.main) {
     ? onlyMain(metricsRows)
     : Deno.args.includes("--only=tracing")
     ? onlyMain(tracingRows)
+    : Deno.args.includes("--only=crd-versions")
+    ? onlyMain(crdVersionsRows)
     : Deno.args.includes("--backend=etcd") ||
         Deno.args.some((a, i) => a === "--backend" && Deno.args[i + 1] === "etcd")
     ? onlyMain(etcdRows)

@@ -4,8 +4,7 @@
  * on the catalogue's Widget CRD (`testdata/crd/widgets.yaml`), as a user would see it: the
  * status code, the stored object and `metadata.managedFields`, and the conflict Status.
  *
- * Not here: S4 and S36 and the cross-version variants need a CRD serving two versions; this
- * server serves one version per CRD for now (multi-version CRDs come with conversion).
+ * Not here: S4 and S36 need a CRD serving two versions: tests/crd_versions_test.ts has them.
  */
 
 import { parse } from "yaml";

@@ -12,10 +12,11 @@
  * 1. Names: the requested names are checked against the built-in resources and the other
  *    CRDs of the group (`names.ts`); `status.acceptedNames` and `NamesAccepted` follow.
  * 2. Serving: once all names were accepted the first time, the resource is served: a
- *    definition from the accepted names and the one served version, a registry over the
- *    shared store with the version's schema, both put in the catalogue and the registries map
- *    the router reads. Only then is `Established` set True, so a client that waits for it
- *    finds the endpoints. A changed CRD replaces its definition in one step.
+ *    definition per served version (from the accepted names and that version's schema,
+ *    subresources and conversion), each with a registry over the shared store, put in the
+ *    catalogue and the registries map the router reads. Only then is `Established` set
+ *    True, so a client that waits for it finds the endpoints. A changed CRD replaces its
+ *    definitions in one step (no await between removing the old and adding the new).
  * 3. Deletion: a deleted CRD carries the cleanup finalizer (added by its strategy). The
  *    controller refuses new objects, deletes all of them, records the `Terminating`
  *    condition as Kubernetes does, then removes the finalizer; when the CRD is gone its
@@ -38,6 +39,9 @@ import { type Clock, type Logger, rfc3339, StatusError, systemClock } from "../a
 import { CLEANUP_FINALIZER, isConditionTrue, setCondition } from "./conditions.ts";
 import { checkNames, namesInUse } from "./names.ts";
 import { type CustomResource, customResource } from "./resource.ts";
+import { conversionClient } from "./conversion_webhook.ts";
+import type { WebhookClient } from "../admission/mod.ts";
+import type { HttpClientFactory } from "../egress/mod.ts";
 
 export interface CrdControllerOptions {
   /** The customresourcedefinitions registry. */
@@ -51,10 +55,16 @@ export interface CrdControllerOptions {
   clock?: Clock;
   /** How long to wait before retrying a CRD whose work failed or must wait. @default 1000 */
   retryMs?: number;
+  /** Makes the HTTP clients conversion webhooks are called through (the egress dialer's
+   * `cluster` selection). @default Deno.createHttpClient: direct */
+  createHttpClient?: HttpClientFactory;
 }
 
 interface Served extends CustomResource {
-  registry: ResourceRegistry;
+  /** The registry of every served version, in `versions` order. */
+  registries: ResourceRegistry[];
+  /** The storage version's registry: what the objects are deleted through. */
+  storageRegistry: ResourceRegistry;
 }
 
 const SYSTEM_CONTEXT: StrategyContext = {
@@ -74,6 +84,7 @@ export class CrdController {
   readonly #terminating = new Set<string>();
   readonly #pending = new Set<string>();
   #schemas?: SchemaSet;
+  readonly #webhooks: WebhookClient;
   #timer?: ReturnType<typeof setTimeout>;
   #running?: Promise<void>;
   #draining?: Promise<void>;
@@ -81,6 +92,7 @@ export class CrdController {
   constructor(opts: CrdControllerOptions) {
     this.#opts = opts;
     this.#clock = opts.clock ?? systemClock;
+    this.#webhooks = conversionClient(opts.createHttpClient);
   }
 
   /** Loads the stored CRDs, serves what they define, then follows changes. */
@@ -100,13 +112,16 @@ export class CrdController {
     clearTimeout(this.#timer);
     await this.#running;
     await this.#draining;
+    this.#webhooks.close();
   }
 
   /** The built-in schemas plus those of every served custom resource (for OpenAPI). */
   schemas(): SchemaSet {
     if (!this.#schemas) {
       const extra: Record<string, SchemaNode> = {};
-      for (const served of this.#served.values()) extra[served.def.schema] = served.schema;
+      for (const served of this.#served.values()) {
+        for (const v of served.versions) extra[v.def.schema] = v.schema;
+      }
       this.#schemas = Object.keys(extra).length
         ? SchemaSet.builtin().extend(extra)
         : SchemaSet.builtin();
@@ -265,28 +280,45 @@ export class CrdController {
 
   /** Serves (or re-serves) what `crd` defines; false when it cannot be served. */
   #serve(name: string, crd: KubeObject): boolean {
-    const made = customResource(crd, { terminating: () => this.#terminating.has(name) });
+    const made = customResource(crd, {
+      terminating: () => this.#terminating.has(name),
+      conversion: { client: this.#webhooks },
+    });
     if (!made) {
       this.#unserve(name);
       return false;
     }
     const current = this.#served.get(name);
     if (current && current.fingerprint === made.fingerprint) return true;
-    const registry = this.#opts.newRegistry(made.def, made.schemas);
-    const { catalogue, registries } = this.#opts;
-    registries.set(made.def, registry);
+    const { catalogue, registries, newRegistry } = this.#opts;
+    const defs = made.versions.map((v) => v.def);
+    const madeRegistries = defs.map((def) => newRegistry(def, made.schemas));
+    const storageAt = defs.indexOf(made.storage);
+    const storageRegistry = storageAt >= 0
+      ? madeRegistries[storageAt]
+      : newRegistry(made.storage, made.schemas);
+    // Old definitions out, new ones in, without an await between: no request sees a mix.
+    if (current) { for (const def of current.versions.map((v) => v.def)) catalogue.remove(def); }
+    const added: typeof defs = [];
     try {
-      catalogue.replace(current?.def, made.def);
+      for (const def of defs) {
+        catalogue.add(def);
+        added.push(def);
+      }
     } catch (err) {
-      registries.delete(made.def);
-      this.#opts.logger.warn(`CRD ${name}: cannot serve ${made.def.plural}`, err);
+      for (const def of added) catalogue.remove(def);
+      if (current) { for (const v of current.versions) catalogue.add(v.def); }
+      this.#opts.logger.warn(`CRD ${name}: cannot serve ${made.storage.plural}`, err);
       return false;
     }
-    if (current) registries.delete(current.def);
-    this.#served.set(name, { ...made, registry });
+    defs.forEach((def, i) => registries.set(def, madeRegistries[i]));
+    if (current) { for (const v of current.versions) registries.delete(v.def); }
+    this.#served.set(name, { ...made, registries: madeRegistries, storageRegistry });
     this.#schemas = undefined;
     this.#opts.logger.info(
-      `serving ${made.def.plural}.${made.def.group}/${made.def.version} (${made.def.kind})`,
+      `serving ${made.storage.plural}.${made.storage.group} (${made.storage.kind}) at ${
+        defs.map((d) => d.version).join(", ")
+      }`,
     );
     return true;
   }
@@ -294,11 +326,13 @@ export class CrdController {
   #unserve(name: string): void {
     const served = this.#served.get(name);
     if (!served) return;
-    this.#opts.catalogue.remove(served.def);
-    this.#opts.registries.delete(served.def);
+    for (const v of served.versions) {
+      this.#opts.catalogue.remove(v.def);
+      this.#opts.registries.delete(v.def);
+    }
     this.#served.delete(name);
     this.#schemas = undefined;
-    this.#opts.logger.info(`stopped serving ${served.def.plural}.${served.def.group}`);
+    this.#opts.logger.info(`stopped serving ${served.storage.plural}.${served.storage.group}`);
   }
 
   /**
@@ -323,8 +357,8 @@ export class CrdController {
         message: "CustomResource deletion is in progress",
       }, now());
       crd = await this.#writeStatus(crd, status);
-      await served.registry.deleteCollection("");
-      const left = await served.registry.list("", { limit: 1 });
+      await served.storageRegistry.deleteCollection("");
+      const left = await served.storageRegistry.list("", { limit: 1 });
       if (left.items.length) {
         status = structuredClone(crd.status ?? {});
         setCondition(status, {

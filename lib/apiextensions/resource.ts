@@ -1,8 +1,11 @@
 /**
- * From a CustomResourceDefinition to the {@link ResourceDefinition} the generic registry
- * serves: names from `status.acceptedNames` (what the naming check let through), scope,
- * the one served version, the status subresource, and the version's schema registered under
- * a schema name of its own in a {@link SchemaSet} that extends the built-in one.
+ * From a CustomResourceDefinition to the {@link ResourceDefinition}s the generic registry
+ * serves: one per served version, all sharing the store of the CRD's objects. Names come
+ * from `status.acceptedNames` (what the naming check let through) and the scope from the
+ * spec; each version brings its own schema (registered under a schema name of its own in a
+ * {@link SchemaSet} that extends the built-in one), subresources and deprecation warning,
+ * built by {@link versionResource}. With several versions, every definition converts what
+ * it reads from its version's point of view (conversion.ts).
  */
 
 import { StatusError } from "../api/mod.ts";
@@ -10,15 +13,26 @@ import { ALL_VERBS, type KubeObject, type ResourceDefinition } from "../registry
 import type { SchemaNode, SchemaSet } from "../schema/mod.ts";
 import { customResourceSchema, customResourceSchemaName, schemasWith } from "./schema.ts";
 import { validateListsAndEmbedded } from "./lists.ts";
-import { servedVersion } from "./validation.ts";
+import { conversionOf } from "./conversion.ts";
+import type { ConversionWebhookOptions } from "./conversion_webhook.ts";
+import { compareVersionPriority } from "./version_priority.ts";
 
-/** What serving one CRD takes: the definition and the schemas its registry validates with. */
-export interface CustomResource {
+/** One served version of a CRD: its definition and schema. */
+export interface CustomResourceVersion {
   def: ResourceDefinition;
-  /** Built-in schemas plus `def.schema`. */
-  schemas: SchemaSet;
   /** `def.schema`'s node (for the OpenAPI documents). */
   schema: SchemaNode;
+}
+
+/** What serving one CRD takes: a definition per served version and their schemas. */
+export interface CustomResource {
+  /** One per served version, in kube's version priority (the first is the preferred one). */
+  versions: CustomResourceVersion[];
+  /** The storage version's definition (also when it is not served): what its objects are
+   * deleted through. */
+  storage: ResourceDefinition;
+  /** Built-in schemas plus the schema of every version. */
+  schemas: SchemaSet;
   /** Compared to decide whether a changed CRD changes what is served. */
   fingerprint: string;
 }
@@ -26,11 +40,25 @@ export interface CustomResource {
 export interface CustomResourceOptions {
   /** True once the CRD is being deleted: creates are refused then. */
   terminating: () => boolean;
+  /** How conversion webhooks are called. */
+  conversion: ConversionWebhookOptions;
+}
+
+/** What all versions of a CRD share. */
+interface Shared {
+  group: string;
+  kind: string;
+  plural: string;
+  names: KubeObject;
+  namespaced: boolean;
+  /** The names of the served versions. */
+  served: Set<string>;
+  opts: CustomResourceOptions;
 }
 
 /**
- * The resource `crd` defines, or undefined when it has nothing to serve (no accepted plural
- * or kind, or no version both served and stored).
+ * The resources `crd` defines, or undefined when it has nothing to serve (no accepted plural
+ * or kind, no storage version, or no served version).
  */
 export function customResource(
   crd: KubeObject,
@@ -38,11 +66,40 @@ export function customResource(
 ): CustomResource | undefined {
   const spec = crd.spec ?? {};
   const names = crd.status?.acceptedNames ?? {};
-  const version = servedVersion(crd);
-  if (!version || !names.plural || !names.kind || !spec.group) return undefined;
-  const group: string = spec.group;
-  const kind: string = names.kind;
-  const plural: string = names.plural;
+  const all: KubeObject[] = Array.isArray(spec.versions) ? spec.versions : [];
+  const storageVersion = all.find((v) => v?.storage === true);
+  const servedVersions = all.filter((v) => v?.served === true && typeof v?.name === "string");
+  if (!storageVersion || !servedVersions.length) return undefined;
+  if (!names.plural || !names.kind || !spec.group) return undefined;
+  const shared: Shared = {
+    group: spec.group,
+    kind: names.kind,
+    plural: names.plural,
+    names,
+    namespaced: spec.scope === "Namespaced",
+    served: new Set(servedVersions.map((v) => v.name as string)),
+    opts,
+  };
+  const versions = servedVersions.map((v) => versionResource(crd, v, shared))
+    .sort((a, b) => compareVersionPriority(a.def.version, b.def.version));
+  const storage = versions.find((v) => v.def.version === storageVersion.name)?.def ??
+    versionResource(crd, storageVersion, shared).def;
+  const extra: Record<string, SchemaNode> = {};
+  for (const v of versions) extra[v.def.schema] = v.schema;
+  extra[storage.schema] ??= customResourceSchema(
+    storageVersion.schema?.openAPIV3Schema ?? { type: "object" },
+  );
+  const fingerprint = JSON.stringify({ names, spec });
+  return { versions, storage, schemas: schemasWith(extra), fingerprint };
+}
+
+/** The definition of one version of `crd`: its schema, subresources and deprecation. */
+function versionResource(
+  crd: KubeObject,
+  version: KubeObject,
+  shared: Shared,
+): CustomResourceVersion {
+  const { group, kind, plural, names, opts } = shared;
   const schemaName = customResourceSchemaName(group, version.name, kind);
   const schema = customResourceSchema(version.schema?.openAPIV3Schema ?? { type: "object" });
   const hasStatus = version.subresources?.status !== undefined &&
@@ -54,7 +111,7 @@ export function customResource(
     kind,
     plural,
     singular: names.singular || kind.toLowerCase(),
-    namespaced: spec.scope === "Namespaced",
+    namespaced: shared.namespaced,
     verbs: ALL_VERBS,
     schema: schemaName,
     customResource: true,
@@ -94,14 +151,12 @@ export function customResource(
       ? version.deprecationWarning
       : `${group}/${version.name} ${kind} is deprecated`;
   }
-  const fingerprint = JSON.stringify({
-    deprecationWarning: def.deprecationWarning,
-    group,
-    version: version.name,
-    names,
-    scope: spec.scope,
-    hasStatus,
-    schema: version.schema?.openAPIV3Schema ?? null,
-  });
-  return { def, schemas: schemasWith({ [schemaName]: schema }), schema, fingerprint };
+  const conversion = conversionOf(crd, version.name, opts.conversion);
+  if (conversion) def.storage = { group, resource: plural, conversion };
+  // Managed fields recorded at a version no longer served go on the next write.
+  def.obsoleteVersion = (apiVersion) => {
+    const slash = apiVersion.lastIndexOf("/");
+    return apiVersion.slice(0, slash) === group && !shared.served.has(apiVersion.slice(slash + 1));
+  };
+  return { def, schema };
 }

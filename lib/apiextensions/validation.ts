@@ -4,14 +4,15 @@
  * and the defaults Kubernetes fills in before checking (`singular`, `listKind`,
  * `conversion`).
  *
- * This first version serves exactly one version, stored and served. Several versions,
- * conversion webhooks, the scale subresource, selectable fields and CEL rules are refused
- * with a "not supported yet" message rather than accepted and ignored.
+ * Several versions are served, one of them the storage version; `spec.conversion` is
+ * checked in conversion_validation.ts. The scale subresource, selectable fields and CEL
+ * rules are refused with a "not supported yet" message rather than accepted and ignored.
  */
 
 import { canonicalGroup, type FieldError, isBuiltinGroup, isDNS1123Subdomain } from "../api/mod.ts";
 import type { KubeObject } from "../registry/mod.ts";
 import { validateStructuralSchema } from "./structural.ts";
+import { validateConversion } from "./conversion_validation.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -28,13 +29,6 @@ export function isDNS1035Label(value: string): string[] {
   if (value.length > 63) errs.push("must be no more than 63 characters");
   if (!DNS1035_RE.test(value)) errs.push(DNS1035_MSG);
   return errs;
-}
-
-/** The one version this server serves and stores, if the CRD has one. */
-export function servedVersion(crd: KubeObject): KubeObject | undefined {
-  const versions = crd.spec?.versions;
-  if (!Array.isArray(versions)) return undefined;
-  return versions.find((v: KubeObject) => v?.storage === true && v?.served === true);
 }
 
 /** Fills in what Kubernetes defaults in a CRD spec. May mutate `crd`. */
@@ -216,14 +210,6 @@ function validateVersions(versions: unknown): FieldError[] {
     });
     return errs;
   }
-  if (versions.length > 1) {
-    errs.push({
-      type: "Forbidden",
-      field: path,
-      detail:
-        "several versions are not supported yet: a CustomResourceDefinition must have exactly one version, served and stored",
-    });
-  }
   const seen = new Set<string>();
   let storage = 0;
   let served = 0;
@@ -286,37 +272,6 @@ function validateVersions(versions: unknown): FieldError[] {
     });
   }
   return errs;
-}
-
-function validateConversion(conversion: Json): FieldError[] {
-  if (!conversion || typeof conversion !== "object") return [];
-  const strategy = conversion.strategy;
-  // When conversion webhooks come, their calls go through the egress dialer's `cluster`
-  // selection, as admission webhooks' do: a client made with the `createHttpClient` that
-  // lib/server/start gives (`config.egress.httpClientFactory("cluster")`).
-  if (strategy === "Webhook") {
-    return [{
-      type: "Forbidden",
-      field: "spec.conversion.strategy",
-      detail: "conversion webhooks are not supported yet",
-    }];
-  }
-  if (strategy !== "None") {
-    return [{
-      type: "NotSupported",
-      field: "spec.conversion.strategy",
-      value: strategy ?? "",
-      detail: 'supported values: "None", "Webhook"',
-    }];
-  }
-  if (conversion.webhook !== undefined && conversion.webhook !== null) {
-    return [{
-      type: "Forbidden",
-      field: "spec.conversion.webhook",
-      detail: "should not be set when strategy is not set to Webhook",
-    }];
-  }
-  return [];
 }
 
 /** True when the CRD's `Established` condition is True. */

@@ -109,9 +109,19 @@ export class Catalogue {
     return this.#definitions.filter((d) => d.group === group && d.version === version);
   }
 
-  /** Namespaced definitions that own their storage (what namespace deletion must empty). */
+  /** Namespaced definitions that own their storage (what namespace deletion must empty): one
+   * per stored resource. The versions of a CRD all store where they are served (the first
+   * served version stands for them); a definition stored as another resource is not one. */
   namespacedStorage(): ResourceDefinition[] {
-    return this.#definitions.filter((d) => d.namespaced && !d.storage);
+    const seen = new Set<string>();
+    return this.#definitions.filter((d) => {
+      if (!d.namespaced) return false;
+      const own = `${d.group}/${d.plural}`;
+      if (d.storage && `${d.storage.group}/${d.storage.resource}` !== own) return false;
+      if (seen.has(own)) return false;
+      seen.add(own);
+      return true;
+    });
   }
 
   #changed(): void {

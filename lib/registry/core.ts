@@ -26,7 +26,14 @@ import {
   type Store,
   unreadableReason,
 } from "../storage/mod.ts";
-import { apiVersionOf, type KubeObject, type ResourceDefinition } from "./definition.ts";
+import {
+  apiVersionOf,
+  type BatchStorageConversion,
+  isBatchConversion,
+  type KubeObject,
+  type ResourceDefinition,
+  type StorageConversion,
+} from "./definition.ts";
 import { type FieldType, type SchemaSet, typeOf } from "../schema/mod.ts";
 import { EncodedCache } from "./encoded_cache.ts";
 import { randomContinueKey } from "./continue.ts";
@@ -71,6 +78,10 @@ export class RegistryCore {
   /** Decoded stored values shared by all watchers (each event is decoded once). */
   readonly #shared = new WeakMap<KeyValue, KubeObject>();
   readonly #prefix: string;
+  readonly #conversion?: StorageConversion;
+  readonly #batch?: BatchStorageConversion;
+  /** With a batch conversion: the stored values converted to this version, as JSON text. */
+  readonly #converted = new WeakMap<KeyValue, string>();
   #fieldType?: FieldType;
 
   constructor(def: ResourceDefinition, deps: RegistryDeps) {
@@ -86,6 +97,48 @@ export class RegistryCore {
       ? resourcePrefix(def.storage.group, def.storage.resource)
       : resourcePrefix(def.group, def.plural);
     this.#json = this.encoded.slot<string>(JSON_LINE_SLOT);
+    const conversion = def.storage?.conversion;
+    if (conversion && isBatchConversion(conversion)) this.#batch = conversion;
+    else this.#conversion = conversion;
+  }
+
+  /**
+   * Makes stored values decodable: with a conversion that calls out (a batch conversion),
+   * converts those not converted yet, all in one call; otherwise nothing to do. Every read
+   * path calls this before it decodes what the store gave it. Throws the conversion's
+   * StatusErrors (nothing is cached then).
+   */
+  load(kvs: readonly (KeyValue | undefined)[]): Promise<void> | undefined {
+    if (!this.#batch) return undefined;
+    const todo = kvs.filter((kv): kv is KeyValue => kv !== undefined && !this.#converted.has(kv));
+    if (!todo.length) return undefined;
+    return this.#convertAll(todo, this.#batch);
+  }
+
+  /** Whether {@link decode} can decode `kv` now (see {@link load}). */
+  loaded(kv: KeyValue): boolean {
+    return !this.#batch || this.#converted.has(kv);
+  }
+
+  async #convertAll(kvs: KeyValue[], batch: BatchStorageConversion): Promise<void> {
+    const objs: KubeObject[] = [];
+    const at: KeyValue[] = [];
+    for (const kv of kvs) {
+      const unreadable = unreadableReason(kv.value);
+      if (unreadable !== undefined) {
+        throw internalError(`unable to transform key ${JSON.stringify(kv.key)}: ${unreadable}`);
+      }
+      const obj = JSON.parse(kv.value) as KubeObject;
+      // Stored in this version already: nothing to convert.
+      if (obj.apiVersion === this.apiVersion) this.#converted.set(kv, kv.value);
+      else {
+        objs.push(obj);
+        at.push(kv);
+      }
+    }
+    if (!objs.length) return;
+    const out = await batch.fromStorageAll(objs);
+    at.forEach((kv, i) => this.#converted.set(kv, JSON.stringify(out[i])));
   }
 
   /** The store key of one object. Names are validated before they get here. */
@@ -109,19 +162,25 @@ export class RegistryCore {
     if (unreadable !== undefined) {
       throw internalError(`unable to transform key ${JSON.stringify(kv.key)}: ${unreadable}`);
     }
-    let obj = JSON.parse(kv.value) as KubeObject;
-    if (this.def.storage) obj = this.def.storage.conversion.fromStorage(obj);
+    let obj: KubeObject;
+    if (this.#batch) {
+      const text = this.#converted.get(kv);
+      if (text === undefined) throw internalError(`object ${kv.key} was read before conversion`);
+      obj = JSON.parse(text);
+    } else {
+      obj = JSON.parse(kv.value) as KubeObject;
+      if (this.#conversion) obj = this.#conversion.fromStorage(obj);
+    }
     obj.metadata ??= {};
     obj.metadata.resourceVersion = String(kv.modRevision);
     return obj;
   }
 
-  /** Object -> the value to store (in the stored form, without resourceVersion). */
-  encode(obj: KubeObject): string {
-    const stored = this.def.storage ? this.def.storage.conversion.toStorage(obj) : obj;
-    const metadata = { ...stored.metadata };
-    delete metadata.resourceVersion;
-    return JSON.stringify({ ...stored, metadata });
+  /** Object -> the value to store (in the stored form, without resourceVersion). With a
+   * batch conversion the object is converted first (a call out), hence a promise. */
+  encode(obj: KubeObject): string | Promise<string> {
+    if (this.#batch) return this.#batch.toStorageAsync(obj).then((o) => storedText(o));
+    return storedText(this.#conversion ? this.#conversion.toStorage(obj) : obj);
   }
 
   /** The object of a stored value as JSON text (what lists and watches embed), from the text
@@ -157,10 +216,19 @@ export class RegistryCore {
     return this.store.get(this.key(namespace, name), opts).then(
       (kv) => {
         if (!kv) throw notFound(this.gr, name);
-        return this.#jsonLine(kv);
+        const loading = this.load([kv]);
+        return loading ? loading.then(() => this.#jsonLine(kv)) : this.#jsonLine(kv);
       },
       (err) => Promise.reject(this.translate(err, "")),
     );
+  }
+
+  /** The stored value at `key` (undefined when missing), loaded for {@link decode}; errors
+   * translated. What writes read before they change an object. */
+  async readStored(key: string): Promise<KeyValue | undefined> {
+    const kv = await this.read(() => this.store.get(key));
+    await this.load([kv]);
+    return kv;
   }
 
   /** A store read, its errors translated. */
@@ -187,4 +255,11 @@ export class RegistryCore {
     }
     return err;
   }
+}
+
+/** An object as the JSON text stored, without its resourceVersion. */
+function storedText(stored: KubeObject): string {
+  const metadata = { ...stored.metadata };
+  delete metadata.resourceVersion;
+  return JSON.stringify({ ...stored, metadata });
 }

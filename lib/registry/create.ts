@@ -88,7 +88,8 @@ export async function createObject(
     }
     for (let attempt = 1;; attempt++) {
       try {
-        const kv = await core.store.create(core.key(namespace, meta.name), core.encode(obj));
+        const value = await core.encode(obj);
+        const kv = await core.store.create(core.key(namespace, meta.name), value);
         meta.resourceVersion = String(kv.modRevision);
         await reservation?.commit();
         return { object: obj, warnings };

@@ -115,6 +115,27 @@ export interface StorageConversion {
   fromStorage(obj: KubeObject): KubeObject;
 }
 
+/**
+ * A conversion that calls out (a CustomResourceDefinition's conversion webhook): async, and
+ * whole batches at a time, so that a list or a page is converted in one call. The registry
+ * converts what it reads from the store before it decodes it (one call per store read: a
+ * get, a list page, a watch event), and what it writes before it stores it. Failures are
+ * StatusErrors (kube: 500 InternalError); nothing is stored then.
+ */
+export interface BatchStorageConversion {
+  /** Stored objects -> this definition's version, all in one call; the same order. */
+  fromStorageAll(objs: KubeObject[]): Promise<KubeObject[]>;
+  /** An object of this definition's version -> the stored form. */
+  toStorageAsync(obj: KubeObject): Promise<KubeObject>;
+}
+
+/** Whether `c` is a {@link BatchStorageConversion}. */
+export function isBatchConversion(
+  c: StorageConversion | BatchStorageConversion,
+): c is BatchStorageConversion {
+  return "fromStorageAll" in c;
+}
+
 export interface ResourceDefinition {
   /** `""` for the core group. */
   group: string;
@@ -167,7 +188,17 @@ export interface ResourceDefinition {
    */
   computedSubresources?: Record<string, ResourceDefinition>;
   /** Where objects live in the store, when shared with another definition. */
-  storage?: { group: string; resource: string; conversion: StorageConversion };
+  storage?: {
+    group: string;
+    resource: string;
+    conversion: StorageConversion | BatchStorageConversion;
+  };
+  /**
+   * True for an apiVersion of this resource that is no longer served (a CRD version turned
+   * off): managed fields recorded at it are dropped on the object's next write (kube's
+   * obsolete versions). Absent: none.
+   */
+  obsoleteVersion?: (apiVersion: string) => boolean;
 }
 
 /** The kind of a list of `def`'s objects: `listKind`, else `<kind>List`. */

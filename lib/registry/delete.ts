@@ -29,7 +29,7 @@ export async function deleteObject(
   const { def } = core;
   const key = core.key(namespace, name);
   for (let attempt = 0;; attempt++) {
-    const kv = await core.read(() => core.store.get(key));
+    const kv = await core.readStored(key);
     if (!kv) throw notFound(core.gr, name);
     const obj = core.decode(kv);
     const pre = opts.preconditions ?? {};
@@ -64,7 +64,7 @@ export async function deleteObject(
       def.strategy?.prepareForDelete?.(obj);
       if (opts.dryRun) return { object: obj, deleted: false };
       try {
-        const next = await core.store.update(key, core.encode(obj), kv.modRevision);
+        const next = await core.store.update(key, await core.encode(obj), kv.modRevision);
         obj.metadata.resourceVersion = String(next.modRevision);
         return { object: obj, deleted: false };
       } catch (err) {

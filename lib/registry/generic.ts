@@ -111,6 +111,7 @@ export class ResourceRegistry {
     const core = this.#core;
     const kv = await core.read(() => core.store.get(core.key(namespace, name), opts));
     if (!kv) throw notFound(this.gr, name);
+    await core.load([kv]);
     return kv;
   }
 

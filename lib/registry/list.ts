@@ -99,6 +99,9 @@ export async function listObjects(
     );
     listRevision = res.revision;
     revision = res.revision;
+    // A conversion that calls out converts the whole store read in one call.
+    const loading = core.load(res.items);
+    if (loading) await loading;
     for (let i = 0; i < res.items.length; i++) {
       const kv = res.items[i];
       lastKey = kv.key;

@@ -74,3 +74,22 @@ export function checkApplyConfig(core: RegistryCore, body: unknown, name: string
   checkName(config, name);
   return config;
 }
+
+/**
+ * `old` (as read for a write) without the managed fields recorded at versions no longer
+ * served (`ResourceDefinition.obsoleteVersion`): they go on the next write, and an applier
+ * whose entry was there prunes nothing (kube's obsolete versions). `old` is not changed.
+ */
+export function withoutObsoleteManagers(core: RegistryCore, old: KubeObject): KubeObject {
+  const obsolete = core.def.obsoleteVersion;
+  const entries = old.metadata?.managedFields;
+  if (!obsolete || !Array.isArray(entries)) return old;
+  const kept = entries.filter((e) =>
+    !(typeof e?.apiVersion === "string" && obsolete(e.apiVersion))
+  );
+  if (kept.length === entries.length) return old;
+  const metadata = { ...old.metadata };
+  if (kept.length) metadata.managedFields = kept;
+  else delete metadata.managedFields;
+  return { ...old, metadata };
+}

@@ -3,6 +3,8 @@ export { Catalogue, groupsOf } from "./catalogue.ts";
 export {
   ALL_VERBS,
   apiVersionOf,
+  type BatchStorageConversion,
+  isBatchConversion,
   type KubeObject,
   listKindOf,
   type PrinterColumn,
@@ -10,6 +12,7 @@ export {
   type ResourceDefinition,
   type ReviewContext,
   type ReviewServices,
+  type StorageConversion,
   type Strategy,
   type StrategyContext,
   type Verb,

@@ -13,7 +13,7 @@ import { MAX_UPDATE_RETRIES, type RegistryCore } from "./core.ts";
 import { admissionAttributes, blameMutations } from "./admission.ts";
 import { createObject } from "./create.ts";
 import { finalizersPending } from "./delete.ts";
-import { checkApplyConfig, managerContext } from "./managed_fields.ts";
+import { checkApplyConfig, managerContext, withoutObsoleteManagers } from "./managed_fields.ts";
 import { patchedObject, type PatchType } from "./patching.ts";
 import { prepareUpdate, sameStoredState } from "./prepare_update.ts";
 import { checkBody, checkName, checkTypes, validateObject } from "./validation.ts";
@@ -49,7 +49,7 @@ export async function updateObject(
   const subresource = opts.subresource ?? "";
   const key = core.key(namespace, name);
   for (let attempt = 0;; attempt++) {
-    const kv = await core.read(() => core.store.get(key));
+    const kv = await core.readStored(key);
     if (!kv) {
       if (subresource) throw notFound(core.gr, name);
       if (input.metadata.resourceVersion) throw notFound(core.gr, name);
@@ -57,7 +57,7 @@ export async function updateObject(
       const res = await createObject(core, namespace, input, ctx, opts);
       return { ...res, created: true };
     }
-    const old = core.decode(kv);
+    const old = withoutObsoleteManagers(core, core.decode(kv));
     const wanted = input.metadata.resourceVersion;
     if (wanted && wanted !== old.metadata.resourceVersion) {
       throw conflict(core.gr, name, OBJECT_MODIFIED);
@@ -85,7 +85,7 @@ export async function patchObject(
   const config = patch.type === "apply" ? checkApplyConfig(core, patch.body, name) : undefined;
   const force = opts.force ?? false;
   for (let attempt = 0;; attempt++) {
-    const kv = await core.read(() => core.store.get(key));
+    const kv = await core.readStored(key);
     if (!kv) {
       if (!config || subresource) throw notFound(core.gr, name);
       if (config.metadata.resourceVersion) throw notFound(core.gr, name);
@@ -98,7 +98,7 @@ export async function patchObject(
       const res = await createObject(core, namespace, obj, ctx, opts, { applied: true });
       return { ...res, created: true };
     }
-    const old = core.decode(kv);
+    const old = withoutObsoleteManagers(core, core.decode(kv));
     let input: KubeObject;
     let wanted: string | undefined;
     if (config) {
@@ -233,7 +233,7 @@ async function storeReplacement(
   }
   if (opts.dryRun) return { object: obj, stored: false };
   try {
-    const next = await core.store.update(kv.key, core.encode(obj), kv.modRevision);
+    const next = await core.store.update(kv.key, await core.encode(obj), kv.modRevision);
     obj.metadata.resourceVersion = String(next.modRevision);
     return { object: obj, stored: true };
   } catch (err) {

@@ -32,29 +32,54 @@ export interface RegistryWatch {
   return(value?: unknown): Promise<IteratorResult<WatchEvent>>;
 }
 
-/** Store events turned into API watch events (some store events turn into none). */
+/**
+ * Store events turned into API watch events (some store events turn into none). With a
+ * conversion that calls out, an event's objects are converted before it is transformed:
+ * `next()` waits for that; `poll()` cannot, so it keeps such an event for the next `next()`
+ * and answers nothing now (the order of events is kept).
+ */
 class TransformedWatch implements RegistryWatch {
   readonly #watch: Watch;
   readonly #events: AsyncIterator<StoreEvent>;
+  readonly #core: RegistryCore;
   readonly #transform: (ev: StoreEvent) => WatchEvent | undefined;
+  /** An event `poll()` took that still needs converting. */
+  #held?: StoreEvent;
 
-  constructor(watch: Watch, transform: (ev: StoreEvent) => WatchEvent | undefined) {
+  constructor(
+    watch: Watch,
+    core: RegistryCore,
+    transform: (ev: StoreEvent) => WatchEvent | undefined,
+  ) {
     this.#watch = watch;
     this.#events = watch[Symbol.asyncIterator]();
+    this.#core = core;
     this.#transform = transform;
   }
 
   async next(): Promise<IteratorResult<WatchEvent>> {
     for (;;) {
-      const r = await this.#events.next();
-      if (r.done) return { value: undefined, done: true };
-      const ev = this.#transform(r.value);
+      let sev = this.#held;
+      this.#held = undefined;
+      if (!sev) {
+        const r = await this.#events.next();
+        if (r.done) return { value: undefined, done: true };
+        sev = r.value;
+      }
+      const loading = this.#core.load([sev.kv, sev.prevKv]);
+      if (loading) await loading;
+      const ev = this.#transform(sev);
       if (ev) return { value: ev, done: false };
     }
   }
 
   poll(): WatchEvent | undefined {
+    if (this.#held) return undefined;
     for (let ev = this.#watch.poll(); ev; ev = this.#watch.poll()) {
+      if (!this.#core.loaded(ev.kv) || (ev.prevKv && !this.#core.loaded(ev.prevKv))) {
+        this.#held = ev;
+        return undefined;
+      }
       const out = this.#transform(ev);
       if (out) return out;
     }
@@ -98,5 +123,5 @@ export function watchObjects(
     if (before) return { type: "DELETED", object: obj };
     return undefined;
   };
-  return new TransformedWatch(w, transform);
+  return new TransformedWatch(w, core, transform);
 }

@@ -15,6 +15,7 @@ import { rfc3339 } from "../api/mod.ts";
 import {
   CLEANUP_FINALIZER,
   defaultCustomResourceDefinition,
+  recordReviewGroup,
   setCondition,
   validateCustomResourceDefinition,
   validateCustomResourceDefinitionUpdate,
@@ -48,13 +49,16 @@ export const customResourceDefinitions: ResourceDefinition = {
   printerColumns: [CREATED_AT],
   strategy: {
     specFields: ["spec"],
-    prepareForCreate(crd) {
+    prepareForCreate(crd, ctx) {
       defaultCustomResourceDefinition(crd);
       crd.status = {};
       recordStoredVersion(crd);
+      // The ConversionReview spelling its webhook is sent (lib/apiextensions).
+      recordReviewGroup(crd, ctx);
     },
-    prepareForUpdate(crd) {
+    prepareForUpdate(crd, _old, ctx) {
       defaultCustomResourceDefinition(crd);
+      recordReviewGroup(crd, ctx);
       // The registry kept the stored status (a status subresource exists); copy before
       // changing it, the stored object is shared.
       crd.status = structuredClone(crd.status ?? {});

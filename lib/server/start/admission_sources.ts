@@ -18,7 +18,13 @@ import {
 import { canonicalGroup, type KubeObject, type LabelSelector, type Logger } from "../../api/mod.ts";
 import type { Authorizer } from "../../auth/mod.ts";
 import { namespaceObjects } from "../../controllers/mod.ts";
-import { type Catalogue, type ResourceDefinition, resourcePrefix } from "../../registry/mod.ts";
+import {
+  type Catalogue,
+  isBatchConversion,
+  type ResourceDefinition,
+  resourcePrefix,
+  type StorageConversion,
+} from "../../registry/mod.ts";
 import type { Store } from "../../storage/mod.ts";
 import type { HttpClientFactory } from "../../egress/mod.ts";
 
@@ -98,15 +104,26 @@ function equivalentResources(
   if (!def) return [];
   const where = storedAt(def);
   const toStored = (d: ResourceDefinition, o: KubeObject) =>
-    d.storage ? d.storage.conversion.toStorage(o) : o;
+    d.storage ? syncConversion(d)!.toStorage(o) : o;
   const fromStored = (d: ResourceDefinition, o: KubeObject) =>
-    d.storage ? d.storage.conversion.fromStorage(o) : o;
-  return catalogue.definitions.filter((d) => d !== def && storedAt(d) === where).map((d) => ({
+    d.storage ? syncConversion(d)!.fromStorage(o) : o;
+  // A conversion that calls out (a CRD's conversion webhook) cannot run here: such versions
+  // are not matched as equivalent.
+  if (def.storage && !syncConversion(def)) return [];
+  return catalogue.definitions.filter((d) =>
+    d !== def && storedAt(d) === where && (!d.storage || syncConversion(d))
+  ).map((d) => ({
     resource: { group: d.group, version: d.version, resource: d.plural },
     kind: { group: d.group, version: d.version, kind: d.kind },
     toEquivalent: (o) => fromStored(d, toStored(def, structuredClone(o))),
     fromEquivalent: (o) => fromStored(def, toStored(d, structuredClone(o))),
   }));
+}
+
+/** The definition's storage conversion when it is synchronous. */
+function syncConversion(d: ResourceDefinition): StorageConversion | undefined {
+  const c = d.storage?.conversion;
+  return c && !isBatchConversion(c) ? c : undefined;
 }
 
 function storedAt(d: ResourceDefinition): string {
@@ -132,7 +149,9 @@ async function paramObjects(
     : resourcePrefix(def.group, def.plural);
   const decode = (value: string) => {
     const obj = JSON.parse(value) as KubeObject;
-    return def.storage ? def.storage.conversion.fromStorage(obj) : obj;
+    // Parameters of a kind converted by a webhook are taken as stored.
+    const conversion = syncConversion(def);
+    return conversion ? conversion.fromStorage(obj) : obj;
   };
   const scope = def.namespaced && query.namespace ? `${prefix}${query.namespace}/` : prefix;
   if (query.name !== undefined) {

@@ -80,7 +80,15 @@ export async function startControllers(
   // request; the controller keeps the catalogue and the registries map in step with CRDs.
   const crds = registries.get(customResourceDefinitions);
   const crdController = crds &&
-    new CrdController({ crds, catalogue, registries, newRegistry: api.newRegistry, logger });
+    new CrdController({
+      crds,
+      catalogue,
+      registries,
+      newRegistry: api.newRegistry,
+      logger,
+      // Conversion webhooks are called as admission webhooks are: through the egress dialer.
+      createHttpClient: config.egress.httpClientFactory("cluster"),
+    });
   await crdController?.start();
   if (crdController) resources.add("the CRD controller", () => crdController.stop());
   const controllers = opts.controllers ?? ["*"];
