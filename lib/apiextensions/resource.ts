@@ -10,6 +10,7 @@ import { ALL_VERBS, type KubeObject, type ResourceDefinition } from "../registry
 import type { SchemaNode, SchemaSet } from "../schema/mod.ts";
 import { customResourceSchema, customResourceSchemaName, schemasWith } from "./schema.ts";
 import { validateListsAndEmbedded } from "./lists.ts";
+import { defaulter } from "./defaults.ts";
 import { servedVersion } from "./validation.ts";
 
 /** What serving one CRD takes: the definition and the schemas its registry validates with. */
@@ -48,6 +49,7 @@ export function customResource(
   const hasStatus = version.subresources?.status !== undefined &&
     version.subresources?.status !== null;
   const qualified = `${plural}.${group}`;
+  const defaults = defaulter(version.schema?.openAPIV3Schema);
   const def: ResourceDefinition = {
     group,
     version: version.name,
@@ -70,7 +72,10 @@ export function customResource(
         }
         // With a status subresource, status is written only through /status.
         if (hasStatus) delete obj.status;
+        defaults?.(obj);
       },
+      prepareForUpdate: (obj) => defaults?.(obj),
+      afterRead: defaults,
       validateCreate: (obj) => validateListsAndEmbedded(obj, schema),
       validateUpdate: (obj) => validateListsAndEmbedded(obj, schema),
     },

@@ -12,6 +12,7 @@
 import { canonicalGroup, type FieldError, isBuiltinGroup, isDNS1123Subdomain } from "../api/mod.ts";
 import type { KubeObject } from "../registry/mod.ts";
 import { validateStructuralSchema } from "./structural.ts";
+import { validateDefaults } from "./defaults.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -249,9 +250,11 @@ function validateVersions(versions: unknown): FieldError[] {
       }
       seen.add(v.name);
     }
-    errs.push(
-      ...validateStructuralSchema(v.schema?.openAPIV3Schema, `${at}.schema.openAPIV3Schema`),
-    );
+    const schemaAt = `${at}.schema.openAPIV3Schema`;
+    const structural = validateStructuralSchema(v.schema?.openAPIV3Schema, schemaAt);
+    errs.push(...structural);
+    // Defaults are checked against a structural schema only, as kube does.
+    if (!structural.length) errs.push(...validateDefaults(v.schema?.openAPIV3Schema, schemaAt));
     errs.push(...validateDeprecationWarning(v, at));
     const sub = v.subresources ?? {};
     if (sub.scale !== undefined && sub.scale !== null) {
