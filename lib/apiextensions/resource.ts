@@ -11,6 +11,7 @@ import type { SchemaNode, SchemaSet } from "../schema/mod.ts";
 import { customResourceSchema, customResourceSchemaName, schemasWith } from "./schema.ts";
 import { validateListsAndEmbedded } from "./lists.ts";
 import { defaulter } from "./defaults.ts";
+import { scalePathsOf, validateScaleFields } from "./scale.ts";
 import { servedVersion } from "./validation.ts";
 
 /** What serving one CRD takes: the definition and the schemas its registry validates with. */
@@ -50,6 +51,7 @@ export function customResource(
     version.subresources?.status !== null;
   const qualified = `${plural}.${group}`;
   const defaults = defaulter(version.schema?.openAPIV3Schema);
+  const scale = scalePathsOf(version);
   const def: ResourceDefinition = {
     group,
     version: version.name,
@@ -76,8 +78,14 @@ export function customResource(
       },
       prepareForUpdate: (obj) => defaults?.(obj),
       afterRead: defaults,
-      validateCreate: (obj) => validateListsAndEmbedded(obj, schema),
-      validateUpdate: (obj) => validateListsAndEmbedded(obj, schema),
+      validateCreate: (obj) => [
+        ...validateListsAndEmbedded(obj, schema),
+        ...validateScaleFields(obj, scale),
+      ],
+      validateUpdate: (obj) => [
+        ...validateListsAndEmbedded(obj, schema),
+        ...validateScaleFields(obj, scale),
+      ],
     },
   };
   if (names.listKind && names.listKind !== `${kind}List`) def.listKind = names.listKind;
@@ -94,6 +102,10 @@ export function customResource(
     def.categories = [...names.categories];
   }
   if (hasStatus) def.subresources = ["status"];
+  if (scale) {
+    def.subresources = [...def.subresources ?? [], "scale"];
+    def.scale = scale;
+  }
   if (version.deprecated === true) {
     def.deprecationWarning = typeof version.deprecationWarning === "string"
       ? version.deprecationWarning
@@ -106,6 +118,7 @@ export function customResource(
     names,
     scope: spec.scope,
     hasStatus,
+    scale,
     schema: version.schema?.openAPIV3Schema ?? null,
   });
   return { def, schemas: schemasWith({ [schemaName]: schema }), schema, fingerprint };

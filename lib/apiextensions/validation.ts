@@ -5,7 +5,7 @@
  * `conversion`).
  *
  * This first version serves exactly one version, stored and served. Several versions,
- * conversion webhooks, the scale subresource, selectable fields and CEL rules are refused
+ * conversion webhooks, selectable fields and CEL rules are refused
  * with a "not supported yet" message rather than accepted and ignored.
  */
 
@@ -13,6 +13,7 @@ import { canonicalGroup, type FieldError, isBuiltinGroup, isDNS1123Subdomain } f
 import type { KubeObject } from "../registry/mod.ts";
 import { validateStructuralSchema } from "./structural.ts";
 import { validateDefaults } from "./defaults.ts";
+import { validateScaleSubresource } from "./scale.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -256,14 +257,7 @@ function validateVersions(versions: unknown): FieldError[] {
     // Defaults are checked against a structural schema only, as kube does.
     if (!structural.length) errs.push(...validateDefaults(v.schema?.openAPIV3Schema, schemaAt));
     errs.push(...validateDeprecationWarning(v, at));
-    const sub = v.subresources ?? {};
-    if (sub.scale !== undefined && sub.scale !== null) {
-      errs.push({
-        type: "Forbidden",
-        field: `${at}.subresources.scale`,
-        detail: "the scale subresource is not supported yet",
-      });
-    }
+    errs.push(...validateScaleSubresource(v.subresources?.scale, `${at}.subresources`));
     if (Array.isArray(v.selectableFields) && v.selectableFields.length) {
       errs.push({
         type: "Forbidden",

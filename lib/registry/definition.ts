@@ -86,6 +86,16 @@ export interface Strategy {
   specFields?: string[];
 }
 
+/** Where a Scale's fields live in an object: simple JSON paths such as `.spec.replicas`. */
+export interface ScalePaths {
+  /** Under `.spec`: what `spec.replicas` of the Scale reads and writes. */
+  specReplicasPath: string;
+  /** Under `.status`: `status.replicas` of the Scale (0 when absent). */
+  statusReplicasPath: string;
+  /** Under `.spec` or `.status`: a label selector in its string form (`status.selector`). */
+  labelSelectorPath?: string;
+}
+
 /** What a {@link Strategy.beginCreate} or {@link Strategy.beginUpdate} reserved. */
 export interface Reservation {
   /** The write is stored: keep the new reservations, let go of what the object gave up. */
@@ -145,6 +155,9 @@ export interface ResourceDefinition {
   /** Field selectors beyond metadata.name and metadata.namespace: field path -> value. */
   fieldSelectors?: Record<string, (obj: KubeObject) => string | undefined>;
   printerColumns?: PrinterColumn[];
+  /** The `scale` subresource (list it in `subresources` too): an autoscaling/v1 Scale mapped
+   * onto these paths of the object (scale.ts). */
+  scale?: ScalePaths;
   strategy?: Strategy;
   /**
    * The kind's empty object as Kubernetes builds it to track a create's managed fields: its

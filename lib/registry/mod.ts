@@ -10,6 +10,7 @@ export {
   type ResourceDefinition,
   type ReviewContext,
   type ReviewServices,
+  type ScalePaths,
   type Strategy,
   type StrategyContext,
   type Verb,
@@ -26,3 +27,10 @@ export {
   type WatchEvent,
 } from "./generic.ts";
 export { Informer } from "./informer.ts";
+export {
+  SCALE_API_VERSION,
+  SCALE_KIND,
+  SCALE_PATCH_TYPES,
+  type ScaleChange,
+  scaleOf,
+} from "./scale.ts";

@@ -42,7 +42,8 @@ export function prepareUpdate(
     def.strategy?.prepareForUpdate?.(next, old, ctx);
     return next;
   }
-  if (ctx.subresource && ctx.subresource !== "finalize") {
+  // `/scale` writes the main resource (its replicas), through the main resource's rules.
+  if (ctx.subresource && ctx.subresource !== "finalize" && ctx.subresource !== "scale") {
     const next = structuredClone(old);
     delete next.metadata.resourceVersion;
     if (obj.status !== undefined) next.status = obj.status;
