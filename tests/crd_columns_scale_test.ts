@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { type TestServer, testServer } from "./harness.ts";
 import { decodeObject, encodeObject } from "../lib/codec/protobuf/mod.ts";
+import { kubectlEnv, kubectlInstalled } from "./kubectl.ts";
 
 const CRDS = "/apis/apiextensions.platform.io/v1/customresourcedefinitions";
 const SHARDS = "/apis/db.example.com/v1/namespaces/default/shards";
@@ -378,4 +379,117 @@ Deno.test("crd scale: bad input gets kube's errors", async () => {
     'spec.versions[0].subresources.scale.specReplicasPath: Invalid value: ".status.replicas": should be a json path under .spec',
     'spec.versions[0].subresources.scale.statusReplicasPath: Invalid value: "status.replicas": must be a simple json path starting with .',
   ]);
+});
+
+const TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io";
+
+Deno.test("crd printer columns: Table responses carry the CRD's columns and cells", async () => {
+  await using t = await testServer();
+  await createEstablished(t, shardsCrd());
+  await t.json("POST", SHARDS, {
+    body: shard("p", { replicas: 2, size: "L", ratio: 0.5, zones: ["a", "b"] }),
+  });
+  await t.json("POST", SHARDS, { body: shard("q") });
+  const res = await t.json("GET", SHARDS, { headers: { Accept: TABLE } });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  assert.deepEqual(
+    res.body.columnDefinitions.map((c: any) => [c.name, c.type, c.format, c.priority]),
+    [
+      ["Name", "string", "name", 0],
+      ["Replicas", "integer", "", 0],
+      ["Size", "string", "", 0],
+      ["Ready", "boolean", "", 1],
+      ["Ratio", "number", "", 1],
+      ["Zones", "string", "", 1],
+      ["Since", "date", "", 0],
+    ],
+  );
+  assert.deepEqual(res.body.columnDefinitions.slice(1, 3).map((c: any) => c.description), [
+    "Custom resource definition column (in JSONPath format): .spec.replicas",
+    "How big",
+  ]);
+  const [p, q] = res.body.rows.map((r: any) => r.cells);
+  assert.deepEqual(p.slice(0, 6), ["p", 2, "L", "<none>", 0.5, '["a","b"]']);
+  assert.match(p[6], /^\d+s$/);
+  assert.deepEqual(q.slice(0, 6), ["q", 1, "M", "<none>", "<none>", "<none>"]);
+
+  // One object, and a CRD without columns: Name and kube's default Age.
+  const one = await t.json("GET", `${SHARDS}/p`, { headers: { Accept: TABLE } });
+  assert.equal(one.body.rows.length, 1);
+  const plain = shardsCrd();
+  plain.metadata.name = "plains.db.example.com";
+  plain.spec.names = { plural: "plains", kind: "Plain" };
+  delete plain.spec.versions[0].additionalPrinterColumns;
+  await createEstablished(t, plain);
+  await t.json("POST", "/apis/db.example.com/v1/namespaces/default/plains", {
+    body: { apiVersion: "db.example.com/v1", kind: "Plain", metadata: { name: "x" } },
+  });
+  const table = await t.json("GET", "/apis/db.example.com/v1/namespaces/default/plains", {
+    headers: { Accept: TABLE },
+  });
+  assert.deepEqual(table.body.columnDefinitions.map((c: any) => [c.name, c.type]), [
+    ["Name", "string"],
+    ["Age", "date"],
+  ]);
+  assert.match(table.body.rows[0].cells[1], /^\d+s$/);
+
+  // Bad columns are refused when the CRD is written.
+  const bad = shardsCrd();
+  bad.metadata.name = "bads.db.example.com";
+  bad.spec.names = { plural: "bads", kind: "Bad" };
+  bad.spec.versions[0].additionalPrinterColumns = [
+    { name: "X", type: "float", jsonPath: "spec.x" },
+  ];
+  const refused = await t.json("POST", CRDS, { body: bad });
+  assert.equal(refused.status, 422, JSON.stringify(refused.body));
+  assert.deepEqual(refused.body.details.causes.map((c: any) => `${c.field}: ${c.message}`), [
+    'spec.versions[0].additionalPrinterColumns[0].type: Invalid value: "float": must be one of boolean,date,integer,number,string',
+    'spec.versions[0].additionalPrinterColumns[0].JSONPath: Invalid value: "spec.x": must be a simple json path starting with .',
+  ]);
+});
+
+Deno.test({
+  name: "kubectl: get shows a CRD's printer columns (-o wide the others), scale changes replicas",
+  ignore: !kubectlInstalled,
+  sanitizeResources: false,
+  sanitizeOps: false,
+}, async (t) => {
+  await using env = await kubectlEnv();
+  const { ok, kubectl } = env;
+  await ok(["apply", "-f", "-"], JSON.stringify(shardsCrd()));
+  await ok(["wait", "--for=condition=Established", "crd/shards.db.example.com", "--timeout=20s"]);
+  await ok(["apply", "-f", "-"], JSON.stringify(shard("s1", { replicas: 2, ratio: 0.5 })));
+  await ok(["apply", "-f", "-"], JSON.stringify(shard("s2", { size: "S", zones: ["z1"] })));
+
+  await t.step("get: the columns, defaults filled in", async () => {
+    const out = await ok(["get", "shards"]);
+    const lines = out.trimEnd().split("\n");
+    assert.match(lines[0], /^NAME\s+REPLICAS\s+SIZE\s+SINCE$/);
+    assert.match(lines[1], /^s1\s+2\s+M\s+\d+s$/);
+    assert.match(lines[2], /^s2\s+1\s+S\s+\d+s$/);
+  });
+
+  await t.step("get -o wide: the priority columns too", async () => {
+    const lines = (await ok(["get", "shards", "-o", "wide"])).trimEnd().split("\n");
+    assert.match(lines[0], /^NAME\s+REPLICAS\s+SIZE\s+READY\s+RATIO\s+ZONES\s+SINCE$/);
+    assert.match(lines[1], /^s1\s+2\s+M\s+<none>\s+0.5\s+<none>\s+\d+s$/);
+    assert.match(lines[2], /^s2\s+1\s+S\s+<none>\s+<none>\s+\["z1"\]\s+\d+s$/);
+  });
+
+  await t.step("scale: --replicas sets .spec.replicas", async () => {
+    assert.equal(
+      await ok(["scale", "shard/s1", "--replicas=3"]),
+      "shard.db.example.com/s1 scaled\n",
+    );
+    assert.equal(await ok(["get", "shard", "s1", "-o", "jsonpath={.spec.replicas}"]), "3");
+    assert.match((await ok(["get", "shards"])).split("\n")[1], /^s1\s+3\s+M\s+/);
+    // With a precondition that does not hold, nothing changes.
+    const stale = await kubectl(["scale", "shard/s1", "--current-replicas=5", "--replicas=1"]);
+    assert.notEqual(stale.code, 0);
+    assert.match(stale.stderr, /Expected replicas to be 5, was 3/);
+    assert.equal(await ok(["get", "shard", "s1", "-o", "jsonpath={.spec.replicas}"]), "3");
+    // With one that holds, kubectl writes the Scale back with its resourceVersion (a PUT).
+    await ok(["scale", "shard/s1", "--current-replicas=3", "--replicas=1"]);
+    assert.equal(await ok(["get", "shard", "s1", "-o", "jsonpath={.spec.replicas}"]), "1");
+  });
 });

@@ -12,6 +12,7 @@ import { customResourceSchema, customResourceSchemaName, schemasWith } from "./s
 import { validateListsAndEmbedded } from "./lists.ts";
 import { defaulter } from "./defaults.ts";
 import { scalePathsOf, validateScaleFields } from "./scale.ts";
+import { printerColumns } from "./printer_columns.ts";
 import { servedVersion } from "./validation.ts";
 
 /** What serving one CRD takes: the definition and the schemas its registry validates with. */
@@ -62,6 +63,7 @@ export function customResource(
     verbs: ALL_VERBS,
     schema: schemaName,
     customResource: true,
+    printerColumns: printerColumns(version.additionalPrinterColumns),
     strategy: {
       prepareForCreate(obj) {
         if (opts.terminating()) {
@@ -119,6 +121,7 @@ export function customResource(
     scope: spec.scope,
     hasStatus,
     scale,
+    columns: version.additionalPrinterColumns ?? null,
     schema: version.schema?.openAPIV3Schema ?? null,
   });
   return { def, schemas: schemasWith({ [schemaName]: schema }), schema, fingerprint };

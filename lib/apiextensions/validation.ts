@@ -14,6 +14,7 @@ import type { KubeObject } from "../registry/mod.ts";
 import { validateStructuralSchema } from "./structural.ts";
 import { validateDefaults } from "./defaults.ts";
 import { validateScaleSubresource } from "./scale.ts";
+import { validatePrinterColumns } from "./printer_columns.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -258,6 +259,9 @@ function validateVersions(versions: unknown): FieldError[] {
     if (!structural.length) errs.push(...validateDefaults(v.schema?.openAPIV3Schema, schemaAt));
     errs.push(...validateDeprecationWarning(v, at));
     errs.push(...validateScaleSubresource(v.subresources?.scale, `${at}.subresources`));
+    errs.push(
+      ...validatePrinterColumns(v.additionalPrinterColumns, `${at}.additionalPrinterColumns`),
+    );
     if (Array.isArray(v.selectableFields) && v.selectableFields.length) {
       errs.push({
         type: "Forbidden",

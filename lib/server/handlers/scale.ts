@@ -30,7 +30,12 @@ export async function scaleHandler(ctx: RequestContext, scope: ResourceScope): P
   }
   const optionsKind = verb === "update" ? "UpdateOptions" : "PatchOptions";
   let change: ScaleChange;
-  if (verb === "update") {
+  if (verb === "update" && !ctx.req.headers.get("Content-Type")) {
+    // kubectl's scale client PUTs its Scale without a Content-Type; kube reads that as JSON.
+    const text = await readBody(ctx, scope.maxBodyBytes);
+    if (!text.trim()) throw badRequest("the request body is empty: an object is required");
+    change = { type: "put", body: decodeBody(text, "json").value };
+  } else if (verb === "update") {
     change = { type: "put", body: (await readObject(ctx, scaleScope)).object };
   } else {
     const contentType = ctx.req.headers.get("Content-Type") ?? "";
