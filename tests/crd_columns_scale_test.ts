@@ -228,6 +228,18 @@ Deno.test("crd scale: GET, PUT and PATCH of autoscaling/v1 Scale in JSON and pro
     verbs: ["get", "patch", "update"],
   });
 
+  // OpenAPI describes the subresource with the Scale schema.
+  const v3 = (await t.json("GET", "/openapi/v3/apis/db.example.com/v1")).body;
+  const scalePath = v3.paths["/apis/db.example.com/v1/namespaces/{namespace}/shards/{name}/scale"];
+  assert.equal(
+    scalePath.get.responses["200"].content["application/json"].schema.$ref,
+    "#/components/schemas/io.k8s.api.autoscaling.v1.Scale",
+  );
+  assert.equal(
+    v3.components.schemas["io.k8s.api.autoscaling.v1.ScaleSpec"].properties.replicas.type,
+    "integer",
+  );
+
   res = await t.json("GET", `${SHARDS}/s/scale`);
   assert.equal(res.status, 200, JSON.stringify(res.body));
   assert.deepEqual(res.body, {
