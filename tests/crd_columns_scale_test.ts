@@ -48,6 +48,8 @@ export function shardsCrd(): any {
         schema: {
           openAPIV3Schema: {
             type: "object",
+            // Required, but defaulted: defaults are filled in before validation.
+            required: ["spec"],
             properties: {
               spec: {
                 type: "object",

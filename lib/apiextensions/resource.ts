@@ -2,7 +2,9 @@
  * From a CustomResourceDefinition to the {@link ResourceDefinition} the generic registry
  * serves: names from `status.acceptedNames` (what the naming check let through), scope,
  * the one served version, the status subresource, and the version's schema registered under
- * a schema name of its own in a {@link SchemaSet} that extends the built-in one.
+ * a schema name of its own in a {@link SchemaSet} that extends the built-in one. The version's
+ * defaults (defaults.ts), printer columns (printer_columns.ts) and scale subresource
+ * (scale.ts) are hooked in here.
  */
 
 import { StatusError } from "../api/mod.ts";
