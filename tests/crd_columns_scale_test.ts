@@ -307,6 +307,13 @@ Deno.test("crd scale: GET, PUT and PATCH of autoscaling/v1 Scale in JSON and pro
   });
   assert.equal(res.status, 200, JSON.stringify(res.body));
   assert.equal((await t.json("GET", `${SHARDS}/s`)).body.spec.replicas, 6);
+  // Zero replicas: kube's JSON leaves spec.replicas out of the Scale.
+  res = await t.json("PATCH", `${SHARDS}/s/scale`, {
+    body: { spec: { replicas: 0 } },
+    headers: { "Content-Type": "application/merge-patch+json" },
+  });
+  assert.deepEqual([res.status, res.body.spec], [200, {}]);
+  assert.equal((await t.json("GET", `${SHARDS}/s`)).body.spec.replicas, 0);
 
   // A protobuf PUT.
   const body = encodeObject({

@@ -3,7 +3,7 @@
  * paths of the object ({@link ScalePaths}), as Kubernetes serves it for custom resources.
  *
  * - GET answers the object's Scale: `spec.replicas` from `specReplicasPath` (500 when the
- *   object has none), `status.replicas` from `statusReplicasPath` (0 when absent),
+ *   object has none; left out when 0, as in kube's JSON), `status.replicas` from `statusReplicasPath` (0 when absent),
  *   `status.selector` from `labelSelectorPath`, and the object's name, namespace, uid,
  *   resourceVersion and creationTimestamp.
  * - PUT takes a Scale; a JSON Patch or merge patch is applied to the object's Scale. Only
@@ -89,7 +89,8 @@ export function scaleOf(obj: KubeObject, paths: ScalePaths): { scale: KubeObject
     kind: SCALE_KIND,
     apiVersion: SCALE_API_VERSION,
     metadata,
-    spec: { replicas: spec ?? 0 },
+    // As kube's JSON: spec replicas are left out when 0, status replicas never.
+    spec: spec ? { replicas: spec } : {},
     status: { replicas: status },
   };
   if (typeof selector === "string" && selector) scale.status.selector = selector;
@@ -184,10 +185,10 @@ export async function updateScale(
     const { scale: current, found } = scaleOf(old, paths);
     let next: unknown = change.body;
     if (change.type !== "put") {
+      const patched = patchedObject(change.type, current, change.body, UNTYPED);
+      next = patched;
       // Without spec replicas, a patch that sets none has nothing to write.
-      if (!found) delete current.spec.replicas;
-      next = patchedObject(change.type, current, change.body, UNTYPED);
-      if (!isJsonObject(next) || !isJsonObject(next.spec) || next.spec.replicas === undefined) {
+      if (!found && (!isJsonObject(patched.spec) || patched.spec.replicas === undefined)) {
         throw badRequest(
           `the spec replicas field ${JSON.stringify(paths.specReplicasPath)} cannot be empty`,
         );

@@ -22,6 +22,6 @@ Deno.test("scaleOf: the Scale of an object, from its paths", () => {
   });
   // Without spec replicas: 0, and the caller learns there were none.
   const none = scaleOf({ metadata: { name: "b" } }, paths);
-  assertEquals([none.found, none.scale.spec.replicas], [false, 0]);
+  assertEquals([none.found, none.scale.spec], [false, {}]);
   assert.throws(() => scaleOf({ metadata: { name: "c" }, spec: { replicas: "x" } }, paths));
 });
