@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { type TestServer, testServer } from "./harness.ts";
 import { decodeObject, encodeObject } from "../lib/codec/protobuf/mod.ts";
 import { kubectlEnv, kubectlInstalled } from "./kubectl.ts";
+import { answer, patchOf, startTestWebhook } from "../lib/admission/webhook/webhook_testdata.ts";
 
 const CRDS = "/apis/apiextensions.platform.io/v1/customresourcedefinitions";
 const SHARDS = "/apis/db.example.com/v1/namespaces/default/shards";
@@ -146,6 +147,14 @@ Deno.test("crd defaults: applied on create, update, patch and apply", async () =
   });
   assert.equal(res.status, 200, JSON.stringify(res.body));
   assert.deepEqual(res.body.spec, { replicas: 4, size: "M" });
+  // Leaving a defaulted field out is no change: nothing is written, the generation stays.
+  const before = res.body;
+  res = await t.json("PUT", `${SHARDS}/a`, { body: { ...before, spec: { replicas: 4 } } });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  assert.deepEqual(
+    [res.body.metadata.resourceVersion, res.body.metadata.generation],
+    [before.metadata.resourceVersion, before.metadata.generation],
+  );
 
   // Apply: a field the applier set and then leaves out is reset to its default.
   const apply = (spec: unknown) =>
@@ -513,4 +522,50 @@ Deno.test({
     await ok(["scale", "shard/s1", "--current-replicas=3", "--replicas=1"]);
     assert.equal(await ok(["get", "shard", "s1", "-o", "jsonpath={.spec.replicas}"]), "1");
   });
+});
+
+Deno.test("crd defaults: a mutating webhook's change is defaulted again", async () => {
+  await using hook = await startTestWebhook();
+  await using t = await testServer();
+  await createEstablished(t, shardsCrd());
+  // The webhook takes size away (and adds zones).
+  hook.respond = (review) =>
+    answer(review, {
+      allowed: true,
+      patchType: "JSONPatch",
+      patch: patchOf([{ op: "remove", path: "/spec/size" }, {
+        op: "add",
+        path: "/spec/zones",
+        value: ["w"],
+      }]),
+    });
+  const made = await t.json(
+    "POST",
+    "/apis/admissionregistration.platform.io/v1/mutatingwebhookconfigurations",
+    {
+      body: {
+        apiVersion: "admissionregistration.platform.io/v1",
+        kind: "MutatingWebhookConfiguration",
+        metadata: { name: "strip" },
+        webhooks: [{
+          name: "strip.example.com",
+          clientConfig: { url: `${hook.url}/strip`, caBundle: hook.caBundle },
+          rules: [{
+            operations: ["CREATE"],
+            apiGroups: ["db.example.com"],
+            apiVersions: ["v1"],
+            resources: ["shards"],
+          }],
+          sideEffects: "None",
+          admissionReviewVersions: ["v1"],
+        }],
+      },
+    },
+  );
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  const res = await t.json("POST", SHARDS, { body: shard("m", { size: "L" }) });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  // The webhook saw the defaulted object and removed size: its default is back.
+  assert.deepEqual(hook.received[0].review.request.object.spec, { replicas: 1, size: "L" });
+  assert.deepEqual(res.body.spec, { replicas: 1, size: "M", zones: ["w"] });
 });

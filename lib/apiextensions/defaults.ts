@@ -4,7 +4,8 @@
  * written.
  *
  * - {@link applyDefaults} runs on every object of the version the server reads from storage,
- *   and on what a create, an update, a patch or an apply is about to store. So an object
+ *   on what a create, an update, a patch or an apply is about to store, and again after
+ *   mutating admission changed it (the registry's `applyDefaults` strategy hook). So an object
  *   stored before a default was added reads with it, and a field an applier no longer sends
  *   (and nobody else owns) comes back with its default.
  * - {@link validateDefaults} runs when a CRD is created or updated: a default must be a valid

@@ -78,10 +78,8 @@ export function customResource(
         }
         // With a status subresource, status is written only through /status.
         if (hasStatus) delete obj.status;
-        defaults?.(obj);
       },
-      prepareForUpdate: (obj) => defaults?.(obj),
-      afterRead: defaults,
+      applyDefaults: defaults,
       validateCreate: (obj) => [
         ...validateListsAndEmbedded(obj, schema),
         ...validateScaleFields(obj, scale),

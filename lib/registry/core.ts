@@ -111,7 +111,7 @@ export class RegistryCore {
     }
     let obj = JSON.parse(kv.value) as KubeObject;
     if (this.def.storage) obj = this.def.storage.conversion.fromStorage(obj);
-    this.def.strategy?.afterRead?.(obj);
+    this.def.strategy?.applyDefaults?.(obj);
     obj.metadata ??= {};
     obj.metadata.resourceVersion = String(kv.modRevision);
     return obj;

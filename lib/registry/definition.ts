@@ -41,10 +41,12 @@ export interface StrategyContext {
 export interface Strategy {
   /** Before validation on create; may mutate `obj` (e.g. clear status, set defaults). */
   prepareForCreate?(obj: KubeObject, ctx: StrategyContext): void;
-  /** On every object read from the store (gets, lists, watches, and the stored object a
-   * write starts from), after any storage conversion; may mutate `obj`, which is the read's
-   * own (e.g. fill in schema defaults added since the object was stored). */
-  afterRead?(obj: KubeObject): void;
+  /** Fills in the kind's defaults, in place (a CRD's schema defaults). The registry calls it
+   * on every object it reads from the store (gets, lists, watches, the stored object a write
+   * starts from; after any storage conversion), on what a create or update is about to store
+   * (after prepareForCreate / prepareForUpdate), and again once mutating admission changed
+   * the object. */
+  applyDefaults?(obj: KubeObject): void;
   /** Before validation on update; may mutate `obj`. On a subresource (`ctx.subresource`),
    * `obj` is the stored object with the subresource's part (status) taken from the request,
    * for the hook to narrow further. */

@@ -177,6 +177,7 @@ export async function replaceObject(
     oldObject: old,
   });
   await core.admission.admit(admission);
+  if (admission.mutatedBy?.length) def.strategy?.applyDefaults?.(obj);
   const warnings = await validateObject(core, obj, opts, async () => [
     ...validateObjectMetaUpdate(obj.metadata, old.metadata),
     ...await def.strategy?.validateUpdate?.(obj, old, { ...ctx, subresource }) ?? [],
