@@ -12,7 +12,8 @@
  *   value of its node (the same checks objects get, reported under `….default`), must hold
  *   no field its schema would prune (`must not have unknown fields`), and may not sit where
  *   it cannot apply: in a value validation (`allOf`, `anyOf`, `oneOf`, `not`), or in the
- *   root's `apiVersion`, `kind` and `metadata`.
+ *   root's `apiVersion`, `kind` and `metadata`. The keys of a `map` list must be required
+ *   or have a default.
  *
  * Both take the version's `openAPIV3Schema` as written in the CRD.
  */
@@ -133,6 +134,7 @@ function walk(node: Json, path: string, place: Place, errs: FieldError[], root =
       errs.push(...checkDefault(node, d, at));
     }
   }
+  if (!place.junctor) errs.push(...listMapKeyDefaults(node, path));
   if (isObject(node.properties)) {
     for (const [name, sub] of Object.entries(node.properties)) {
       const meta = root && ["apiVersion", "kind", "metadata"].includes(name) ? name : undefined;
@@ -152,6 +154,25 @@ function walk(node: Json, path: string, place: Place, errs: FieldError[], root =
     list.forEach((sub, i) => walk(sub, `${path}.${key}[${i}]`, { ...place, junctor: true }, errs));
   }
   if (isObject(node.not)) walk(node.not, `${path}.not`, { ...place, junctor: true }, errs);
+}
+
+/** The keys of a `map` list must be required or have a default: an item without one could
+ * not be told apart. */
+function listMapKeyDefaults(node: Json, path: string): FieldError[] {
+  if (node["x-kubernetes-list-type"] !== "map" || !isObject(node.items)) return [];
+  const keys = node["x-kubernetes-list-map-keys"];
+  const props = node.items.properties;
+  if (!Array.isArray(keys) || !isObject(props)) return [];
+  const required = Array.isArray(node.items.required) ? node.items.required : [];
+  return keys.filter((k) =>
+    typeof k === "string" && Object.hasOwn(props, k) && !required.includes(k) &&
+    defaultOf(props[k]) === undefined
+  ).map((k) => ({
+    type: "Required",
+    field: `${path}.items.properties[${k}].default`,
+    detail:
+      "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
+  }));
 }
 
 /** The default `value` of `node` is pruned already and passes the node's validation. Errors

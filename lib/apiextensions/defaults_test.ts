@@ -177,3 +177,30 @@ Deno.test("defaults validation: a CRD with a bad default is refused, a good one 
     [`${AT}.properties[spec].properties[replicas].default`],
   );
 });
+
+Deno.test("defaults validation: list-map keys must be required or defaulted", () => {
+  const list = (items: unknown) => ({
+    type: "object",
+    properties: {
+      ports: {
+        type: "array",
+        "x-kubernetes-list-type": "map",
+        "x-kubernetes-list-map-keys": ["port", "protocol"],
+        items,
+      },
+    },
+  });
+  const props = { port: { type: "integer" }, protocol: { type: "string" } };
+  assertEquals(messages(list({ type: "object", properties: props })), [
+    `${AT}.properties[ports].items.properties[port].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property`,
+    `${AT}.properties[ports].items.properties[protocol].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property`,
+  ]);
+  assertEquals(
+    messages(list({
+      type: "object",
+      required: ["port"],
+      properties: { ...props, protocol: { type: "string", default: "TCP" } },
+    })),
+    [],
+  );
+});
