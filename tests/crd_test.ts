@@ -507,9 +507,11 @@ Deno.test("crd: invalid CustomResourceDefinitions are refused with 422", async (
   assert.deepEqual(
     await post((c) => (c.spec.versions[0].subresources.scale = {
       specReplicasPath: ".spec.numeric",
-      statusReplicasPath: ".status.observed",
+      statusReplicasPath: ".spec.observed",
     })),
-    ["spec.versions[0].subresources.scale: Forbidden: the scale subresource is not supported yet"],
+    [
+      'spec.versions[0].subresources.scale.statusReplicasPath: Invalid value: ".spec.observed": should be a json path under .status',
+    ],
   );
   assert.equal((await t.json("GET", CRDS)).body.items.length, 0);
 });

@@ -47,6 +47,7 @@ const PROTO_FILES = [
   "k8s.io/api/authorization/v1/generated.proto",
   "k8s.io/api/rbac/v1/generated.proto",
   "k8s.io/api/admissionregistration/v1/generated.proto",
+  "k8s.io/api/autoscaling/v1/generated.proto",
   "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1/generated.proto",
 ];
 
@@ -93,6 +94,8 @@ const SERVED: Record<string, { pkg: string; kinds: string[]; lists?: false }> = 
     kinds: ["TokenReview", "TokenRequest", "SelfSubjectReview"],
     lists: false,
   },
+  // The `scale` subresource of custom resources answers with autoscaling/v1 Scale.
+  "autoscaling/v1": { pkg: "k8s.io.api.autoscaling.v1", kinds: ["Scale"], lists: false },
   // kubectl 1.27's `auth whoami` asks for v1beta1. Its SelfSubjectReview has v1's fields and
   // numbers (metadata 1, status 2; status.userInfo 1, a v1 UserInfo), so v1's messages encode it.
   "authentication.platform.io/v1beta1": { pkg: AUTHN, kinds: ["SelfSubjectReview"], lists: false },

@@ -6,6 +6,8 @@
  * {@link SchemaSet} that extends the built-in one), subresources and deprecation warning,
  * built by {@link versionResource}. With several versions, every definition converts what
  * it reads from its version's point of view (conversion.ts).
+ * The version's defaults (defaults.ts), printer columns (printer_columns.ts) and scale
+ * subresource (scale.ts) are hooked in by versionResource.
  */
 
 import { StatusError } from "../api/mod.ts";
@@ -16,6 +18,9 @@ import { validateListsAndEmbedded } from "./lists.ts";
 import { conversionOf } from "./conversion.ts";
 import type { ConversionWebhookOptions } from "./conversion_webhook.ts";
 import { compareVersionPriority } from "./version_priority.ts";
+import { defaulter } from "./defaults.ts";
+import { scalePathsOf, validateScaleFields } from "./scale.ts";
+import { printerColumns } from "./printer_columns.ts";
 
 /** One served version of a CRD: its definition and schema. */
 export interface CustomResourceVersion {
@@ -105,6 +110,8 @@ function versionResource(
   const hasStatus = version.subresources?.status !== undefined &&
     version.subresources?.status !== null;
   const qualified = `${plural}.${group}`;
+  const defaults = defaulter(version.schema?.openAPIV3Schema);
+  const scale = scalePathsOf(version);
   const def: ResourceDefinition = {
     group,
     version: version.name,
@@ -115,6 +122,7 @@ function versionResource(
     verbs: ALL_VERBS,
     schema: schemaName,
     customResource: true,
+    printerColumns: printerColumns(version.additionalPrinterColumns),
     strategy: {
       prepareForCreate(obj) {
         if (opts.terminating()) {
@@ -128,8 +136,15 @@ function versionResource(
         // With a status subresource, status is written only through /status.
         if (hasStatus) delete obj.status;
       },
-      validateCreate: (obj) => validateListsAndEmbedded(obj, schema),
-      validateUpdate: (obj) => validateListsAndEmbedded(obj, schema),
+      applyDefaults: defaults,
+      validateCreate: (obj) => [
+        ...validateListsAndEmbedded(obj, schema),
+        ...validateScaleFields(obj, scale),
+      ],
+      validateUpdate: (obj) => [
+        ...validateListsAndEmbedded(obj, schema),
+        ...validateScaleFields(obj, scale),
+      ],
     },
   };
   if (names.listKind && names.listKind !== `${kind}List`) def.listKind = names.listKind;
@@ -146,6 +161,10 @@ function versionResource(
     def.categories = [...names.categories];
   }
   if (hasStatus) def.subresources = ["status"];
+  if (scale) {
+    def.subresources = [...def.subresources ?? [], "scale"];
+    def.scale = scale;
+  }
   if (version.deprecated === true) {
     def.deprecationWarning = typeof version.deprecationWarning === "string"
       ? version.deprecationWarning

@@ -5,14 +5,18 @@
  * `conversion`).
  *
  * Several versions are served, one of them the storage version; `spec.conversion` is
- * checked in conversion_validation.ts. The scale subresource, selectable fields and CEL
- * rules are refused with a "not supported yet" message rather than accepted and ignored.
+ * checked in conversion_validation.ts, defaults in defaults.ts, the scale subresource in
+ * scale.ts and printer columns in printer_columns.ts. Selectable fields and CEL rules are
+ * refused with a "not supported yet" message rather than accepted and ignored.
  */
 
 import { canonicalGroup, type FieldError, isBuiltinGroup, isDNS1123Subdomain } from "../api/mod.ts";
 import type { KubeObject } from "../registry/mod.ts";
 import { validateStructuralSchema } from "./structural.ts";
 import { validateConversion } from "./conversion_validation.ts";
+import { validateDefaults } from "./defaults.ts";
+import { validateScaleSubresource } from "./scale.ts";
+import { validatePrinterColumns } from "./printer_columns.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -235,18 +239,16 @@ function validateVersions(versions: unknown): FieldError[] {
       }
       seen.add(v.name);
     }
-    errs.push(
-      ...validateStructuralSchema(v.schema?.openAPIV3Schema, `${at}.schema.openAPIV3Schema`),
-    );
+    const schemaAt = `${at}.schema.openAPIV3Schema`;
+    const structural = validateStructuralSchema(v.schema?.openAPIV3Schema, schemaAt);
+    errs.push(...structural);
+    // Defaults are checked against a structural schema only, as kube does.
+    if (!structural.length) errs.push(...validateDefaults(v.schema?.openAPIV3Schema, schemaAt));
     errs.push(...validateDeprecationWarning(v, at));
-    const sub = v.subresources ?? {};
-    if (sub.scale !== undefined && sub.scale !== null) {
-      errs.push({
-        type: "Forbidden",
-        field: `${at}.subresources.scale`,
-        detail: "the scale subresource is not supported yet",
-      });
-    }
+    errs.push(...validateScaleSubresource(v.subresources?.scale, `${at}.subresources`));
+    errs.push(
+      ...validatePrinterColumns(v.additionalPrinterColumns, `${at}.additionalPrinterColumns`),
+    );
     if (Array.isArray(v.selectableFields) && v.selectableFields.length) {
       errs.push({
         type: "Forbidden",

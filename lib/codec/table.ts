@@ -23,7 +23,7 @@ export function toTable(
   const columns = own.some((c) => c.format === "name") ? own : [NAME, ...own];
   const columnDefinitions = columns.map((c) => ({
     name: c.name,
-    type: c.type === "date" ? "string" : c.type,
+    type: c.type,
     format: c.format ?? "",
     description: c.description ?? "",
     priority: c.priority ?? 0,

@@ -171,6 +171,7 @@ export class RegistryCore {
       obj = JSON.parse(kv.value) as KubeObject;
       if (this.#conversion) obj = this.#conversion.fromStorage(obj);
     }
+    this.def.strategy?.applyDefaults?.(obj);
     obj.metadata ??= {};
     obj.metadata.resourceVersion = String(kv.modRevision);
     return obj;

@@ -56,6 +56,7 @@ export async function createObject(
   meta.generation = 1;
   const typeCheck = checkTypes(core, obj);
   def.strategy?.prepareForCreate?.(obj, ctx);
+  def.strategy?.applyDefaults?.(obj);
   if (!how.applied) trackUpdate(undefined, obj, managerContext(core, opts, undefined, obj));
   const admission = admissionAttributes(core, {
     operation: "CREATE",
@@ -66,6 +67,7 @@ export async function createObject(
     object: obj,
   });
   await core.admission.admit(admission);
+  if (admission.mutatedBy?.length) def.strategy?.applyDefaults?.(obj);
   const warnings = await validateObject(
     core,
     obj,

@@ -41,6 +41,12 @@ export interface StrategyContext {
 export interface Strategy {
   /** Before validation on create; may mutate `obj` (e.g. clear status, set defaults). */
   prepareForCreate?(obj: KubeObject, ctx: StrategyContext): void;
+  /** Fills in the kind's defaults, in place (a CRD's schema defaults). The registry calls it
+   * on every object it reads from the store (gets, lists, watches, the stored object a write
+   * starts from; after any storage conversion), on what a create or update is about to store
+   * (after prepareForCreate / prepareForUpdate), and again once mutating admission changed
+   * the object. */
+  applyDefaults?(obj: KubeObject): void;
   /** Before validation on update; may mutate `obj`. On a subresource (`ctx.subresource`),
    * `obj` is the stored object with the subresource's part (status) taken from the request,
    * for the hook to narrow further. */
@@ -80,6 +86,16 @@ export interface Strategy {
   /** Which top-level fields count as "spec" for `metadata.generation` (default: all but
    * metadata and status). */
   specFields?: string[];
+}
+
+/** Where a Scale's fields live in an object: simple JSON paths such as `.spec.replicas`. */
+export interface ScalePaths {
+  /** Under `.spec`: what `spec.replicas` of the Scale reads and writes. */
+  specReplicasPath: string;
+  /** Under `.status`: `status.replicas` of the Scale (0 when absent). */
+  statusReplicasPath: string;
+  /** Under `.spec` or `.status`: a label selector in its string form (`status.selector`). */
+  labelSelectorPath?: string;
 }
 
 /** What a {@link Strategy.beginCreate} or {@link Strategy.beginUpdate} reserved. */
@@ -162,6 +178,9 @@ export interface ResourceDefinition {
   /** Field selectors beyond metadata.name and metadata.namespace: field path -> value. */
   fieldSelectors?: Record<string, (obj: KubeObject) => string | undefined>;
   printerColumns?: PrinterColumn[];
+  /** The `scale` subresource (list it in `subresources` too): an autoscaling/v1 Scale mapped
+   * onto these paths of the object (scale.ts). */
+  scale?: ScalePaths;
   strategy?: Strategy;
   /**
    * The kind's empty object as Kubernetes builds it to track a create's managed fields: its

@@ -29,6 +29,7 @@ import { createObject } from "./create.ts";
 import { patchObject, updateObject } from "./update.ts";
 import { deleteCollection, deleteObject } from "./delete.ts";
 import { reviewObject } from "./review.ts";
+import { getScale, type ScaleChange, updateScale } from "./scale.ts";
 import type {
   CreateOptions,
   DeleteCollectionOptions,
@@ -214,6 +215,23 @@ export class ResourceRegistry {
     opts: PatchOptions = {},
   ): Promise<UpsertResult> {
     return patchObject(this.#core, namespace, name, patch, ctx, opts);
+  }
+
+  /** The object's autoscaling/v1 Scale (the `scale` subresource, see scale.ts). */
+  getScale(namespace: string, name: string): Promise<KubeObject> {
+    return getScale(this.#core, namespace, name);
+  }
+
+  /** A PUT or patch of the `scale` subresource: the Scale's replicas written to the object;
+   * returns the written object's Scale (see scale.ts). */
+  updateScale(
+    namespace: string,
+    name: string,
+    change: ScaleChange,
+    ctx: StrategyContext,
+    opts: UpdateOptions = {},
+  ): Promise<WriteResult> {
+    return updateScale(this.#core, namespace, name, change, ctx, opts);
   }
 
   /**

@@ -12,6 +12,7 @@ export {
   type ResourceDefinition,
   type ReviewContext,
   type ReviewServices,
+  type ScalePaths,
   type StorageConversion,
   type Strategy,
   type StrategyContext,
@@ -29,3 +30,10 @@ export {
   type WatchEvent,
 } from "./generic.ts";
 export { Informer } from "./informer.ts";
+export {
+  SCALE_API_VERSION,
+  SCALE_KIND,
+  SCALE_PATCH_TYPES,
+  type ScaleChange,
+  scaleOf,
+} from "./scale.ts";

@@ -40,15 +40,18 @@ export function prepareUpdate(
     if (obj.status === undefined) delete next.status;
     else next.status = obj.status;
     def.strategy?.prepareForUpdate?.(next, old, ctx);
+    def.strategy?.applyDefaults?.(next);
     return next;
   }
-  if (ctx.subresource && ctx.subresource !== "finalize") {
+  // `/scale` writes the main resource (its replicas), through the main resource's rules.
+  if (ctx.subresource && ctx.subresource !== "finalize" && ctx.subresource !== "scale") {
     const next = structuredClone(old);
     delete next.metadata.resourceVersion;
     if (obj.status !== undefined) next.status = obj.status;
     // The resource decides what else its subresource may change (a CSR's /approval: only
     // the Approved and Denied conditions).
     def.strategy?.prepareForUpdate?.(next, old, ctx);
+    def.strategy?.applyDefaults?.(next);
     return next;
   }
   const hasStatus = def.subresources?.includes("status");
@@ -58,6 +61,8 @@ export function prepareUpdate(
     else obj.status = old.status;
   }
   def.strategy?.prepareForUpdate?.(obj, old, ctx);
+  // Before the spec is compared: a default the body left out is no change.
+  def.strategy?.applyDefaults?.(obj);
   if (specChanged(def, obj, old)) meta.generation = (old.metadata.generation ?? 0) + 1;
   if (meta.deletionTimestamp && Array.isArray(meta.finalizers)) {
     // Once deleting, finalizers may only be removed, never added.

@@ -26,7 +26,7 @@ import type {
 } from "./write_options.ts";
 
 /** How a replacement is written: see {@link replaceObject}. */
-interface ReplaceHow {
+export interface ReplaceHow {
   /** The client named the resourceVersion: a concurrent write is a 409, not a retry. */
   conditional: boolean;
   /** The managed fields were computed by an apply (not tracked here). */
@@ -144,7 +144,7 @@ export async function patchObject(
  * conditional store update. Undefined means a concurrent write got in first and the caller
  * should read again and retry.
  */
-async function replaceObject(
+export async function replaceObject(
   core: RegistryCore,
   kv: KeyValue,
   old: KubeObject,
@@ -177,6 +177,7 @@ async function replaceObject(
     oldObject: old,
   });
   await core.admission.admit(admission);
+  if (admission.mutatedBy?.length) def.strategy?.applyDefaults?.(obj);
   const warnings = await validateObject(core, obj, opts, async () => [
     ...validateObjectMetaUpdate(obj.metadata, old.metadata),
     ...await def.strategy?.validateUpdate?.(obj, old, { ...ctx, subresource }) ?? [],

@@ -4,16 +4,30 @@
  * (`as=APIGroupDiscoveryList`, v2 and v2beta1) that kubectl asks for first.
  */
 
-import { apiVersionOf, type Catalogue, type ResourceDefinition } from "../registry/mod.ts";
+import {
+  apiVersionOf,
+  type Catalogue,
+  type ResourceDefinition,
+  SCALE_API_VERSION,
+  SCALE_KIND,
+} from "../registry/mod.ts";
 
 /** What discovery lists: the catalogue, or the catalogue as served (served_catalogue.ts). */
 export type DiscoverySource = Pick<Catalogue, "groups" | "resources">;
 
 const SUBRESOURCE_VERBS = ["get", "patch", "update"];
 
-/** Kind served by a subresource (approval/status/finalize answer with the parent kind). */
-function subresourceKind(def: ResourceDefinition): string {
-  return def.kind;
+/** Kind served by a subresource: approval/status/finalize answer with the parent kind,
+ * scale with autoscaling/v1 Scale. */
+function subresourceKind(
+  def: ResourceDefinition,
+  sub: string,
+): { group: string; version: string; kind: string } {
+  if (sub === "scale" && def.scale) {
+    const [group, version] = SCALE_API_VERSION.split("/");
+    return { group, version, kind: SCALE_KIND };
+  }
+  return { group: "", version: "", kind: def.kind };
 }
 
 export function apiVersions(serverAddress: string) {
@@ -59,11 +73,13 @@ export function apiResourceList(catalogue: DiscoverySource, group: string, versi
     if (def.categories?.length) entry.categories = def.categories;
     resources.push(entry);
     for (const sub of def.subresources ?? []) {
+      const { group, version, kind } = subresourceKind(def, sub);
       resources.push({
         name: `${def.plural}/${sub}`,
         singularName: "",
         namespaced: def.namespaced,
-        kind: subresourceKind(def),
+        ...(group ? { group, version } : {}),
+        kind,
         verbs: sub === "finalize" ? ["update"] : SUBRESOURCE_VERBS,
       });
     }
@@ -99,7 +115,7 @@ function discoveryResource(def: ResourceDefinition) {
   if (def.categories?.length) r.categories = def.categories;
   const subresources: unknown[] = (def.subresources ?? []).map((sub) => ({
     subresource: sub,
-    responseKind: { group: "", version: "", kind: subresourceKind(def) },
+    responseKind: subresourceKind(def, sub),
     verbs: sub === "finalize" ? ["update"] : SUBRESOURCE_VERBS,
   }));
   for (const [sub, kind] of Object.entries(def.computedSubresources ?? {})) {

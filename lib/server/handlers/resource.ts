@@ -21,6 +21,7 @@ import { getHandler } from "./get.ts";
 import { listHandler } from "./list.ts";
 import { patchHandler } from "./patch.ts";
 import { updateHandler } from "./update.ts";
+import { scaleHandler } from "./scale.ts";
 import { watchHandler } from "./watch.ts";
 import type { ResourceScope } from "./scope.ts";
 import type { WatchPacer } from "./watch_pacing.ts";
@@ -129,6 +130,9 @@ export function resourceHandler(deps: ResourceRouterDeps) {
     if (verb === "create" && info.name && !info.subresource) throw methodNotAllowed();
     if (def.review) {
       return await reviewHandler(ctx, scopeOf(deps.registries.get(def)!), { services });
+    }
+    if (info.subresource === "scale" && def.scale) {
+      return await scaleHandler(ctx, scopeOf(deps.registries.get(def)!));
     }
     const handler = HANDLERS[verb];
     if (!handler) throw methodNotAllowed();

@@ -1,8 +1,8 @@
 /**
  * Schemas the OpenAPI documents need that a schema set may lack: those of the discovery
  * documents (`APIVersions`, `APIGroupList`, `APIGroup`, version `Info`, …), which the
- * Kubernetes group documents do not carry, and a list schema for each kind without one (e.g. a
- * custom resource).
+ * Kubernetes group documents do not carry, a list schema for each kind without one (e.g. a
+ * custom resource), and autoscaling/v1 Scale for resources with a scale subresource.
  */
 
 import { listKindOf, type ResourceDefinition } from "../../registry/mod.ts";
@@ -135,6 +135,49 @@ export const DISCOVERY_SCHEMAS: Record<string, SchemaNode> = {
   },
 };
 
+/** autoscaling/v1 Scale, what the `scale` subresource of custom resources reads and writes. */
+export const SCALE_SCHEMA = "io.k8s.api.autoscaling.v1.Scale";
+const SCALE_SCHEMAS: Record<string, SchemaNode> = {
+  [SCALE_SCHEMA]: {
+    description: "The scale of a resource: how many replicas it wants and has.",
+    type: "object",
+    properties: {
+      ...TYPE_META,
+      metadata: { description: "The object's metadata.", allOf: [ref(`${META}ObjectMeta`)] },
+      spec: {
+        description: "The wanted scale.",
+        allOf: [ref("io.k8s.api.autoscaling.v1.ScaleSpec")],
+        default: {},
+      },
+      status: {
+        description: "The observed scale (read-only).",
+        allOf: [ref("io.k8s.api.autoscaling.v1.ScaleStatus")],
+        default: {},
+      },
+    },
+    [GVK_KEY]: [{ group: "autoscaling", kind: "Scale", version: "v1" }],
+  },
+  "io.k8s.api.autoscaling.v1.ScaleSpec": {
+    description: "The wanted scale.",
+    type: "object",
+    properties: {
+      replicas: { description: "How many replicas are wanted.", type: "integer", format: "int32" },
+    },
+  },
+  "io.k8s.api.autoscaling.v1.ScaleStatus": {
+    description: "The observed scale.",
+    type: "object",
+    required: ["replicas"],
+    properties: {
+      replicas: { description: "How many replicas there are.", type: "integer", format: "int32" },
+      selector: {
+        description: "The label selector of the replicas, in its string form (`app=a`).",
+        type: "string",
+      },
+    },
+  },
+};
+
 /** A list schema for a kind whose schema set has none (e.g. a custom resource). */
 function syntheticList(def: ResourceDefinition): SchemaNode {
   return {
@@ -159,6 +202,7 @@ export function withDocumentSchemas(defs: ResourceDefinition[], schemas: SchemaS
   for (const def of defs) {
     const list = listSchemaName(def.schema);
     if (!schemas.has(list) && !extra[list]) extra[list] = syntheticList(def);
+    if (def.scale && !schemas.has(SCALE_SCHEMA)) Object.assign(extra, SCALE_SCHEMAS);
   }
   return Object.keys(extra).length ? schemas.extend(extra) : schemas;
 }

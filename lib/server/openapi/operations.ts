@@ -6,6 +6,7 @@
  */
 
 import type { ResourceDefinition } from "../../registry/mod.ts";
+import { SCALE_SCHEMA } from "./extra_schemas.ts";
 import {
   article,
   DELETE_OPTIONS,
@@ -52,6 +53,10 @@ interface SubresourceShape {
 
 const SUBRESOURCES: Record<string, SubresourceShape> = {
   finalize: { methods: ["put"] },
+  scale: {
+    methods: ["get", "put", "patch"],
+    body: { gvk: { group: "autoscaling", kind: "Scale", version: "v1" }, schema: SCALE_SCHEMA },
+  },
   token: {
     methods: ["post"],
     body: {
