@@ -9,7 +9,7 @@
  * Exit codes: 0 on a clean stop, 2 for bad configuration, 1 for anything else.
  */
 
-import { ConfigError } from "./lib/config/mod.ts";
+import { ConfigError, featureGateWarnings } from "./lib/config/mod.ts";
 import {
   checkPortFree,
   clusterSigningFiles,
@@ -78,6 +78,10 @@ async function main(args: string[]): Promise<number> {
     config = loaded;
     // serve checks these as it starts, before it creates anything.
     if (command === "check-config") await checkAccessConfigFiles(config);
+    // The warnings kube logs for GA and deprecated gates (serve logs them as it starts).
+    if (command === "check-config") {
+      for (const w of featureGateWarnings(config.featureGates)) console.error(`platform: ${w}`);
+    }
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`platform: ${err.message}`);

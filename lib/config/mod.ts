@@ -34,7 +34,9 @@ export { formatDuration, normalizeIp, parseDuration } from "./value_parsers.ts";
 export {
   ALL_ALPHA,
   ALL_BETA,
+  checkFeatureGates,
   FEATURE_GATES,
+  featureGateWarnings,
   type FeatureSpec,
   type FeatureStage,
   isKnownFeatureGate,

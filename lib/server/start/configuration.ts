@@ -27,7 +27,9 @@ import {
   unionBackend,
 } from "../../audit/mod.ts";
 import {
+  checkFeatureGates,
   ConfigError,
+  featureGateWarnings,
   loadEgressSelectorConfig,
   loadTracingConfig,
   osReason,
@@ -97,7 +99,12 @@ export async function loadConfiguration(
   resources: OpenResources,
 ): Promise<Configuration> {
   const metrics = serverMetrics(opts, logger);
-  const featureGates = resolveFeatureGates(opts.featureGates ?? new Map());
+  // Explicit settings: refused when unknown or locked, logged (as kube does) when GA or
+  // deprecated, then resolved against the defaults.
+  const explicitGates = opts.featureGates ?? new Map();
+  checkFeatureGates(explicitGates);
+  for (const warning of featureGateWarnings(explicitGates)) logger.warn(warning);
+  const featureGates = resolveFeatureGates(explicitGates);
   // First: the clients opened below (OIDC discovery, the audit webhook) dial through it.
   const egress = await openEgress(opts, logger, resources);
   checkAccessConfigGates(opts, featureGates);
@@ -252,6 +259,13 @@ function checkAccessConfigGates(opts: StartOptions, gates: Map<string, boolean>)
       "StructuredAuthorizationConfiguration",
     ],
   ] as const;
+  if (opts.tracingConfigFile !== undefined && !gates.get("APIServerTracing")) {
+    // kube's words (its tracing options).
+    throw new ConfigError(
+      "--tracing-config-file: APIServerTracing feature is not enabled, but tracing config " +
+        "file was provided",
+    );
+  }
   for (const [flag, file, gate] of needs) {
     if (file !== undefined && !gates.get(gate)) {
       throw new ConfigError(`${flag}: needs the ${gate} feature gate, which is off`);
