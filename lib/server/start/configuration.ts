@@ -245,7 +245,8 @@ async function openEgress(
   return dialer;
 }
 
-/** The access configuration files need their feature gates (on by default, as in kube). */
+/** The access configuration files and the tracing file need their feature gates (on by
+ * default, as in kube). */
 function checkAccessConfigGates(opts: StartOptions, gates: Map<string, boolean>): void {
   const needs = [
     [
