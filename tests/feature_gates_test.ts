@@ -277,3 +277,26 @@ Deno.test("GA gates: chunked lists with remainingItemCount, whatever is set", as
   assertEquals(page.body.metadata.remainingItemCount, 3);
   assertEquals(page.body.items[0].metadata.name, "a");
 });
+
+Deno.test("/metrics: kubernetes_feature_enabled gives every gate's stage and value, as kube", async () => {
+  await using ts = await testServer({ featureGates: new Map([["WatchList", false]]) });
+  const res = await ts.request("GET", "/metrics");
+  assertEquals(res.status, 200);
+  const lines = (await res.text()).split("\n").filter((l) =>
+    l.startsWith("kubernetes_feature_enabled") || l.includes(" kubernetes_feature_enabled ")
+  );
+  for (
+    const line of [
+      "# HELP kubernetes_feature_enabled [BETA] This metric records the data about the stage " +
+      "and enablement of a k8s feature.",
+      "# TYPE kubernetes_feature_enabled gauge",
+      'kubernetes_feature_enabled{name="WatchList",stage="BETA"} 0',
+      'kubernetes_feature_enabled{name="APIResponseCompression",stage="BETA"} 1',
+      'kubernetes_feature_enabled{name="APIListChunking",stage=""} 1',
+      'kubernetes_feature_enabled{name="AllowServiceLBStatusOnNonLB",stage="DEPRECATED"} 0',
+      'kubernetes_feature_enabled{name="AllAlpha",stage="ALPHA"} 0',
+    ]
+  ) {
+    assert(lines.includes(line), `${line}\n${lines.join("\n")}`);
+  }
+});

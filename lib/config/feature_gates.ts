@@ -232,6 +232,15 @@ export function resolveFeatureGates(explicit: ReadonlyMap<string, boolean>): Map
   return out;
 }
 
+/**
+ * A gate's stage as kube spells it in the `stage` label of `kubernetes_feature_enabled`
+ * (`ALPHA`, `BETA`, `DEPRECATED`; GA is the empty string).
+ */
+export function featureGateStageLabel(name: string): string {
+  const stage = FEATURE_GATES[name].stage;
+  return stage === "ga" ? "" : STAGE_LABEL[stage];
+}
+
 const STAGE_LABEL: Record<FeatureStage, string> = {
   alpha: "ALPHA",
   beta: "BETA",

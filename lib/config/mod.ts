@@ -36,6 +36,7 @@ export {
   ALL_BETA,
   checkFeatureGates,
   FEATURE_GATES,
+  featureGateStageLabel,
   featureGateWarnings,
   type FeatureSpec,
   type FeatureStage,

@@ -29,6 +29,7 @@ import {
 import {
   checkFeatureGates,
   ConfigError,
+  featureGateStageLabel,
   featureGateWarnings,
   loadEgressSelectorConfig,
   loadTracingConfig,
@@ -105,6 +106,7 @@ export async function loadConfiguration(
   checkFeatureGates(explicitGates);
   for (const warning of featureGateWarnings(explicitGates)) logger.warn(warning);
   const featureGates = resolveFeatureGates(explicitGates);
+  if (metrics) recordFeatureGates(metrics, featureGates);
   // First: the clients opened below (OIDC discovery, the audit webhook) dial through it.
   const egress = await openEgress(opts, logger, resources);
   checkAccessConfigGates(opts, featureGates);
@@ -212,6 +214,17 @@ function serverMetrics(opts: StartOptions, logger: Logger): ServerMetrics | unde
     throw new ConfigError((err as Error).message);
   }
   return metrics.registry.enabled ? metrics : undefined;
+}
+
+/** kube's `kubernetes_feature_enabled`: every gate with its stage, 1 when on. */
+function recordFeatureGates(metrics: ServerMetrics, gates: ReadonlyMap<string, boolean>): void {
+  const enabled = metrics.registry.gauge({
+    name: "kubernetes_feature_enabled",
+    help: "This metric records the data about the stage and enablement of a k8s feature.",
+    stability: "BETA",
+    labels: ["name", "stage"],
+  });
+  for (const [name, on] of gates) enabled.child(name, featureGateStageLabel(name)).set(on ? 1 : 0);
 }
 
 /** The backends as one, counting each event handed to them (`apiserver_audit_event_total`). */
