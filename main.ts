@@ -9,7 +9,12 @@
  * Exit codes: 0 on a clean stop, 2 for bad configuration, 1 for anything else.
  */
 
-import { ConfigError, featureGateWarnings } from "./lib/config/mod.ts";
+import {
+  checkGatedFiles,
+  ConfigError,
+  featureGateWarnings,
+  resolveFeatureGates,
+} from "./lib/config/mod.ts";
 import {
   checkPortFree,
   clusterSigningFiles,
@@ -99,6 +104,11 @@ async function main(args: string[]): Promise<number> {
 /** The access configuration files and the runtime config, validated as the server would at
  * start. */
 async function checkAccessConfigFiles(config: ServerConfig): Promise<void> {
+  checkGatedFiles({
+    authenticationConfig: config.authenticationConfig,
+    authorizationConfig: config.authorizationConfig,
+    tracingConfig: config.tracingConfigFile,
+  }, resolveFeatureGates(config.featureGates));
   if (config.authenticationConfig !== undefined) {
     const authn = await loadAuthenticationConfig(config.authenticationConfig, {
       disallowedIssuers: [SERVICE_ACCOUNT_ISSUER],

@@ -231,6 +231,17 @@ Deno.test("APIServerTracing off (or AllBeta=false): a tracing file is refused in
         /^platform: --tracing-config-file: APIServerTracing feature is not enabled, but tracing config file was provided$/,
       );
     }
+    // check-config refuses it as serve does.
+    assertConfigError(
+      await runPlatform(
+        "check-config",
+        "--tracing-config-file",
+        tracing,
+        "--feature-gates",
+        "APIServerTracing=false",
+      ),
+      /^platform: --tracing-config-file: APIServerTracing feature is not enabled, but tracing config file was provided$/,
+    );
     // On (the default), the same file is taken.
     await using ts = await testServer({ tracingConfigFile: tracing });
     assertEquals((await ts.json("GET", "/version")).status, 200);

@@ -207,6 +207,43 @@ export function featureGateWarnings(explicit: ReadonlyMap<string, boolean>): str
   return out;
 }
 
+/** Files given by flags that need a feature gate to be on. */
+export interface GatedFiles {
+  /** `--authentication-config`: StructuredAuthenticationConfiguration. */
+  authenticationConfig?: string;
+  /** `--authorization-config`: StructuredAuthorizationConfiguration (GA, so always on). */
+  authorizationConfig?: string;
+  /** `--tracing-config-file`: APIServerTracing. */
+  tracingConfig?: string;
+}
+
+/**
+ * Refuse a file whose feature gate is off, as `serve` and `check-config` both do.
+ *
+ * @throws {ConfigError} naming the flag; for the tracing file in kube's words.
+ */
+export function checkGatedFiles(files: GatedFiles, gates: ReadonlyMap<string, boolean>): void {
+  if (files.tracingConfig !== undefined && !gates.get("APIServerTracing")) {
+    throw new ConfigError(
+      "--tracing-config-file: APIServerTracing feature is not enabled, but tracing config " +
+        "file was provided",
+    );
+  }
+  const needs = [
+    [
+      "--authentication-config",
+      files.authenticationConfig,
+      "StructuredAuthenticationConfiguration",
+    ],
+    ["--authorization-config", files.authorizationConfig, "StructuredAuthorizationConfiguration"],
+  ] as const;
+  for (const [flag, file, gate] of needs) {
+    if (file !== undefined && !gates.get(gate)) {
+      throw new ConfigError(`${flag}: needs the ${gate} feature gate, which is off`);
+    }
+  }
+}
+
 /**
  * Every known gate's effective value: explicit settings first, then `AllAlpha` / `AllBeta`
  * for the alpha / beta gates without an explicit setting (also when set to false, as in

@@ -35,6 +35,7 @@ export {
   ALL_ALPHA,
   ALL_BETA,
   checkFeatureGates,
+  checkGatedFiles,
   FEATURE_GATES,
   featureGateStageLabel,
   featureGateWarnings,

@@ -28,6 +28,7 @@ import {
 } from "../../audit/mod.ts";
 import {
   checkFeatureGates,
+  checkGatedFiles,
   ConfigError,
   featureGateStageLabel,
   featureGateWarnings,
@@ -109,7 +110,11 @@ export async function loadConfiguration(
   if (metrics) recordFeatureGates(metrics, featureGates);
   // First: the clients opened below (OIDC discovery, the audit webhook) dial through it.
   const egress = await openEgress(opts, logger, resources);
-  checkAccessConfigGates(opts, featureGates);
+  checkGatedFiles({
+    authenticationConfig: opts.authenticationConfigFile,
+    authorizationConfig: opts.authorizationConfigFile,
+    tracingConfig: opts.tracingConfigFile,
+  }, featureGates);
   const network = serviceNetwork(opts.serviceClusterIPRange, opts.serviceNodePortRange);
   const authorization = opts.authorizationConfigFile
     ? await loadAuthorizationConfig(opts.authorizationConfigFile)
@@ -256,35 +261,6 @@ async function openEgress(
   const dialer = new EgressDialer(loaded?.selections ?? {}, { logger });
   resources.add("the egress dialer", () => dialer.close());
   return dialer;
-}
-
-/** The access configuration files and the tracing file need their feature gates (on by
- * default, as in kube). */
-function checkAccessConfigGates(opts: StartOptions, gates: Map<string, boolean>): void {
-  const needs = [
-    [
-      "--authentication-config",
-      opts.authenticationConfigFile,
-      "StructuredAuthenticationConfiguration",
-    ],
-    [
-      "--authorization-config",
-      opts.authorizationConfigFile,
-      "StructuredAuthorizationConfiguration",
-    ],
-  ] as const;
-  if (opts.tracingConfigFile !== undefined && !gates.get("APIServerTracing")) {
-    // kube's words (its tracing options).
-    throw new ConfigError(
-      "--tracing-config-file: APIServerTracing feature is not enabled, but tracing config " +
-        "file was provided",
-    );
-  }
-  for (const [flag, file, gate] of needs) {
-    if (file !== undefined && !gates.get(gate)) {
-      throw new ConfigError(`${flag}: needs the ${gate} feature gate, which is off`);
-    }
-  }
 }
 
 /** Opens `--audit-log-path` (its directory made if missing, as kube's); closed with the
