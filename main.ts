@@ -106,7 +106,6 @@ async function main(args: string[]): Promise<number> {
 async function checkAccessConfigFiles(config: ServerConfig): Promise<void> {
   checkGatedFiles({
     authenticationConfig: config.authenticationConfig,
-    authorizationConfig: config.authorizationConfig,
     tracingConfig: config.tracingConfigFile,
   }, resolveFeatureGates(config.featureGates));
   if (config.authenticationConfig !== undefined) {

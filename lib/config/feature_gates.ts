@@ -211,8 +211,6 @@ export function featureGateWarnings(explicit: ReadonlyMap<string, boolean>): str
 export interface GatedFiles {
   /** `--authentication-config`: StructuredAuthenticationConfiguration. */
   authenticationConfig?: string;
-  /** `--authorization-config`: StructuredAuthorizationConfiguration (GA, so always on). */
-  authorizationConfig?: string;
   /** `--tracing-config-file`: APIServerTracing. */
   tracingConfig?: string;
 }
@@ -229,18 +227,13 @@ export function checkGatedFiles(files: GatedFiles, gates: ReadonlyMap<string, bo
         "file was provided",
     );
   }
-  const needs = [
-    [
-      "--authentication-config",
-      files.authenticationConfig,
-      "StructuredAuthenticationConfiguration",
-    ],
-    ["--authorization-config", files.authorizationConfig, "StructuredAuthorizationConfiguration"],
-  ] as const;
-  for (const [flag, file, gate] of needs) {
-    if (file !== undefined && !gates.get(gate)) {
-      throw new ConfigError(`${flag}: needs the ${gate} feature gate, which is off`);
-    }
+  if (
+    files.authenticationConfig !== undefined && !gates.get("StructuredAuthenticationConfiguration")
+  ) {
+    throw new ConfigError(
+      "--authentication-config: needs the StructuredAuthenticationConfiguration feature gate, " +
+        "which is off",
+    );
   }
 }
 

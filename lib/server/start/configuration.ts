@@ -112,7 +112,6 @@ export async function loadConfiguration(
   const egress = await openEgress(opts, logger, resources);
   checkGatedFiles({
     authenticationConfig: opts.authenticationConfigFile,
-    authorizationConfig: opts.authorizationConfigFile,
     tracingConfig: opts.tracingConfigFile,
   }, featureGates);
   const network = serviceNetwork(opts.serviceClusterIPRange, opts.serviceNodePortRange);
