@@ -11,7 +11,12 @@
  * Exit codes: 0 on a clean stop, 2 for bad configuration, 1 for anything else.
  */
 
-import { ConfigError } from "./lib/config/mod.ts";
+import {
+  checkGatedFiles,
+  ConfigError,
+  featureGateWarnings,
+  resolveFeatureGates,
+} from "./lib/config/mod.ts";
 import {
   checkPortFree,
   clusterSigningFiles,
@@ -85,6 +90,10 @@ async function main(args: string[]): Promise<number> {
     config = loaded;
     // serve checks these as it starts, before it creates anything.
     if (command === "check-config") await checkAccessConfigFiles(config);
+    // The warnings kube logs for GA and deprecated gates (serve logs them as it starts).
+    if (command === "check-config") {
+      for (const w of featureGateWarnings(config.featureGates)) console.error(`platform: ${w}`);
+    }
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`platform: ${err.message}`);
@@ -102,6 +111,10 @@ async function main(args: string[]): Promise<number> {
 /** The access configuration files and the runtime config, validated as the server would at
  * start. */
 async function checkAccessConfigFiles(config: ServerConfig): Promise<void> {
+  checkGatedFiles({
+    authenticationConfig: config.authenticationConfig,
+    tracingConfig: config.tracingConfigFile,
+  }, resolveFeatureGates(config.featureGates));
   if (config.authenticationConfig !== undefined) {
     const authn = await loadAuthenticationConfig(config.authenticationConfig, {
       disallowedIssuers: [SERVICE_ACCOUNT_ISSUER],

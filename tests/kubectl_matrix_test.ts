@@ -12,6 +12,7 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { testServer } from "./harness.ts";
 import { kubectlFor, type KubectlRunner } from "./kubectl.ts";
+import { parseRuntimeConfig } from "../lib/config/mod.ts";
 
 const SDK_BIN = "/usr/lib/google-cloud-sdk/bin";
 const DISPATCHER = "/usr/bin/kubectl";
@@ -190,7 +191,10 @@ Deno.test({
   if (versions.length === 0) {
     throw new Error(`no ${SDK_BIN}/kubectl.1.* found (${DISPATCHER} exists: ${dispatcher})`);
   }
-  await using ts = await testServer();
+  // kubectl 1.27's `auth whoami` needs SelfSubjectReview v1beta1, off by default as in kube.
+  await using ts = await testServer({
+    runtimeConfig: parseRuntimeConfig("authentication.k8s.io/v1beta1=true"),
+  });
   const dir = await Deno.makeTempDir({ prefix: "platform-matrix-" });
   const editor = `${dir}/editor.sh`;
   await Deno.writeTextFile(editor, `#!/bin/sh\nsed -i 's/^  a: one$/  a: edited/' "$1"\n`);

@@ -324,7 +324,7 @@ Deno.test("bookmarks: an idle watch gets one carrying only the newest resourceVe
 // ---- streaming lists ----
 
 Deno.test("streaming list: forbidden unless the WatchList gate is on", async () => {
-  await using ts = await start();
+  await using ts = await start({ featureGates: new Map([["WatchList", false]]) });
   const res = await ts.json(
     "GET",
     `${CM}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`,

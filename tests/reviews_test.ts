@@ -7,6 +7,7 @@
 
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { testServer } from "./harness.ts";
+import { parseRuntimeConfig } from "../lib/config/mod.ts";
 
 const AZ = "/apis/authorization.platform.io/v1";
 const AN = "/apis/authentication.platform.io/v1";
@@ -138,7 +139,10 @@ Deno.test("SelfSubjectReview tells who the requester is", async () => {
 });
 
 Deno.test("SelfSubjectReview is also served in v1beta1 (kubectl 1.27's auth whoami), v1 preferred", async () => {
-  await using ts = await testServer();
+  // Off by default, as in kube (tests/runtime_config_test.ts).
+  await using ts = await testServer({
+    runtimeConfig: parseRuntimeConfig("authentication.k8s.io/v1beta1=true"),
+  });
   for (const group of ["authentication.k8s.io", "authentication.platform.io"]) {
     const res = await ts.json("POST", `/apis/${group}/v1beta1/selfsubjectreviews`, {
       body: { apiVersion: `${group}/v1beta1`, kind: "SelfSubjectReview" },

@@ -231,3 +231,99 @@ Deno.test("platform serve --runtime-config: a refused setting exits 2 in one lin
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+const SSR_V1BETA1 = "/apis/authentication.k8s.io/v1beta1/selfsubjectreviews";
+const SSR_WARNING =
+  '299 - "authentication.platform.io/v1beta1 SelfSubjectReview is deprecated in v1.30+, ' +
+  'unavailable in v1.33+"';
+
+/** The versions of the authentication group each way a client can look. */
+async function authenticationVersions(ts: TestServer) {
+  const group = (await ts.json("GET", "/apis")).body.groups
+    .find((g: any) => g.name === "authentication.platform.io");
+  const aggregated = (await ts.json("GET", "/apis", { headers: { Accept: AGGREGATED } })).body
+    .items.find((g: any) => g.metadata.name === "authentication.platform.io");
+  const v3 = Object.keys((await ts.json("GET", "/openapi/v3")).body.paths)
+    .filter((p) => p.startsWith("apis/authentication.platform.io/"));
+  const v2 = Object.keys((await ts.json("GET", "/openapi/v2")).body.paths)
+    .filter((p) => p.startsWith("/apis/authentication.platform.io/v1beta1/"));
+  return {
+    discovery: group.versions.map((v: any) => v.version),
+    aggregated: aggregated.versions.map((v: any) => v.version),
+    v3,
+    v2,
+  };
+}
+
+Deno.test("a beta built-in version is off by default, as in kube: 404 and absent everywhere", async () => {
+  await using ts = await testServer();
+  const seen = await authenticationVersions(ts);
+  assertEquals(seen.discovery, ["v1"]);
+  assertEquals(seen.aggregated, ["v1"]);
+  assertEquals(seen.v3, ["apis/authentication.platform.io/v1"]);
+  assertEquals(seen.v2, []);
+  const res = await ts.json("POST", SSR_V1BETA1, { body: { kind: "SelfSubjectReview" } });
+  assertEquals(res.status, 404);
+  assertEquals((await ts.json("GET", "/apis/authentication.k8s.io/v1beta1")).status, 404);
+  // v1 answers, with no Warning.
+  const v1 = await ts.request("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", {
+    body: { kind: "SelfSubjectReview", apiVersion: "authentication.k8s.io/v1" },
+  });
+  assertEquals(v1.status, 201);
+  assertEquals(v1.headers.get("Warning"), null);
+  await v1.body?.cancel();
+});
+
+Deno.test("a deprecated built-in version, switched on, warns on every request in kube's words", async () => {
+  for (const text of ["authentication.k8s.io/v1beta1=true", "api/beta=true"]) {
+    await using ts = await testServer({ runtimeConfig: parseRuntimeConfig(text) });
+    const seen = await authenticationVersions(ts);
+    assertEquals(seen.discovery, ["v1", "v1beta1"], text);
+    assertEquals(seen.aggregated, ["v1", "v1beta1"], text);
+    assert(seen.v3.includes("apis/authentication.platform.io/v1beta1"), text);
+    assert(seen.v2.length > 0, text);
+    for (const path of [SSR_V1BETA1, SSR_V1BETA1.replace("k8s.io", "platform.io")]) {
+      const res = await ts.json("POST", path, {
+        body: { kind: "SelfSubjectReview", apiVersion: "authentication.k8s.io/v1beta1" },
+      });
+      assertEquals(res.status, 201, `${text} ${path}: ${JSON.stringify(res.body)}`);
+      assertEquals(res.body.status.userInfo.username, "platform-admin");
+      // The group as the request spelled it.
+      const warning = path.includes("k8s.io")
+        ? SSR_WARNING.replace("platform.io", "k8s.io")
+        : SSR_WARNING;
+      assertEquals(res.headers.get("Warning"), warning, `${text} ${path}`);
+    }
+  }
+});
+
+Deno.test("the most specific runtime-config key wins over api/beta for a beta version", async () => {
+  await using ts = await testServer({
+    runtimeConfig: parseRuntimeConfig("api/beta=true,authentication.k8s.io/v1beta1=false"),
+  });
+  assertEquals((await authenticationVersions(ts)).discovery, ["v1"]);
+  const res = await ts.json("POST", SSR_V1BETA1, { body: { kind: "SelfSubjectReview" } });
+  assertEquals(res.status, 404);
+});
+
+Deno.test("a removed version answers 404 and cannot be switched on", async () => {
+  // authentication.k8s.io/v1beta1 TokenReview and coordination.k8s.io/v1beta1 Lease were
+  // removed in 1.22: not even `api/all=true` serves them.
+  await using ts = await testServer({ runtimeConfig: parseRuntimeConfig("api/all=true") });
+  const review = await ts.json("POST", "/apis/authentication.k8s.io/v1beta1/tokenreviews", {
+    body: { kind: "TokenReview", spec: { token: "x" } },
+  });
+  assertEquals(review.status, 404);
+  const leases = await ts.json("GET", "/apis/coordination.k8s.io/v1beta1/leases");
+  assertEquals(leases.status, 404);
+  const run = await runPlatform(
+    "check-config",
+    "--runtime-config",
+    "authentication.k8s.io/v1beta1/tokenreviews=true",
+  );
+  assertEquals(run.code, 2, run.stderr);
+  assertEquals(
+    run.stderr.trimEnd(),
+    'platform: --runtime-config: unknown resource "authentication.platform.io/v1beta1/tokenreviews"',
+  );
+});

@@ -205,11 +205,18 @@ Deno.test("services: cluster IPs are immutable; an update without them keeps the
     "https:443",
   ]);
   // Status is written through /status only.
+  const condition = {
+    type: "Ready",
+    status: "True",
+    reason: "Seen",
+    message: "",
+    lastTransitionTime: "2026-01-01T00:00:00Z",
+  };
   const st = await ts.json("PUT", `${SVCS}/imm/status`, {
-    body: { ...patched.body, status: { loadBalancer: { ingress: [{ ip: "1.2.3.4" }] } } },
+    body: { ...patched.body, status: { loadBalancer: {}, conditions: [condition] } },
   });
   assertEquals(st.status, 200, JSON.stringify(st.body));
-  assertEquals(st.body.status.loadBalancer.ingress[0].ip, "1.2.3.4");
+  assertEquals(st.body.status.conditions[0].reason, "Seen");
 });
 
 Deno.test("services: validation errors are 422 with kube's field paths and messages", async () => {

@@ -147,15 +147,20 @@ Deno.test("--max-connections: connections past the limit are closed at once", as
   }
 });
 
-Deno.test("--feature-gates: AllAlpha turns on WatchList (streaming lists)", async () => {
-  await using ts = await testServer({ featureGates: new Map([["AllAlpha", true]]) });
-  await createAsAdmin(ts, CM, { metadata: { name: "a" } });
-  await using w = await openWatch(
-    ts,
-    `${CM}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`,
-  );
-  const first = await w.next();
-  assertEquals(`${first.type} ${first.object.metadata.name}`, "ADDED a");
+Deno.test("--feature-gates: WatchList (beta, on) streams lists; AllBeta=false turns it off", async () => {
+  const path =
+    `${CM}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`;
+  {
+    await using ts = await testServer();
+    await createAsAdmin(ts, CM, { metadata: { name: "a" } });
+    await using w = await openWatch(ts, path);
+    const first = await w.next();
+    assertEquals(`${first.type} ${first.object.metadata.name}`, "ADDED a");
+  }
+  await using ts = await testServer({ featureGates: new Map([["AllBeta", false]]) });
+  const res = await ts.json("GET", path);
+  assertEquals(res.status, 422, JSON.stringify(res.body));
+  assertMatch(res.body.message, /unless the WatchList feature gate is enabled/);
 });
 
 Deno.test("--feature-gates: the access configuration gates refuse their files when off", async () => {
@@ -178,7 +183,8 @@ Deno.test("--feature-gates: the access configuration gates refuse their files wh
         authorizationConfigFile: authz,
         featureGates: new Map([["StructuredAuthorizationConfiguration", false]]),
       },
-      /^--authorization-config: needs the StructuredAuthorizationConfiguration feature gate/,
+      // GA in kube 1.32: locked on.
+      /^--feature-gates: cannot set feature gate StructuredAuthorizationConfiguration to false, feature is locked to true$/,
     ],
     [
       {

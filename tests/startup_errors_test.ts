@@ -187,7 +187,7 @@ Deno.test("bad values and settings that need an off feature gate: exit 2, one li
       ],
       [
         ["--data-dir", data, "--feature-gates", "Nope=true"],
-        /^platform: --feature-gates: unknown feature gate "Nope"/,
+        /^platform: --feature-gates: unrecognized feature gate: Nope$/,
       ],
       [
         [

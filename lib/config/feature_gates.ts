@@ -1,12 +1,18 @@
 /**
  * Feature gates: the table of known gates and the parsing of `--feature-gates` /
- * `featureGates`, with Kubernetes' semantics for `AllAlpha` and `AllBeta`.
+ * `featureGates`, with Kubernetes' semantics and messages (component-base's featuregate):
+ * `AllAlpha` / `AllBeta`, gates locked to their default, warnings for setting a GA or
+ * deprecated gate.
+ *
+ * The table holds the gates kube-apiserver has, at the stage they have in the Kubernetes
+ * version the server reports (1.32, lib/server/version.ts), for features this server
+ * implements. Each one either changes what the server does when switched or is locked to its
+ * default (GA, and deprecated gates kube locked), so that setting it the other way is refused.
  *
  * @module
  */
 
-import { ConfigError, quote } from "./config_error.ts";
-import { parseBool } from "./value_parsers.ts";
+import { ConfigError } from "./config_error.ts";
 
 /** Maturity of a gated feature. */
 export type FeatureStage = "alpha" | "beta" | "ga" | "deprecated";
@@ -15,7 +21,7 @@ export type FeatureStage = "alpha" | "beta" | "ga" | "deprecated";
 export interface FeatureSpec {
   stage: FeatureStage;
   default: boolean;
-  /** GA and deprecated gates may be locked to their default. */
+  /** Setting the other value is refused (GA gates, and deprecated gates kube locked). */
   lockToDefault?: boolean;
   description: string;
 }
@@ -25,7 +31,14 @@ export const ALL_ALPHA = "AllAlpha";
 /** The meta-gate that sets every beta gate not given explicitly. */
 export const ALL_BETA = "AllBeta";
 
-/** Every gate the server knows, with its stage and default. */
+const ga = (description: string): FeatureSpec => ({
+  stage: "ga",
+  default: true,
+  lockToDefault: true,
+  description,
+});
+
+/** Every gate the server knows, with its stage and default (kube 1.32's). */
 export const FEATURE_GATES: Readonly<Record<string, FeatureSpec>> = {
   [ALL_ALPHA]: {
     stage: "alpha",
@@ -37,30 +50,46 @@ export const FEATURE_GATES: Readonly<Record<string, FeatureSpec>> = {
     default: false,
     description: "Sets every beta gate not set explicitly.",
   },
-  WatchList: {
-    stage: "alpha",
+  AdmissionWebhookMatchConditions: ga("CEL matchConditions on admission webhooks."),
+  AggregatedDiscoveryEndpoint: ga("Aggregated discovery (apidiscovery.k8s.io/v2)."),
+  AllowServiceLBStatusOnNonLB: {
+    stage: "deprecated",
     default: false,
-    description: "Lists streamed by watch (sendInitialEvents).",
+    lockToDefault: true,
+    description: "Non-operational: status.loadBalancer.ingress only on LoadBalancer Services.",
   },
+  AnonymousAuthConfigurableEndpoints: {
+    stage: "beta",
+    default: true,
+    description: "Anonymous access only to listed endpoints (anonymous.conditions).",
+  },
+  APIListChunking: ga("Lists in chunks (limit and continue)."),
   APIResponseCompression: {
     stage: "beta",
     default: true,
     description: "gzip-compressed list and get responses.",
   },
+  APIServerTracing: {
+    stage: "beta",
+    default: true,
+    description: "Request spans exported as --tracing-config-file says.",
+  },
+  RemainingItemCount: ga("remainingItemCount in the metadata of a chunked list."),
+  RetryGenerateName: ga("A create with generateName retries on a name collision."),
+  ServiceAccountTokenJTI: ga("Service account tokens carry a jti (credential-id)."),
   StructuredAuthenticationConfiguration: {
     stage: "beta",
     default: true,
-    description: "AuthenticationConfiguration files.",
+    description: "AuthenticationConfiguration files (--authentication-config).",
   },
-  StructuredAuthorizationConfiguration: {
+  StructuredAuthorizationConfiguration: ga(
+    "AuthorizationConfiguration files (--authorization-config).",
+  ),
+  WatchBookmark: ga("BOOKMARK events on watches that ask (allowWatchBookmarks)."),
+  WatchList: {
     stage: "beta",
     default: true,
-    description: "AuthorizationConfiguration files.",
-  },
-  AnonymousAuthConfigurableEndpoints: {
-    stage: "beta",
-    default: true,
-    description: "Anonymous access only to listed endpoints.",
+    description: "Lists streamed by watch (sendInitialEvents).",
   },
 };
 
@@ -70,45 +99,63 @@ export function isKnownFeatureGate(name: string): boolean {
 }
 
 /**
- * Check one explicit setting. Throws an Error (message without a source prefix) for an
- * unknown gate or for changing a gate locked to its default.
+ * Check one explicit setting. Throws an Error (kube's message, without a source prefix) for
+ * an unknown gate or for changing a gate locked to its default.
+ *
+ * @example
+ * ```ts
+ * checkFeatureGate("Nope", true); // throws "unrecognized feature gate: Nope"
+ * ```
  */
 export function checkFeatureGate(name: string, value: boolean): void {
   const spec = isKnownFeatureGate(name) ? FEATURE_GATES[name] : undefined;
-  if (!spec) {
-    throw new Error(`unknown feature gate ${quote(name)} (known: ${knownList()})`);
-  }
+  if (!spec) throw new Error(`unrecognized feature gate: ${name}`);
   if (spec.lockToDefault && value !== spec.default) {
-    throw new Error(`feature gate ${quote(name)} is locked to ${spec.default}`);
+    throw new Error(
+      `cannot set feature gate ${name} to ${value}, feature is locked to ${spec.default}`,
+    );
+  }
+}
+
+/**
+ * Check every explicit setting of a map (as `startServer` takes it).
+ *
+ * @throws {ConfigError} `--feature-gates: <kube's message>` for the first bad one.
+ */
+export function checkFeatureGates(explicit: ReadonlyMap<string, boolean>): void {
+  for (const [name, value] of explicit) {
+    try {
+      checkFeatureGate(name, value);
+    } catch (err) {
+      throw new ConfigError(`--feature-gates: ${(err as Error).message}`);
+    }
   }
 }
 
 /**
  * Parse the flag form `A=true,B=false` into explicit settings (no defaults applied).
- * Repeated names: the last wins.
+ * Repeated names: the last wins. Values are Go's `strconv.ParseBool` spellings.
  *
- * @throws {ConfigError} naming the gate, without a source prefix (the caller adds it).
+ * @throws {ConfigError} with kube's message, without a source prefix (the caller adds it).
  * @example
  * ```ts
- * parseFeatureGates("WatchList=true, AllBeta=false"); // Map {WatchList => true, AllBeta => false}
+ * parseFeatureGates("WatchList=false, AllBeta=false"); // Map {WatchList => false, AllBeta => false}
  * ```
  */
 export function parseFeatureGates(text: string): Map<string, boolean> {
   const out = new Map<string, boolean>();
   for (const item of text.split(",")) {
-    const entry = item.trim();
-    if (entry === "") continue;
-    const eq = entry.indexOf("=");
-    if (eq === -1) {
-      throw new ConfigError(`missing bool value for ${quote(entry)} (expected ${entry}=true)`);
-    }
-    const name = entry.slice(0, eq).trim();
-    const raw = entry.slice(eq + 1).trim();
-    let value: boolean;
-    try {
-      value = parseBool(raw);
-    } catch {
-      throw new ConfigError(`${name}: ${quote(raw)} is not a boolean (true or false)`);
+    if (item.trim() === "") continue;
+    const eq = item.indexOf("=");
+    const name = (eq === -1 ? item : item.slice(0, eq)).trim();
+    if (eq === -1) throw new ConfigError(`missing bool value for ${name}`);
+    const raw = item.slice(eq + 1).trim();
+    const value = GO_BOOLS[raw];
+    if (value === undefined) {
+      throw new ConfigError(
+        `invalid value of ${name}=${raw}, err: strconv.ParseBool: parsing "${raw}": ` +
+          "invalid syntax",
+      );
     }
     try {
       checkFeatureGate(name, value);
@@ -120,6 +167,76 @@ export function parseFeatureGates(text: string): Map<string, boolean> {
   return out;
 }
 
+/** What Go's strconv.ParseBool accepts. */
+const GO_BOOLS: Record<string, boolean> = {
+  "1": true,
+  t: true,
+  T: true,
+  true: true,
+  TRUE: true,
+  True: true,
+  "0": false,
+  f: false,
+  F: false,
+  false: false,
+  FALSE: false,
+  False: false,
+};
+
+/**
+ * The warnings kube logs for explicit settings of GA and deprecated gates, one per gate,
+ * in the order given.
+ *
+ * @example
+ * ```ts
+ * featureGateWarnings(new Map([["APIListChunking", true]]));
+ * // ["Setting GA feature gate APIListChunking=true. It will be removed in a future release."]
+ * ```
+ */
+export function featureGateWarnings(explicit: ReadonlyMap<string, boolean>): string[] {
+  const out: string[] = [];
+  for (const [name, value] of explicit) {
+    const stage = isKnownFeatureGate(name) ? FEATURE_GATES[name].stage : undefined;
+    const what = stage === "deprecated" ? "deprecated" : stage === "ga" ? "GA" : undefined;
+    if (what) {
+      out.push(
+        `Setting ${what} feature gate ${name}=${value}. It will be removed in a future release.`,
+      );
+    }
+  }
+  return out;
+}
+
+/** Files given by flags that need a feature gate to be on. */
+export interface GatedFiles {
+  /** `--authentication-config`: StructuredAuthenticationConfiguration. */
+  authenticationConfig?: string;
+  /** `--tracing-config-file`: APIServerTracing. */
+  tracingConfig?: string;
+}
+
+/**
+ * Refuse a file whose feature gate is off, as `serve` and `check-config` both do.
+ *
+ * @throws {ConfigError} naming the flag; for the tracing file in kube's words.
+ */
+export function checkGatedFiles(files: GatedFiles, gates: ReadonlyMap<string, boolean>): void {
+  if (files.tracingConfig !== undefined && !gates.get("APIServerTracing")) {
+    throw new ConfigError(
+      "--tracing-config-file: APIServerTracing feature is not enabled, but tracing config " +
+        "file was provided",
+    );
+  }
+  if (
+    files.authenticationConfig !== undefined && !gates.get("StructuredAuthenticationConfiguration")
+  ) {
+    throw new ConfigError(
+      "--authentication-config: needs the StructuredAuthenticationConfiguration feature gate, " +
+        "which is off",
+    );
+  }
+}
+
 /**
  * Every known gate's effective value: explicit settings first, then `AllAlpha` / `AllBeta`
  * for the alpha / beta gates without an explicit setting (also when set to false, as in
@@ -127,7 +244,7 @@ export function parseFeatureGates(text: string): Map<string, boolean> {
  *
  * @example
  * ```ts
- * resolveFeatureGates(new Map([["AllAlpha", true]])).get("WatchList"); // true
+ * resolveFeatureGates(new Map([["AllBeta", false]])).get("WatchList"); // false
  * ```
  */
 export function resolveFeatureGates(explicit: ReadonlyMap<string, boolean>): Map<string, boolean> {
@@ -137,6 +254,7 @@ export function resolveFeatureGates(explicit: ReadonlyMap<string, boolean>): Map
   for (const [name, spec] of Object.entries(FEATURE_GATES)) {
     let value = spec.default;
     if (explicit.has(name)) value = explicit.get(name)!;
+    else if (name === ALL_ALPHA || name === ALL_BETA) value = spec.default;
     else if (spec.stage === "alpha" && allAlpha !== undefined) value = allAlpha;
     else if (spec.stage === "beta" && allBeta !== undefined) value = allBeta;
     out.set(name, value);
@@ -144,17 +262,34 @@ export function resolveFeatureGates(explicit: ReadonlyMap<string, boolean>): Map
   return out;
 }
 
-/** `--help` lines describing every gate: name, stage, default, what it gates. */
-export function featureGateHelpLines(): string[] {
-  const names = Object.keys(FEATURE_GATES).sort();
-  const width = Math.max(...names.map((n) => n.length)) + 2;
-  return names.map((name) => {
-    const s = FEATURE_GATES[name];
-    return `  ${name.padEnd(width)}${s.stage.padEnd(6)} ${String(s.default).padEnd(7)}` +
-      s.description;
-  });
+/**
+ * A gate's stage as kube spells it in the `stage` label of `kubernetes_feature_enabled`
+ * (`ALPHA`, `BETA`, `DEPRECATED`; GA is the empty string).
+ */
+export function featureGateStageLabel(name: string): string {
+  const stage = FEATURE_GATES[name].stage;
+  return stage === "ga" ? "" : STAGE_LABEL[stage];
 }
 
-function knownList(): string {
-  return Object.keys(FEATURE_GATES).sort().join(", ");
+const STAGE_LABEL: Record<FeatureStage, string> = {
+  alpha: "ALPHA",
+  beta: "BETA",
+  ga: "GA",
+  deprecated: "DEPRECATED",
+};
+
+/**
+ * `--help` lines, one per gate in kube's form (`Name=true|false (BETA - default=true)`), with
+ * what it gates; locked gates say so. Unlike kube, GA and deprecated gates are listed too.
+ */
+export function featureGateHelpLines(): string[] {
+  const names = Object.keys(FEATURE_GATES).sort();
+  return names.flatMap((name) => {
+    const s = FEATURE_GATES[name];
+    const locked = s.lockToDefault ? `, locked to ${s.default}` : "";
+    return [
+      `  ${name}=true|false (${STAGE_LABEL[s.stage]} - default=${s.default}${locked})`,
+      `      ${s.description}`,
+    ];
+  });
 }

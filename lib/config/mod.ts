@@ -34,7 +34,11 @@ export { formatDuration, normalizeIp, parseDuration } from "./value_parsers.ts";
 export {
   ALL_ALPHA,
   ALL_BETA,
+  checkFeatureGates,
+  checkGatedFiles,
   FEATURE_GATES,
+  featureGateStageLabel,
+  featureGateWarnings,
   type FeatureSpec,
   type FeatureStage,
   isKnownFeatureGate,

@@ -15,7 +15,7 @@
 import { resolve } from "node:path";
 import { ConfigError } from "./config_error.ts";
 import { formatFlagHelp, tokenizeArgs } from "./flags.ts";
-import { featureGateHelpLines, resolveFeatureGates } from "./feature_gates.ts";
+import { featureGateHelpLines } from "./feature_gates.ts";
 import { type Field, OPTIONAL_PATHS, SIGNING_FILE_FIELDS } from "./config_file_schema.ts";
 import { fileLayer, flagLayer, flagOf, type Layer, type Settings } from "./config_layers.ts";
 import { checkServerConfig } from "./config_checks.ts";
@@ -100,7 +100,7 @@ export async function loadServerConfig(
     ...Object.fromEntries(SIGNING_FILE_FIELDS.map((f) => [f, pick(f)])),
     clusterSigningDuration: pick("clusterSigningDuration") ?? DEFAULTS.clusterSigningDuration,
     runtimeConfig: merged("runtimeConfig"),
-    featureGates: resolveFeatureGates(merged("featureGates")),
+    featureGates: merged("featureGates"),
     storage: pick("storage") ?? DEFAULTS.storage,
     etcdServers: pick("etcdServers") ?? [],
     etcdPrefix: pick("etcdPrefix") ?? DEFAULTS.etcdPrefix,

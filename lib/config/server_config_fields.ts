@@ -84,7 +84,8 @@ export interface ServerConfig {
   clusterSigningDuration: number;
   /** Explicit runtime-config settings with normalized keys; see `isEnabled()`. */
   runtimeConfig: Map<string, boolean>;
-  /** Every known feature gate with its effective value (defaults, AllAlpha/AllBeta applied). */
+  /** Explicit feature gate settings, checked (known, not locked); `resolveFeatureGates()`
+   * applies the defaults and AllAlpha/AllBeta. */
   featureGates: Map<string, boolean>;
   storage: StorageBackend;
   /** etcd client URLs (`--storage=etcd3`). */

@@ -27,15 +27,7 @@ Deno.test("defaults apply without flags or file", async () => {
     etcdServers: [],
     disableAdmissionPlugins: [],
     runtimeConfig: new Map(),
-    featureGates: new Map([
-      ["AllAlpha", false],
-      ["AllBeta", false],
-      ["WatchList", false],
-      ["APIResponseCompression", true],
-      ["StructuredAuthenticationConfiguration", true],
-      ["StructuredAuthorizationConfiguration", true],
-      ["AnonymousAuthConfigurableEndpoints", true],
-    ]),
+    featureGates: new Map(),
     storage: "file",
     historyRetention: 300_000,
     controllers: ["*"],
@@ -112,7 +104,7 @@ Deno.test("--help and -h return the help text listing every flag with its defaul
     assert(entry.endsWith(`(default: ${def})`), entry);
   }
   assert(help.split("\n").every((l) => l.length <= 100), "lines fit in 100 columns");
-  assert.match(help, /\n {2}WatchList +alpha +false +\S/);
+  assert.match(help, /\n {2}WatchList=true\|false \(BETA - default=true\)\n +\S/);
   assert.match(help, /-h, --help/);
 });
 
@@ -130,9 +122,10 @@ Deno.test("the example file sets every field; paths resolve against its director
   assert.equal(cfg.clusterSigningKeyFile, join(TESTDATA, "signing-ca.key"));
   assert.equal(cfg.clusterSigningDuration, 720 * 3_600_000);
   assert.deepEqual(cfg.runtimeConfig, new Map([["api/beta", true], ["apps/v1beta1", false]]));
-  assert.equal(cfg.featureGates.get("WatchList"), true);
-  assert.equal(cfg.featureGates.get("APIResponseCompression"), false);
-  assert.equal(cfg.featureGates.get("AnonymousAuthConfigurableEndpoints"), true);
+  assert.deepEqual(
+    cfg.featureGates,
+    new Map([["WatchList", true], ["APIResponseCompression", false]]),
+  );
   assert.equal(cfg.storage, "memory");
   assert.equal(cfg.historyRetention, 600_000);
   assert.deepEqual(cfg.controllers, ["*", "-csrsigning"]);
@@ -236,8 +229,10 @@ Deno.test("every flag parses its value", async () => {
       ["certificates.platform.io/v1beta1", true],
     ]),
   );
-  assert.equal(cfg.featureGates.get("WatchList"), true);
-  assert.equal(cfg.featureGates.get("AnonymousAuthConfigurableEndpoints"), false);
+  assert.deepEqual(
+    cfg.featureGates,
+    new Map([["AllAlpha", true], ["AnonymousAuthConfigurableEndpoints", false]]),
+  );
   assert.equal(cfg.historyRetention, 5_400_000);
   assert.deepEqual(cfg.controllers, ["*", "-csrsigning", "csrapproving"]);
   assert.equal(cfg.serviceClusterIPRange, "fd00::/112");

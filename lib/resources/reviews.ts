@@ -237,13 +237,15 @@ export const selfSubjectReviews = computed(
 /**
  * `authentication.platform.io/v1beta1` SelfSubjectReview, which kubectl 1.27's `auth whoami`
  * asks for (then v1alpha1; 1.28 and later ask for v1 first). The v1beta1 type has exactly v1's
- * fields (metadata, status.userInfo), so it shares v1's schema and answer.
+ * fields (metadata, status.userInfo), so it shares v1's schema and answer. As in kube 1.32 it
+ * is off by default (a beta introduced after 1.22: `--runtime-config` turns it on) and
+ * deprecated: introduced in 1.27, deprecated three releases later, gone three after that.
  */
 export const selfSubjectReviewsV1beta1: ResourceDefinition = {
   ...selfSubjectReviews,
   version: "v1beta1",
-  // kube serves it by default too (`--runtime-config=api/beta=false` turns it off).
-  betaOnByDefault: true,
+  deprecationWarning:
+    `${AUTHENTICATION}/v1beta1 SelfSubjectReview is deprecated in v1.30+, unavailable in v1.33+`,
 };
 
 export const tokenReviews = computed(AUTHENTICATION, "TokenReview", "tokenreviews", {

@@ -452,6 +452,16 @@ export function validateServiceStatus(svc: KubeObject): FieldError[] {
   const ingress: KubeObject[] = Array.isArray(svc.status?.loadBalancer?.ingress)
     ? svc.status.loadBalancer.ingress
     : [];
+  // kube 1.32: only a LoadBalancer has ingress points (the deprecated gate
+  // AllowServiceLBStatusOnNonLB, locked to false, once let other types have them).
+  if (svc.spec?.type !== "LoadBalancer" && ingress.length > 0) {
+    errs.push({
+      type: "Forbidden",
+      field: "status.loadBalancer.ingress",
+      detail: "may only be used when `spec.type` is 'LoadBalancer'",
+    });
+    return errs;
+  }
   ingress.forEach((ing, i) => {
     const at = `status.loadBalancer.ingress[${i}]`;
     if (ing.ip && !parseIP(ing.ip)) {

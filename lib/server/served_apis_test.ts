@@ -11,15 +11,21 @@ const served = (text: string, rbac = true) =>
   );
 
 Deno.test("servedDefinitions leaves out what the runtime config turns off, in order", () => {
-  assert.deepEqual(served(""), all.map((d) => `${d.group}/${d.plural}`));
-  // A beta version kube serves by default is served until api/beta=false.
+  // Stable versions only: the beta one is off until the runtime config turns it on.
+  assert.deepEqual(
+    served(""),
+    all.filter((d) => d.version === "v1").map((d) => `${d.group}/${d.plural}`),
+  );
   const beta = (rc: string) =>
     servedDefinitions(all, parseRuntimeConfig(rc), { rbacAuthorizes: true })
       .filter((d) => d.version === "v1beta1").map((d) => `${d.group}/${d.plural}`);
-  assert.deepEqual(beta(""), ["authentication.platform.io/selfsubjectreviews"]);
-  assert.deepEqual(beta("api/beta=false"), []);
+  assert.deepEqual(beta(""), []);
+  assert.deepEqual(beta("api/beta=true"), ["authentication.platform.io/selfsubjectreviews"]);
+  assert.deepEqual(beta("authentication.k8s.io/v1beta1"), [
+    "authentication.platform.io/selfsubjectreviews",
+  ]);
   const noLeases = served("coordination.k8s.io/v1=false");
-  assert.equal(noLeases.length, all.length - 1);
+  assert.equal(noLeases.length, served("").length - 1);
   assert(!noLeases.includes("coordination.platform.io/leases"));
   assert.deepEqual(
     served("api/all=false,v1=true,coordination.platform.io/v1/leases=true", false),

@@ -3,7 +3,7 @@
  * shape fit it, and hand over to the verb's handler. Routes come from the definitions.
  */
 
-import { methodNotAllowed, notFound, StatusError } from "../../api/mod.ts";
+import { kubeGroup, methodNotAllowed, notFound, StatusError } from "../../api/mod.ts";
 import type {
   Catalogue,
   ResourceDefinition,
@@ -98,7 +98,16 @@ export function resourceHandler(deps: ResourceRouterDeps) {
     // the same definition, answered in that spelling; a custom resource has one spelling.
     const def = deps.catalogue.lookup(info.group, info.version, info.resource);
     if (!def || (def.customResource && info.kubeSpelling)) throw pathNotFound();
-    if (def.deprecationWarning) ctx.warnings.push(def.deprecationWarning);
+    if (def.deprecationWarning) {
+      // A built-in version's warning names its group as the request spelled it.
+      const own = `${def.group}/`;
+      const warning = def.deprecationWarning;
+      ctx.warnings.push(
+        info.kubeSpelling && warning.startsWith(own)
+          ? `${kubeGroup(def.group)}/${warning.slice(own.length)}`
+          : warning,
+      );
+    }
     const verb = info.verb as Verb;
     // A cluster-scoped resource does not exist under a namespace (kube: 404), whatever a
     // Role in that namespace grants on it.

@@ -27,7 +27,11 @@ import {
   unionBackend,
 } from "../../audit/mod.ts";
 import {
+  checkFeatureGates,
+  checkGatedFiles,
   ConfigError,
+  featureGateStageLabel,
+  featureGateWarnings,
   loadEgressSelectorConfig,
   loadTracingConfig,
   osReason,
@@ -97,10 +101,19 @@ export async function loadConfiguration(
   resources: OpenResources,
 ): Promise<Configuration> {
   const metrics = serverMetrics(opts, logger);
-  const featureGates = resolveFeatureGates(opts.featureGates ?? new Map());
+  // Explicit settings: refused when unknown or locked, logged (as kube does) when GA or
+  // deprecated, then resolved against the defaults.
+  const explicitGates = opts.featureGates ?? new Map();
+  checkFeatureGates(explicitGates);
+  for (const warning of featureGateWarnings(explicitGates)) logger.warn(warning);
+  const featureGates = resolveFeatureGates(explicitGates);
+  if (metrics) recordFeatureGates(metrics, featureGates);
   // First: the clients opened below (OIDC discovery, the audit webhook) dial through it.
   const egress = await openEgress(opts, logger, resources);
-  checkAccessConfigGates(opts, featureGates);
+  checkGatedFiles({
+    authenticationConfig: opts.authenticationConfigFile,
+    tracingConfig: opts.tracingConfigFile,
+  }, featureGates);
   const network = serviceNetwork(opts.serviceClusterIPRange, opts.serviceNodePortRange);
   const authorization = opts.authorizationConfigFile
     ? await loadAuthorizationConfig(opts.authorizationConfigFile)
@@ -207,6 +220,17 @@ function serverMetrics(opts: StartOptions, logger: Logger): ServerMetrics | unde
   return metrics.registry.enabled ? metrics : undefined;
 }
 
+/** kube's `kubernetes_feature_enabled`: every gate with its stage, 1 when on. */
+function recordFeatureGates(metrics: ServerMetrics, gates: ReadonlyMap<string, boolean>): void {
+  const enabled = metrics.registry.gauge({
+    name: "kubernetes_feature_enabled",
+    help: "This metric records the data about the stage and enablement of a k8s feature.",
+    stability: "BETA",
+    labels: ["name", "stage"],
+  });
+  for (const [name, on] of gates) enabled.child(name, featureGateStageLabel(name)).set(on ? 1 : 0);
+}
+
 /** The backends as one, counting each event handed to them (`apiserver_audit_event_total`). */
 function countedBackends(
   backends: AuditBackend[],
@@ -236,27 +260,6 @@ async function openEgress(
   const dialer = new EgressDialer(loaded?.selections ?? {}, { logger });
   resources.add("the egress dialer", () => dialer.close());
   return dialer;
-}
-
-/** The access configuration files need their feature gates (on by default, as in kube). */
-function checkAccessConfigGates(opts: StartOptions, gates: Map<string, boolean>): void {
-  const needs = [
-    [
-      "--authentication-config",
-      opts.authenticationConfigFile,
-      "StructuredAuthenticationConfiguration",
-    ],
-    [
-      "--authorization-config",
-      opts.authorizationConfigFile,
-      "StructuredAuthorizationConfiguration",
-    ],
-  ] as const;
-  for (const [flag, file, gate] of needs) {
-    if (file !== undefined && !gates.get(gate)) {
-      throw new ConfigError(`${flag}: needs the ${gate} feature gate, which is off`);
-    }
-  }
 }
 
 /** Opens `--audit-log-path` (its directory made if missing, as kube's); closed with the

@@ -107,6 +107,8 @@ export interface StartOptions {
   connectionLimits?: Partial<ConnectionLimits>;
   /** Write `<dataDir>/admin.kubeconfig` once listening. @default true */
   writeKubeconfig?: boolean;
+  /** `--feature-gates`: explicit settings (kube's stages and defaults fill the rest). An
+   * unknown or locked gate is refused; a GA or deprecated one is logged. @default none */
   featureGates?: Map<string, boolean>;
   /** `--runtime-config`: the built-in versions and resources served, with keys normalized as
    * `parseRuntimeConfig("coordination.k8s.io/v1=false")` gives them. @default stable versions
