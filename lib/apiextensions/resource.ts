@@ -11,6 +11,7 @@ import type { SchemaNode, SchemaSet } from "../schema/mod.ts";
 import { customResourceSchema, customResourceSchemaName, schemasWith } from "./schema.ts";
 import { validateListsAndEmbedded } from "./lists.ts";
 import { servedVersion } from "./validation.ts";
+import { customResourceRules } from "./validation_rules.ts";
 
 /** What serving one CRD takes: the definition and the schemas its registry validates with. */
 export interface CustomResource {
@@ -48,6 +49,8 @@ export function customResource(
   const hasStatus = version.subresources?.status !== undefined &&
     version.subresources?.status !== null;
   const qualified = `${plural}.${group}`;
+  // Compiled once per served schema (the CRD was refused if they did not compile).
+  const rules = customResourceRules(version.schema?.openAPIV3Schema);
   const def: ResourceDefinition = {
     group,
     version: version.name,
@@ -71,8 +74,14 @@ export function customResource(
         // With a status subresource, status is written only through /status.
         if (hasStatus) delete obj.status;
       },
-      validateCreate: (obj) => validateListsAndEmbedded(obj, schema),
-      validateUpdate: (obj) => validateListsAndEmbedded(obj, schema),
+      validateCreate: (obj, ctx) => [
+        ...validateListsAndEmbedded(obj, schema),
+        ...rules?.(obj, undefined, ctx.warnings) ?? [],
+      ],
+      validateUpdate: (obj, old, ctx) => [
+        ...validateListsAndEmbedded(obj, schema),
+        ...rules?.(obj, old, ctx.warnings) ?? [],
+      ],
     },
   };
   if (names.listKind && names.listKind !== `${kind}List`) def.listKind = names.listKind;

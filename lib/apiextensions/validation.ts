@@ -5,13 +5,14 @@
  * `conversion`).
  *
  * This first version serves exactly one version, stored and served. Several versions,
- * conversion webhooks, the scale subresource, selectable fields and CEL rules are refused
+ * conversion webhooks, the scale subresource and selectable fields are refused
  * with a "not supported yet" message rather than accepted and ignored.
  */
 
 import { canonicalGroup, type FieldError, isBuiltinGroup, isDNS1123Subdomain } from "../api/mod.ts";
 import type { KubeObject } from "../registry/mod.ts";
 import { validateStructuralSchema } from "./structural.ts";
+import { compileRules } from "./validation_rules.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -249,9 +250,11 @@ function validateVersions(versions: unknown): FieldError[] {
       }
       seen.add(v.name);
     }
-    errs.push(
-      ...validateStructuralSchema(v.schema?.openAPIV3Schema, `${at}.schema.openAPIV3Schema`),
-    );
+    const schemaPath = `${at}.schema.openAPIV3Schema`;
+    const structural = validateStructuralSchema(v.schema?.openAPIV3Schema, schemaPath);
+    errs.push(...structural);
+    // Validation rules are typed from the schema: only a structural one can type them.
+    if (!structural.length) errs.push(...compileRules(v.schema.openAPIV3Schema, schemaPath).errors);
     errs.push(...validateDeprecationWarning(v, at));
     const sub = v.subresources ?? {};
     if (sub.scale !== undefined && sub.scale !== null) {

@@ -11,6 +11,9 @@
  *   AdmissionRequest) — admission webhook match conditions.
  * - `admissionPolicy`: those and `params` (dynamic), `variables` (a map) —
  *   ValidatingAdmissionPolicy validations, audit annotations, variables and match conditions.
+ * - `crdRule`: `self` and `oldSelf` — a CustomResourceDefinition's validation rules, the two
+ *   typed from the schema (`types`; lists of a schema's set or map type compare and concatenate
+ *   as spec 03 says, see list_semantics.ts).
  * With `authorizer: true` an expression may also name `authorizer` (see {@link CelAuthorizer}).
  *
  * Values go in as JSON (integers may be bigint); results come out as plain JS values
@@ -18,7 +21,8 @@
  *
  * Libraries: the standard library and strings extension; Kubernetes' lists (`isSorted`, `sum`,
  * `min`, `max`, `indexOf`, `lastIndexOf`), regex (`find`, `findAll`), URLs (`url`, `isURL`,
- * `getScheme`…), quantities (`quantity`, `isQuantity`, `isInteger`…) and authorizer. Properties
+ * `getScheme`…), quantities (`quantity`, `isQuantity`, `isInteger`…), optionals (`optional.of`,
+ * `hasValue`, `orValue`…, without the `.?` syntax) and authorizer. Properties
  * whose names are not identifiers are reached escaped: `claims.foo__dash__bar` reads `foo-bar`
  * (see escaping.ts).
  *
@@ -43,6 +47,9 @@ import {
   startPosition,
 } from "./ast.ts";
 import { check } from "./check.ts";
+import { estimateCost } from "./estimate.ts";
+import { listSemanticsFunctions, rewriteListSemantics } from "./list_semantics.ts";
+import { optional } from "./libraries/optional.ts";
 import type { Type } from "./types.ts";
 import { costFunction, DEFAULT_COST_LIMIT, instrument, Meter, withMeter } from "./cost.ts";
 import {
@@ -66,13 +73,18 @@ export type { CelResultKind } from "./values.ts";
 export type { CelAuthorizer, CelAuthorizerAttributes } from "./libraries/authz.ts";
 export { CEL_RESERVED_WORDS, escapePropertyName, unescapePropertyName } from "./escaping.ts";
 export { DEFAULT_COST_LIMIT } from "./cost.ts";
+export { type Prepared, prepareOptional, prepareValue } from "./typed_values.ts";
+export { optionalOf } from "./libraries/optional.ts";
+export { typeName } from "./types.ts";
 export {
   BOOL,
   BYTES,
   DOUBLE,
+  DURATION,
   DYN,
   INT,
   listOf,
+  type ListSemantics,
   mapOf,
   object,
   STRING,
@@ -101,13 +113,34 @@ export interface CompiledExpression {
   evaluate(variables: Record<string, unknown>, options?: EvaluateOptions): unknown;
 }
 
+/** What {@link compile} returns: also what the checker learnt, and metered evaluation. */
+export interface CheckedExpression extends CompiledExpression {
+  /** The static type of the result (dyn when it depends on the input). */
+  readonly resultType: Type;
+  /** The worst-case cost of one evaluation, from the types' sizes (see estimate.ts). */
+  readonly estimatedCost: number;
+  /** True when the expression names the variable (e.g. `oldSelf`). */
+  usesVariable(name: string): boolean;
+  /** As {@link evaluate}, also saying what the evaluation cost (the budget spent, when
+   * successful or not: a failed evaluation throws a CelEvaluationError with `cost` set). */
+  evaluateWithCost(
+    variables: Record<string, unknown>,
+    options?: EvaluateOptions,
+  ): { value: unknown; cost: number };
+}
+
 export interface EvaluateOptions {
   /** Backs the authorizer library (`authorizer.group(…)…check(verb)`), when the use has one. */
   authorizer?: CelAuthorizer;
+  /** A tighter budget for this evaluation than the compiled one (what is left of a larger
+   * budget shared by several expressions). */
+  costLimit?: number;
 }
 
-const FUNCTIONS = buildFunctions([lists, regex, urls, quantity, authz]);
-const ENGINE = celEnv({ funcs: [...FUNCTIONS.runtime, costFunction, appendFunction] });
+const FUNCTIONS = buildFunctions([lists, regex, urls, quantity, optional, authz]);
+const ENGINE = celEnv({
+  funcs: [...FUNCTIONS.runtime, costFunction, appendFunction, ...listSemanticsFunctions],
+});
 
 /**
  * Parses and type-checks an expression for an environment; throws {@link CelCompileError} with
@@ -118,7 +151,7 @@ export function compile(
   environment: CelEnvironmentName,
   expression: string,
   options: CompileOptions,
-): CompiledExpression {
+): CheckedExpression {
   if (options.costLimit !== undefined && !(options.costLimit > 0)) {
     throw new RangeError(`costLimit must be a positive number, not ${options.costLimit}`);
   }
@@ -130,12 +163,15 @@ export function compile(
   for (const [name, type] of Object.entries(options.types ?? {})) {
     if (variables.has(name)) variables.set(name, type);
   }
+  const nodeTypes = new Map<bigint, Type>();
+  let type: Type;
   try {
     normalize(expr, (name) => FUNCTIONS.table.has(name));
-    const type = check(expr, {
+    type = check(expr, {
       variables,
       functions: FUNCTIONS.table,
       literalChecks: FUNCTIONS.literalChecks,
+      nodeTypes,
     });
     const problem = resultTypeProblem(type, options.expect);
     if (problem !== undefined) {
@@ -147,7 +183,12 @@ export function compile(
       startPosition(expression, sourceInfo);
     throw new CelCompileError(err.message, position);
   }
-  return new Compiled(environment, expression, options, expr, sourceInfo, variables);
+  rewriteListSemantics(expr, nodeTypes);
+  const estimatedCost = estimateCost(expr, nodeTypes);
+  return new Compiled(environment, expression, options, expr, sourceInfo, variables, {
+    resultType: type,
+    estimatedCost,
+  });
 }
 
 function parseExpression(expression: string): ParsedExpr {
@@ -164,7 +205,7 @@ function parseExpression(expression: string): ParsedExpr {
   }
 }
 
-class Compiled implements CompiledExpression {
+class Compiled implements CheckedExpression {
   readonly #program: ReturnType<typeof plan>;
   readonly #expect: CelResultKind;
   readonly #costLimit: number;
@@ -172,6 +213,8 @@ class Compiled implements CompiledExpression {
   /** The declared variables the expression names: only those are converted and bound. */
   readonly #variables: string[];
   readonly #claims: Set<string>;
+  readonly resultType: Type;
+  readonly estimatedCost: number;
 
   constructor(
     readonly environment: CelEnvironmentName,
@@ -180,7 +223,10 @@ class Compiled implements CompiledExpression {
     expr: Expr,
     sourceInfo: SourceInfo | undefined,
     declared: ReadonlyMap<string, unknown>,
+    checked: { resultType: Type; estimatedCost: number },
   ) {
+    this.resultType = checked.resultType;
+    this.estimatedCost = checked.estimatedCost;
     this.#expect = options.expect;
     this.#costLimit = options.costLimit ?? DEFAULT_COST_LIMIT;
     this.#sourceInfo = sourceInfo;
@@ -194,7 +240,18 @@ class Compiled implements CompiledExpression {
     return this.#claims.has(name);
   }
 
+  usesVariable(name: string): boolean {
+    return this.#variables.includes(name);
+  }
+
   evaluate(variables: Record<string, unknown>, options: EvaluateOptions = {}): unknown {
+    return this.evaluateWithCost(variables, options).value;
+  }
+
+  evaluateWithCost(
+    variables: Record<string, unknown>,
+    options: EvaluateOptions = {},
+  ): { value: unknown; cost: number } {
     const bindings = Object.fromEntries(this.#variables.map((name) => {
       if (name === AUTHORIZER_VARIABLE) {
         if (options.authorizer === undefined) {
@@ -207,12 +264,14 @@ class Compiled implements CompiledExpression {
       }
       return [name, toCelInput(variables[name], name)];
     }));
-    const meter = new Meter(this.#costLimit);
+    const limit = Math.min(this.#costLimit, options.costLimit ?? Infinity);
+    const meter = new Meter(limit);
     const result = withMeter(meter, () => this.#program(bindings));
     if (meter.exceeded) {
       throw new CelEvaluationError(
-        `operation cancelled: evaluation cost exceeded the budget of ${this.#costLimit}`,
+        `operation cancelled: evaluation cost exceeded the budget of ${limit}`,
         true,
+        meter.used,
       );
     }
     if (isCelError(result)) {
@@ -220,8 +279,8 @@ class Compiled implements CompiledExpression {
         ? undefined
         : nodePosition(this.expression, this.#sourceInfo, result.exprId);
       const where = at ? ` (line ${at.line}, column ${at.column})` : "";
-      throw new CelEvaluationError(`${result.message}${where}`);
+      throw new CelEvaluationError(`${result.message}${where}`, false, meter.used);
     }
-    return resultValue(result, this.#expect);
+    return { value: resultValue(result, this.#expect), cost: meter.used };
   }
 }
