@@ -51,7 +51,10 @@ const GIZMO_SCHEMA = {
         },
       },
       "x-kubernetes-validations": [
-        { rule: "self.replicas <= self.maxReplicas", message: "replicas must not exceed maxReplicas" },
+        {
+          rule: "self.replicas <= self.maxReplicas",
+          message: "replicas must not exceed maxReplicas",
+        },
         {
           rule: "self.replicas >= 0",
           messageExpression: "'replicas is ' + string(self.replicas) + ', must be at least 0'",
@@ -167,7 +170,7 @@ Deno.test({
       res.body.message,
       'Gizmo.rules.example.com "g2" is invalid: [' +
         'spec: Invalid value: "object": replicas must not exceed maxReplicas, ' +
-        "spec.replicas: Invalid value: \"object\": replicas is -5, must be at least 0, " +
+        'spec.replicas: Invalid value: "object": replicas is -5, must be at least 0, ' +
         "spec: Forbidden: failed rule: !has(self.tags) || !('forbidden' in self.tags)]",
     );
     assert.deepEqual(res.body.details.causes.map((c: any) => [c.reason, c.field]), [

@@ -6,7 +6,8 @@
  * a comprehension pays its loop once per element of its range. Sizes come from the types: a
  * schema-made type carries the most elements (or characters) its values can have
  * (`maxElements`); a value of unknown size counts as empty, so the estimate is a lower bound
- * where types say nothing.
+ * where types say nothing. `bounded` says when it is not: when every value the expression
+ * reads has a static type, and every sized one a known size, the estimate is an upper bound.
  */
 
 import type { Expr } from "./ast.ts";
@@ -51,13 +52,40 @@ interface Estimate {
 }
 
 /** The worst-case cost of evaluating `root`, given the type of every node. */
-export function estimateCost(root: Expr, types: ReadonlyMap<bigint, Type>): number {
-  return new Estimator(types).visit(root, new Map()).cost;
+export function estimateCost(
+  root: Expr,
+  types: ReadonlyMap<bigint, Type>,
+): { cost: number; bounded: boolean } {
+  const estimator = new Estimator(types);
+  const { cost } = estimator.visit(root, new Map());
+  return { cost, bounded: estimator.bounded };
+}
+
+const SIZED = new Set(["string", "bytes"]);
+
+/** Whether values of `t` can hold anything (dyn) or have a size no type gives. */
+function unknownSize(t: Type | undefined): boolean {
+  if (t === undefined) return true;
+  switch (t.kind) {
+    case "dyn":
+    case "none":
+    case "param":
+      return true;
+    case "list":
+    case "map":
+      return t.maxElements === undefined;
+    case "scalar":
+      return SIZED.has(t.name) && t.maxElements === undefined;
+    default:
+      return false;
+  }
 }
 
 type Scope = ReadonlyMap<string, number>;
 
 class Estimator {
+  /** False once a value of unknown size or type was read (see estimateCost). */
+  bounded = true;
   constructor(readonly types: ReadonlyMap<bigint, Type>) {}
 
   /** The size the node's static type allows, if it says. */
@@ -74,9 +102,13 @@ class Estimator {
         const size = c.case === "stringValue" || c.case === "bytesValue" ? c.value.length : 0;
         return { cost: 0, size };
       }
-      case "identExpr":
-        return { cost: 1, size: scope.get(k.value.name) ?? this.typeSize(e) ?? 0 };
+      case "identExpr": {
+        const local = scope.get(k.value.name);
+        if (local === undefined && unknownSize(this.types.get(e.id))) this.bounded = false;
+        return { cost: 1, size: local ?? this.typeSize(e) ?? 0 };
+      }
       case "selectExpr": {
+        if (unknownSize(this.types.get(e.id))) this.bounded = false;
         const operand = this.visit(k.value.operand!, scope);
         return { cost: operand.cost + 1, size: this.typeSize(e) ?? 0 };
       }
@@ -121,6 +153,7 @@ class Estimator {
   }
 
   call(e: Expr, call: Extract<Expr["exprKind"], { case: "callExpr" }>["value"], scope: Scope) {
+    if (unknownSize(this.types.get(e.id))) this.bounded = false;
     const target = call.target ? this.visit(call.target, scope) : undefined;
     const args = call.args.map((a) => this.visit(a, scope));
     const all = target ? [target, ...args] : args;
