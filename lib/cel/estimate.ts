@@ -41,6 +41,13 @@ const TRAVERSING = new Set([
   "isURL",
   "quantity",
   "isQuantity",
+  "ip",
+  "isIP",
+  "ip.isCanonical",
+  "cidr",
+  "isCIDR",
+  "containsIP",
+  "containsCIDR",
   "@typed_eq",
   "@typed_ne",
 ]);

@@ -21,7 +21,8 @@
  *
  * Libraries: the standard library and strings extension; Kubernetes' lists (`isSorted`, `sum`,
  * `min`, `max`, `indexOf`, `lastIndexOf`), regex (`find`, `findAll`), URLs (`url`, `isURL`,
- * `getScheme`…), quantities (`quantity`, `isQuantity`, `isInteger`…), optionals (`optional.of`,
+ * `getScheme`…), quantities (`quantity`, `isQuantity`, `isInteger`…), IPs and CIDRs (`ip`, `isIP`,
+ * `cidr`, `containsIP`…), optionals (`optional.of`,
  * `hasValue`, `orValue`…, without the `.?` syntax) and authorizer. Properties
  * whose names are not identifiers are reached escaped: `claims.foo__dash__bar` reads `foo-bar`
  * (see escaping.ts).
@@ -50,6 +51,7 @@ import { check } from "./check.ts";
 import { estimateCost } from "./estimate.ts";
 import { listSemanticsFunctions, rewriteListSemantics } from "./list_semantics.ts";
 import { optional } from "./libraries/optional.ts";
+import { net } from "./libraries/net.ts";
 import type { Type } from "./types.ts";
 import { costFunction, DEFAULT_COST_LIMIT, instrument, Meter, withMeter } from "./cost.ts";
 import {
@@ -140,7 +142,7 @@ export interface EvaluateOptions {
 /** The most an expression charged its estimate (not metered) may be estimated to cost. */
 const UNMETERED_COST_LIMIT = 10_000;
 
-const FUNCTIONS = buildFunctions([lists, regex, urls, quantity, optional, authz]);
+const FUNCTIONS = buildFunctions([lists, regex, urls, quantity, optional, net, authz]);
 const ENGINE = celEnv({
   funcs: [...FUNCTIONS.runtime, costFunction, appendFunction, ...listSemanticsFunctions],
 });
