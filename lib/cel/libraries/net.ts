@@ -10,7 +10,7 @@ import type { CelValue } from "@bufbuild/cel";
 import type { Library, Overload } from "../library.ts";
 import { type OpaqueKind, unwrapOpaque, wrapOpaque } from "../opaque.ts";
 import { BOOL, INT, opaque, STRING, type Type } from "../types.ts";
-import { IPAddr, parseCIDR, parseIP, Prefix } from "./ip_value.ts";
+import { type IPAddr, parseCIDR, parseIP, type Prefix } from "./ip_value.ts";
 
 const IP_KIND: OpaqueKind<IPAddr> = { name: "net.IP", key: (ip) => ip.toString() };
 const CIDR_KIND: OpaqueKind<Prefix> = { name: "net.CIDR", key: (p) => p.toString() };
