@@ -48,6 +48,8 @@ const TRAVERSING = new Set([
   "isCIDR",
   "containsIP",
   "containsCIDR",
+  "semver",
+  "isSemver",
   "@typed_eq",
   "@typed_ne",
 ]);
