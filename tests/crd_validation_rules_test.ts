@@ -83,7 +83,7 @@ async function api(env: KubectlEnv, method: string, path: string, body?: unknown
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: res.status, body: await res.json() };
+    return { status: res.status, body: await res.json(), warning: res.headers.get("warning") };
   } finally {
     client.close();
   }
@@ -209,6 +209,44 @@ Deno.test({
     const fine = await api(env, "PUT", `${GIZMOS}/g1/status`, { ...current, status: { ready: 2 } });
     assert.equal(fine.status, 200);
   });
+
+  await t.step(
+    "a rule added later does not refuse updates that leave the value alone",
+    async () => {
+      // g1 has replicas 1; a new rule wants at least 2.
+      const current = (await api(env, "GET", `${CRDS}/gizmos.rules.example.com`)).body;
+      const schema = current.spec.versions[0].schema.openAPIV3Schema;
+      schema.properties.spec.properties.replicas["x-kubernetes-validations"] = [
+        { rule: "self >= 2", message: "at least 2 replicas" },
+      ];
+      assert.equal(
+        (await api(env, "PUT", `${CRDS}/gizmos.rules.example.com`, current)).status,
+        200,
+      );
+      let res: { status: number; body: any; warning: string | null } | undefined;
+      // The CRD is served again with the new rule shortly after the update.
+      for (let i = 0; i < 100; i++) {
+        const g1 = (await api(env, "GET", `${GIZMOS}/g1`)).body;
+        g1.spec.replicas = 0;
+        res = await api(env, "PUT", `${GIZMOS}/g1?dryRun=All`, g1);
+        if (res.status === 422) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.equal(res!.status, 422);
+      assert.match(
+        res!.body.message,
+        /spec\.replicas: Invalid value: "integer": at least 2 replicas/,
+      );
+      const g1 = (await api(env, "GET", `${GIZMOS}/g1`)).body;
+      g1.spec.maxReplicas = 4;
+      const kept = await api(env, "PUT", `${GIZMOS}/g1`, g1);
+      assert.equal(kept.status, 200);
+      assert.equal(
+        kept.warning,
+        '299 - "spec.replicas: Invalid value: \\"integer\\": at least 2 replicas"',
+      );
+    },
+  );
 
   await t.step("kubectl apply of a bad object shows the rule's message", async () => {
     const yaml = `apiVersion: rules.example.com/v1
