@@ -46,6 +46,8 @@ export interface RuleNode {
   items?: RuleNode;
   /** `x-kubernetes-list-map-keys` of a map list: how old items are found. */
   mapKeys?: string[];
+  /** The node's `required` properties: rules do not run while one is missing. */
+  required?: string[];
 }
 
 // deno-lint-ignore no-explicit-any
@@ -134,9 +136,11 @@ function evaluateNode(
   path: string,
   unchanged: boolean,
 ): void {
+  const missing = node.required?.some((k) => isObject(value) && value[k] === undefined);
   const self = prepareValue(value, type);
-  if (self.mismatches.length) {
-    // The schema's own errors say what is wrong; rules would only fail confusingly.
+  if (missing || self.mismatches.length) {
+    // The schema's own errors (wrong type, Required) say what is wrong; rules would only fail
+    // confusingly.
     run.notChecked = true;
     return;
   }

@@ -152,6 +152,7 @@ function walk(
   if (rules.length && decl !== undefined) {
     const cardinality = state.cardinality ?? maxCardinality(decl.minSize);
     node.rules = compileNodeRules(s, rules, decl.type, { ...state, cardinality }, errors, costs);
+    if (Array.isArray(s.required) && s.required.length) node.required = s.required;
   }
 
   const props = isObject(s.properties) ? s.properties : {};
@@ -217,7 +218,7 @@ function forbidInJunctor(value: unknown, path: string, errors: FieldError[]): vo
       errors.push({
         type: "Forbidden",
         field: `${at}.x-kubernetes-validations`,
-        detail: "validation rules are not supported inside allOf, anyOf, oneOf or not",
+        detail: "must be empty to be structural",
       });
     }
     for (const [k, v] of Object.entries(isObject(s.properties) ? s.properties : {})) {

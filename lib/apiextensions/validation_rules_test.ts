@@ -387,13 +387,60 @@ function costOfOne(item: string[]): number {
   return rule.evaluateWithCost({ self: item, oldSelf: null }).cost;
 }
 
-Deno.test("rules: a value of the wrong type stops the rules with kube's notice", () => {
+Deno.test("rules: a value of the wrong type or a missing required field stops the rules", () => {
   const schema = root({
     type: "object",
     properties: { n: { type: "integer" } },
     ...rules({ rule: "self.n > 0" }),
   });
+  const required = root({
+    type: "object",
+    required: ["n"],
+    properties: { n: { type: "integer" } },
+    ...rules({ rule: "self.n > 0" }),
+  });
+  assert.deepEqual(check(required, { spec: { n: 1 } }), []);
+  assert.deepEqual(check(required, { spec: {} }), [
+    '<nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+  ]);
   assert.deepEqual(check(schema, { spec: { n: "x" } }), [
     '<nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+  ]);
+});
+
+Deno.test("rules: inside allOf, anyOf, oneOf and not they are refused as kube refuses them", () => {
+  const nested = { "x-kubernetes-validations": [{ rule: "self > 0" }] };
+  assert.deepEqual(
+    writeErrors(root({ type: "integer", allOf: [nested], not: { ...nested } })),
+    [
+      `${AT}.properties[spec].allOf[0].x-kubernetes-validations: Forbidden: must be empty to be structural`,
+      `${AT}.properties[spec].not.x-kubernetes-validations: Forbidden: must be empty to be structural`,
+    ],
+  );
+});
+
+Deno.test("rules: fieldPath names fields and map keys, quoted or not", () => {
+  const spec = {
+    type: "object",
+    properties: {
+      labels: { type: "object", additionalProperties: { type: "string" } },
+      "odd.name": { type: "object", properties: { x: { type: "integer" } } },
+    },
+    ...rules(
+      { rule: "!('app' in self.labels) || self.labels.app != ''", fieldPath: ".labels['app']" },
+      { rule: "self.odd__dot__name.x > 0", fieldPath: "['odd.name'].x" },
+      { rule: "true", fieldPath: ".labels.app.more" },
+      { rule: "true", fieldPath: ".labels[0]" },
+    ),
+  };
+  const p = `${AT}.properties[spec].x-kubernetes-validations`;
+  assert.deepEqual(writeErrors(root(spec)), [
+    `${p}[2].fieldPath: Invalid value: ".labels.app.more": must be a valid path`,
+    `${p}[3].fieldPath: Invalid value: ".labels[0]": must be a valid path`,
+  ]);
+  spec["x-kubernetes-validations"].splice(2);
+  assert.deepEqual(check(root(spec), { spec: { labels: { app: "" }, "odd.name": { x: 0 } } }), [
+    "spec.labels[app]: Invalid value: \"object\": failed rule: !('app' in self.labels) || self.labels.app != ''",
+    'spec.odd.name.x: Invalid value: "object": failed rule: self.odd__dot__name.x > 0',
   ]);
 });
