@@ -161,8 +161,11 @@ function evaluateNode(
       const result = rule.program.evaluateWithCost(variables, { costLimit: budget });
       run.remaining -= result.cost;
       passed = result.value === true;
-    } catch (err) {
-      if (!(err instanceof CelEvaluationError)) throw err;
+    } catch (caught) {
+      // Anything else thrown is reported as the rule's failure, never as a 500.
+      const err = caught instanceof CelEvaluationError
+        ? caught
+        : new CelEvaluationError((caught as Error).message);
       run.remaining -= err.cost;
       if (err.costExceeded) {
         run.stop(
@@ -209,8 +212,10 @@ function failureMessage(
     const ok = message.length > 0 && !/\n/.test(message) &&
       new TextEncoder().encode(message).length <= MAX_MESSAGE_BYTES;
     return ok ? message : undefined;
-  } catch (err) {
-    if (!(err instanceof CelEvaluationError)) throw err;
+  } catch (caught) {
+    const err = caught instanceof CelEvaluationError
+      ? caught
+      : new CelEvaluationError((caught as Error).message);
     run.remaining -= err.cost;
     if (err.costExceeded) {
       run.errors.push({

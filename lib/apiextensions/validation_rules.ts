@@ -253,12 +253,11 @@ function compileNodeRules(
     try {
       program = compile("crdRule", text, { expect: "bool", types });
     } catch (err) {
-      if (!(err instanceof CelCompileError)) throw err;
       errors.push({
         type: "Invalid",
         field: `${at}.rule`,
         value: rule,
-        detail: err.message.startsWith("expression must evaluate to")
+        detail: (err as Error).message.startsWith("expression must evaluate to")
           ? "cel expression must evaluate to a bool"
           : `compilation failed: ${compileErrorText(text, err)}`,
       });
@@ -331,12 +330,11 @@ function compileMessageExpression(
   try {
     program = compile("crdRule", text, { expect: "string", types });
   } catch (err) {
-    if (!(err instanceof CelCompileError)) throw err;
     errors.push({
       type: "Invalid",
       field,
       value: rule,
-      detail: err.message.startsWith("expression must evaluate to")
+      detail: (err as Error).message.startsWith("expression must evaluate to")
         ? "messageExpression must evaluate to a string"
         : `messageExpression compilation failed: ${compileErrorText(text, err)}`,
     });
@@ -442,7 +440,8 @@ function checkRuleFields(s: Json, rule: Json, at: string, errors: FieldError[]):
 }
 
 /** cel-go's rendering of a compile error: `ERROR: <input>:1:6: msg`, the line, a caret. */
-function compileErrorText(source: string, err: CelCompileError): string {
+function compileErrorText(source: string, err: unknown): string {
+  if (!(err instanceof CelCompileError)) return `ERROR: <input>: ${(err as Error).message}`;
   const p = err.position;
   if (p === undefined) return `ERROR: <input>: ${err.message}`;
   const line = source.split("\n")[p.line - 1] ?? "";
