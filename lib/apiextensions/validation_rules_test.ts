@@ -444,3 +444,34 @@ Deno.test("rules: fieldPath names fields and map keys, quoted or not", () => {
     'spec.odd.name.x: Invalid value: "object": failed rule: self.odd__dot__name.x > 0',
   ]);
 });
+
+Deno.test("rules: formatted strings are timestamps, durations and bytes", () => {
+  const schema = root({
+    type: "object",
+    properties: {
+      start: { type: "string", format: "date-time" },
+      day: { type: "string", format: "date" },
+      timeout: { type: "string", format: "duration" },
+      data: { type: "string", format: "byte" },
+    },
+    ...rules(
+      { rule: "self.start < timestamp('2030-01-01T00:00:00Z')", message: "start before 2030" },
+      { rule: "self.day.getFullYear() == 2026", message: "day in 2026" },
+      { rule: "self.timeout <= duration('1h')", message: "timeout at most 1h" },
+      { rule: "size(self.data) == 3", message: "three bytes" },
+    ),
+  });
+  const ok = { start: "2026-11-27T10:00:00Z", day: "2026-11-27", timeout: "30m", data: "YWJj" };
+  assert.deepEqual(check(schema, { spec: ok }), []);
+  assert.deepEqual(
+    check(schema, {
+      spec: { start: "2031-01-01T00:00:00Z", day: "2025-01-01", timeout: "2h", data: "YQ==" },
+    }),
+    [
+      'spec: Invalid value: "object": start before 2030',
+      'spec: Invalid value: "object": day in 2026',
+      'spec: Invalid value: "object": timeout at most 1h',
+      'spec: Invalid value: "object": three bytes',
+    ],
+  );
+});

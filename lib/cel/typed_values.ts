@@ -6,9 +6,8 @@
  * caller can say the object is invalid instead of running rules on it.
  */
 
-import type { CelInput } from "@bufbuild/cel";
+import { celEnv, type CelInput, isCelError, parse, plan } from "@bufbuild/cel";
 import { wrapOptional } from "./libraries/optional.ts";
-import { callStandard } from "./standard.ts";
 import type { Type } from "./types.ts";
 import { PreparedCelValue, toCelInput } from "./values.ts";
 
@@ -91,12 +90,15 @@ function convert(value: unknown, t: Type, path: string, bad: string[]): CelInput
   }
 }
 
-function standard(fn: string, arg: string): CelInput | undefined {
-  try {
-    return callStandard(fn, undefined, [arg]) as CelInput;
-  } catch {
-    return undefined;
-  }
+/** The standard conversions need an evaluation context: each runs as a tiny program. */
+const CONVERSIONS = {
+  timestamp: plan(celEnv(), parse("timestamp(s)")),
+  duration: plan(celEnv(), parse("duration(s)")),
+};
+
+function standard(fn: keyof typeof CONVERSIONS, arg: string): CelInput | undefined {
+  const result = CONVERSIONS[fn]({ s: arg });
+  return isCelError(result) ? undefined : result as CelInput;
 }
 
 /** RFC 3339 date-times, and full dates (midnight UTC), as CEL timestamps. */
