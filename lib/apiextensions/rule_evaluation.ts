@@ -187,7 +187,8 @@ function evaluateNode(
     }
     if (passed) continue;
     const where = rule.fieldPath ? childPath(path, rule.fieldPath) : path;
-    const detail = failureMessage(run, rule, variables) ?? defaultMessage(rule.source);
+    const detail = failureMessage(run, rule, variables, where, node.schemaType) ??
+      defaultMessage(rule.source);
     if (run.stopped) return;
     run.fail(
       errorForReason(shown(where), node.schemaType, detail, rule.source.reason),
@@ -201,6 +202,8 @@ function failureMessage(
   run: Run,
   rule: CompiledRule,
   variables: Record<string, unknown>,
+  where: string,
+  schemaType: string,
 ): string | undefined {
   if (!rule.messageExpression) return undefined;
   try {
@@ -218,14 +221,16 @@ function failureMessage(
       : new CelEvaluationError((caught as Error).message);
     run.remaining -= err.cost;
     if (err.costExceeded) {
-      run.errors.push({
-        type: "Invalid",
-        field: "<nil>",
-        value: "null",
-        detail:
-          "messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run",
-      });
-      run.stopped = true;
+      const source = String(rule.source.messageExpression).trim();
+      run.stop(
+        where,
+        schemaType,
+        err.cost < PER_CALL_LIMIT
+          ? "messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run"
+          : `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${
+            JSON.stringify(source)
+          }`,
+      );
     }
     return undefined;
   }
