@@ -50,6 +50,7 @@ const TRAVERSING = new Set([
   "containsCIDR",
   "semver",
   "isSemver",
+  "validate",
   "@typed_eq",
   "@typed_ne",
 ]);

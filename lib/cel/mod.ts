@@ -22,7 +22,8 @@
  * Libraries: the standard library and strings extension; Kubernetes' lists (`isSorted`, `sum`,
  * `min`, `max`, `indexOf`, `lastIndexOf`), regex (`find`, `findAll`), URLs (`url`, `isURL`,
  * `getScheme`…), quantities (`quantity`, `isQuantity`, `isInteger`…), IPs and CIDRs (`ip`, `isIP`,
- * `cidr`, `containsIP`…), semantic versions (`semver`, `isSemver`, `major`…), optionals (`optional.of`,
+ * `cidr`, `containsIP`…), semantic versions (`semver`, `isSemver`, `major`…), named formats
+ * (`format.dns1123Label().validate(s)`…), optionals (`optional.of`,
  * `hasValue`, `orValue`…, without the `.?` syntax) and authorizer. Properties
  * whose names are not identifiers are reached escaped: `claims.foo__dash__bar` reads `foo-bar`
  * (see escaping.ts).
@@ -53,6 +54,7 @@ import { listSemanticsFunctions, rewriteListSemantics } from "./list_semantics.t
 import { optional } from "./libraries/optional.ts";
 import { net } from "./libraries/net.ts";
 import { semver } from "./libraries/semver.ts";
+import { format } from "./libraries/format.ts";
 import type { Type } from "./types.ts";
 import { costFunction, DEFAULT_COST_LIMIT, instrument, Meter, withMeter } from "./cost.ts";
 import {
@@ -143,7 +145,17 @@ export interface EvaluateOptions {
 /** The most an expression charged its estimate (not metered) may be estimated to cost. */
 const UNMETERED_COST_LIMIT = 10_000;
 
-const FUNCTIONS = buildFunctions([lists, regex, urls, quantity, optional, net, semver, authz]);
+const FUNCTIONS = buildFunctions([
+  lists,
+  regex,
+  urls,
+  quantity,
+  optional,
+  net,
+  semver,
+  format,
+  authz,
+]);
 const ENGINE = celEnv({
   funcs: [...FUNCTIONS.runtime, costFunction, appendFunction, ...listSemanticsFunctions],
 });
