@@ -90,14 +90,17 @@ function convert(value: unknown, t: Type, path: string, bad: string[]): CelInput
   }
 }
 
-/** The standard conversions need an evaluation context: each runs as a tiny program. */
-const CONVERSIONS = {
-  timestamp: plan(celEnv(), parse("timestamp(s)")),
-  duration: plan(celEnv(), parse("duration(s)")),
-};
+/** The standard conversions need an evaluation context: each runs as a tiny program, planned
+ * when first needed (not at start-up). */
+const conversions = new Map<string, ReturnType<typeof plan>>();
 
-function standard(fn: keyof typeof CONVERSIONS, arg: string): CelInput | undefined {
-  const result = CONVERSIONS[fn]({ s: arg });
+function standard(fn: "timestamp" | "duration", arg: string): CelInput | undefined {
+  let program = conversions.get(fn);
+  if (program === undefined) {
+    program = plan(celEnv(), parse(`${fn}(s)`));
+    conversions.set(fn, program);
+  }
+  const result = program({ s: arg });
   return isCelError(result) ? undefined : result as CelInput;
 }
 
