@@ -226,6 +226,12 @@ function forbidInJunctor(value: unknown, path: string, errors: FieldError[]): vo
     }
     visit(s.items, `${at}.items`);
     visit(s.additionalProperties, `${at}.additionalProperties`);
+    for (const junctor of ["allOf", "anyOf", "oneOf"]) {
+      if (Array.isArray(s[junctor])) {
+        s[junctor].forEach((sub: unknown, i: number) => visit(sub, `${at}.${junctor}[${i}]`));
+      }
+    }
+    visit(s.not, `${at}.not`);
   };
   if (Array.isArray(value)) value.forEach((s, i) => visit(s, `${path}[${i}]`));
   else visit(value, path);

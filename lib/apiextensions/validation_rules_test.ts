@@ -411,9 +411,10 @@ Deno.test("rules: a value of the wrong type or a missing required field stops th
 Deno.test("rules: inside allOf, anyOf, oneOf and not they are refused as kube refuses them", () => {
   const nested = { "x-kubernetes-validations": [{ rule: "self > 0" }] };
   assert.deepEqual(
-    writeErrors(root({ type: "integer", allOf: [nested], not: { ...nested } })),
+    writeErrors(root({ type: "integer", allOf: [nested, { anyOf: [nested] }], not: nested })),
     [
       `${AT}.properties[spec].allOf[0].x-kubernetes-validations: Forbidden: must be empty to be structural`,
+      `${AT}.properties[spec].allOf[1].anyOf[0].x-kubernetes-validations: Forbidden: must be empty to be structural`,
       `${AT}.properties[spec].not.x-kubernetes-validations: Forbidden: must be empty to be structural`,
     ],
   );
