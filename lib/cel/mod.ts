@@ -16,8 +16,9 @@
  *   as spec 03 says, see list_semantics.ts).
  * With `authorizer: true` an expression may also name `authorizer` (see {@link CelAuthorizer}).
  *
- * Values go in as JSON (integers may be bigint); results come out as plain JS values
- * (string, boolean, bigint for int, number for double, arrays, objects).
+ * Values go in as JSON (integers may be bigint), or typed by {@link prepareValue} (timestamps,
+ * durations, bytes and declared fields from a schema's type); results come out as plain JS
+ * values (string, boolean, bigint for int, number for double, arrays, objects).
  *
  * Libraries: the standard library and strings extension; Kubernetes' lists (`isSorted`, `sum`,
  * `min`, `max`, `indexOf`, `lastIndexOf`), regex (`find`, `findAll`), URLs (`url`, `isURL`,
