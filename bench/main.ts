@@ -35,6 +35,7 @@ import { admissionFigures } from "./admission.ts";
 import { auditFigures } from "./audit.ts";
 import { metricsFigures } from "./metrics.ts";
 import { tracingFigures } from "./tracing.ts";
+import { crdRulesFigures } from "./crd_rules.ts";
 import { etcdFigures } from "./etcd.ts";
 import { crdVersionsFigures } from "./crd_versions.ts";
 
@@ -1420,8 +1421,40 @@ async function crdVersionsRows(
   }];
 }
 
+/** Custom resource creates with five validation rules vs none (bench/crd_rules.ts), as a row. */
+async function crdRulesRows(
+  tmp: string,
+  track: (c: Child) => Child,
+  trackApi: (a: Api) => Api,
+  problems: string[],
+): Promise<Row[]> {
+  const r = await crdRulesFigures(
+    serverPairOptions(`${tmp}/crd-rules`, "crd rules server", track, trackApi),
+  );
+  problems.push(...r.problems);
+  const ratio = r.creates.rules / r.creates.none;
+  const cpuRatio = r.cpuMicros.none / r.cpuMicros.rules;
+  return [{
+    figure: "custom resource creates/s, 32 clients, CRD with 5 validation rules",
+    value: fmt(r.creates.rules),
+    baseline: `no rules ${fmt(r.creates.none)}`,
+    ratio: fmt(ratio, 2),
+    target: "≥ 0.7",
+    met: r.problems.length === 0 && ratio >= 0.7 ? "yes" : "**no**",
+  }, {
+    figure:
+      "server CPU µs per custom resource create, 5 validation rules (ratio: no rules ÷ rules)",
+    value: fmt(r.cpuMicros.rules),
+    baseline: `no rules ${fmt(r.cpuMicros.none)}`,
+    ratio: fmt(cpuRatio, 2),
+    target: "≥ 0.7",
+    met: r.problems.length === 0 && cpuRatio >= 0.7 ? "yes" : "**no**",
+  }];
+}
+
 /** `deno task bench --only=auth`, `--only=limits`, `--only=encryption`, `--only=admission`,
- * `--only=audit`, `--only=metrics`, `--only=tracing` or `--only=crd-versions`: those figures alone; `--backend etcd`: the
+ * `--only=audit`, `--only=metrics`, `--only=tracing`, `--only=crd-versions` or `--only=crd-rules`:
+ * those figures alone; `--backend etcd`: the
  * etcd3 backend's. */
 async function onlyMain(rowsOf: typeof authRows): Promise<void> {
   const tmp = await Deno.makeTempDir({ prefix: "platform-bench-" });
@@ -1460,6 +1493,8 @@ if (import.meta.main) {
     ? onlyMain(tracingRows)
     : Deno.args.includes("--only=crd-versions")
     ? onlyMain(crdVersionsRows)
+    : Deno.args.includes("--only=crd-rules")
+    ? onlyMain(crdRulesRows)
     : Deno.args.includes("--backend=etcd") ||
         Deno.args.some((a, i) => a === "--backend" && Deno.args[i + 1] === "etcd")
     ? onlyMain(etcdRows)

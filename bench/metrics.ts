@@ -124,7 +124,7 @@ export function recordingMicros(): number {
 }
 
 /** User + system CPU seconds of process `pid` so far (Linux), or NaN. */
-function cpuSeconds(pid: number | undefined): number {
+export function cpuSeconds(pid: number | undefined): number {
   if (pid === undefined) return NaN;
   try {
     const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);

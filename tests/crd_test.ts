@@ -498,10 +498,12 @@ Deno.test("crd: invalid CustomResourceDefinitions are refused with 422", async (
     await post((c) =>
       c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.numeric[
         "x-kubernetes-validations"
-      ] = [{ rule: "self > 0" }]
+      ] = [{ rule: "self > 'a'" }]
     ),
     [
-      "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[numeric].x-kubernetes-validations: Forbidden: CEL validation rules are not supported yet",
+      "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[numeric].x-kubernetes-validations[0].rule: " +
+      `Invalid value: {"rule":"self > 'a'"}: compilation failed: ERROR: <input>:1:6: ` +
+      "found no matching overload for '_>_' applied to '(int, string)'\n | self > 'a'\n | .....^",
     ],
   );
   assert.deepEqual(

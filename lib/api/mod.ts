@@ -54,6 +54,8 @@ export {
   isDNS1123Label,
   isDNS1123Subdomain,
   isQualifiedName,
+  isValidLabelValue,
+  nameIsDNS1035Label,
   nameIsDNSLabel,
   nameIsDNSSubdomain,
   validatePathSegmentName,

@@ -21,6 +21,7 @@ import { compareVersionPriority } from "./version_priority.ts";
 import { defaulter } from "./defaults.ts";
 import { scalePathsOf, validateScaleFields } from "./scale.ts";
 import { printerColumns } from "./printer_columns.ts";
+import { customResourceRules } from "./validation_rules.ts";
 
 /** One served version of a CRD: its definition and schema. */
 export interface CustomResourceVersion {
@@ -112,6 +113,8 @@ function versionResource(
   const qualified = `${plural}.${group}`;
   const defaults = defaulter(version.schema?.openAPIV3Schema);
   const scale = scalePathsOf(version);
+  // Compiled once per served schema (the CRD was refused if they did not compile).
+  const rules = customResourceRules(version.schema?.openAPIV3Schema);
   const def: ResourceDefinition = {
     group,
     version: version.name,
@@ -137,13 +140,15 @@ function versionResource(
         if (hasStatus) delete obj.status;
       },
       applyDefaults: defaults,
-      validateCreate: (obj) => [
+      validateCreate: (obj, ctx) => [
         ...validateListsAndEmbedded(obj, schema),
         ...validateScaleFields(obj, scale),
+        ...rules?.(obj, undefined, ctx.warnings) ?? [],
       ],
-      validateUpdate: (obj) => [
+      validateUpdate: (obj, old, ctx) => [
         ...validateListsAndEmbedded(obj, schema),
         ...validateScaleFields(obj, scale),
+        ...rules?.(obj, old, ctx.warnings) ?? [],
       ],
     },
   };

@@ -6,8 +6,8 @@
  * they make sense. Errors are worded and placed as Kubernetes places them
  * (`spec.versions[0].schema.openAPIV3Schema.properties[spec].type`).
  *
- * Keywords the server does not act on yet (`x-kubernetes-validations`) are refused here
- * rather than silently ignored.
+ * Validation rules (`x-kubernetes-validations`) are compiled and checked by
+ * validation_rules.ts once the schema is structural.
  */
 
 import type { FieldError } from "../api/mod.ts";
@@ -62,13 +62,6 @@ function walk(s: Record<string, Json>, path: string, level: Level, errs: FieldEr
       type: "Forbidden",
       field: at("uniqueItems"),
       detail: "uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
-    });
-  }
-  if (s["x-kubernetes-validations"] !== undefined && s["x-kubernetes-validations"] !== null) {
-    errs.push({
-      type: "Forbidden",
-      field: at("x-kubernetes-validations"),
-      detail: "CEL validation rules are not supported yet",
     });
   }
   const type: string | undefined = typeof s.type === "string" && s.type ? s.type : undefined;

@@ -86,7 +86,6 @@ Deno.test("structural: markers and forbidden keywords", () => {
         },
         e: { type: "array", items: { type: "string" }, uniqueItems: true },
         f: { $ref: "#/definitions/x", type: "object" },
-        g: { type: "string", "x-kubernetes-validations": [{ rule: "self != ''" }] },
         h: { type: "object", "x-kubernetes-embedded-resource": true },
       },
     }),
@@ -97,7 +96,6 @@ Deno.test("structural: markers and forbidden keywords", () => {
       "s.properties[d].additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive",
       "s.properties[e].uniqueItems: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
       "s.properties[f].$ref: Forbidden: $ref is not supported",
-      "s.properties[g].x-kubernetes-validations: Forbidden: CEL validation rules are not supported yet",
       "s.properties[h].properties: Required value: must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields",
     ],
   );

@@ -5,9 +5,10 @@
  * `conversion`).
  *
  * Several versions are served, one of them the storage version; `spec.conversion` is
- * checked in conversion_validation.ts, defaults in defaults.ts, the scale subresource in
- * scale.ts and printer columns in printer_columns.ts. Selectable fields and CEL rules are
- * refused with a "not supported yet" message rather than accepted and ignored.
+ * checked in conversion_validation.ts, defaults in defaults.ts, validation rules in
+ * validation_rules.ts, the scale subresource in scale.ts and printer columns in
+ * printer_columns.ts. Selectable fields are refused with a "not supported yet" message
+ * rather than accepted and ignored.
  */
 
 import { canonicalGroup, type FieldError, isBuiltinGroup, isDNS1123Subdomain } from "../api/mod.ts";
@@ -17,6 +18,7 @@ import { validateConversion } from "./conversion_validation.ts";
 import { validateDefaults } from "./defaults.ts";
 import { validateScaleSubresource } from "./scale.ts";
 import { validatePrinterColumns } from "./printer_columns.ts";
+import { compileRules } from "./validation_rules.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -242,8 +244,11 @@ function validateVersions(versions: unknown): FieldError[] {
     const schemaAt = `${at}.schema.openAPIV3Schema`;
     const structural = validateStructuralSchema(v.schema?.openAPIV3Schema, schemaAt);
     errs.push(...structural);
-    // Defaults are checked against a structural schema only, as kube does.
-    if (!structural.length) errs.push(...validateDefaults(v.schema?.openAPIV3Schema, schemaAt));
+    // Defaults are checked, and validation rules typed, against a structural schema only.
+    if (!structural.length) {
+      errs.push(...validateDefaults(v.schema?.openAPIV3Schema, schemaAt));
+      errs.push(...compileRules(v.schema.openAPIV3Schema, schemaAt).errors);
+    }
     errs.push(...validateDeprecationWarning(v, at));
     errs.push(...validateScaleSubresource(v.subresources?.scale, `${at}.subresources`));
     errs.push(

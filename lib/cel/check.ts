@@ -36,6 +36,8 @@ export interface CheckContext {
   readonly variables: ReadonlyMap<string, Type>;
   readonly functions: FunctionTable;
   readonly literalChecks: readonly LiteralCheck[];
+  /** When given, receives the type of every node (for the rewrites that depend on types). */
+  readonly nodeTypes?: Map<bigint, Type>;
 }
 
 /** Identifiers that name types, as in `type(x) == string`. */
@@ -70,6 +72,12 @@ class Checker {
   constructor(readonly context: CheckContext) {}
 
   type(e: Expr, scope: Scope): Type {
+    const t = this.infer(e, scope);
+    this.context.nodeTypes?.set(e.id, t);
+    return t;
+  }
+
+  infer(e: Expr, scope: Scope): Type {
     const k = e.exprKind;
     switch (k.case) {
       case "constExpr":
@@ -130,10 +138,9 @@ class Checker {
     } else if (t.kind === "map") {
       fieldType = t.value;
     } else if (t.kind === "object") {
-      if (!Object.hasOwn(t.fields, field)) {
-        throw new ExprError(`undefined field '${field}' of ${t.name}`, e.id);
-      }
-      fieldType = t.fields[field];
+      if (Object.hasOwn(t.fields, field)) fieldType = t.fields[field];
+      else if (t.open) fieldType = DYN;
+      else throw new ExprError(`undefined field '${field}' of ${t.name}`, e.id);
     } else {
       throw new ExprError(`type '${typeName(t)}' does not support field selection`, e.id);
     }
@@ -167,7 +174,9 @@ class Checker {
       case "_+_":
         // The standard signature says list(dyn); the elements' type is known here.
         if (args[0].kind === "list" && args[1].kind === "list") {
-          return listOf(join(args[0].elem, args[1].elem) ?? DYN);
+          // A set or map list stays one under concatenation (see list_semantics.ts).
+          const elem = join(args[0].elem, args[1].elem) ?? DYN;
+          return args[0].listType ? { ...args[0], elem } : listOf(elem);
         }
         return this.overload(e, call.function, call.target, call.args, args, scope);
       default:

@@ -11,7 +11,8 @@ export type CelEnvironmentName =
   | "user"
   | "request"
   | "admission"
-  | "admissionPolicy";
+  | "admissionPolicy"
+  | "crdRule";
 
 const STRINGS = listOf(STRING);
 const EXTRA = mapOf(STRING, STRINGS);
@@ -94,6 +95,9 @@ export const ENVIRONMENTS: Readonly<Record<CelEnvironmentName, Readonly<Record<s
   // ValidatingAdmissionPolicy expressions: also the binding's params and the policy's
   // variables (`variables.<name>`).
   admissionPolicy: { ...ADMISSION, params: DYN, variables: mapOf(STRING, DYN) },
+  // A CustomResourceDefinition's validation rules: the value at the rule's place and its old
+  // value, both typed from the schema by the caller (`CompileOptions.types`).
+  crdRule: { self: DYN, oldSelf: DYN },
 };
 
 /** Declared in addition when the use offers authorization checks. */

@@ -17,7 +17,8 @@ export class CelCompileError extends Error {
 
 /** An evaluation that failed: a runtime error, a wrong result type, or the cost budget spent. */
 export class CelEvaluationError extends Error {
-  constructor(message: string, readonly costExceeded = false) {
+  /** `cost`: what the evaluation spent before it failed, when it ran. */
+  constructor(message: string, readonly costExceeded = false, readonly cost = 0) {
     super(message);
     this.name = "CelEvaluationError";
   }

@@ -11,14 +11,21 @@
  *   AdmissionRequest) — admission webhook match conditions.
  * - `admissionPolicy`: those and `params` (dynamic), `variables` (a map) —
  *   ValidatingAdmissionPolicy validations, audit annotations, variables and match conditions.
+ * - `crdRule`: `self` and `oldSelf` — a CustomResourceDefinition's validation rules, the two
+ *   typed from the schema (`types`; lists of a schema's set or map type compare and concatenate
+ *   as spec 03 says, see list_semantics.ts).
  * With `authorizer: true` an expression may also name `authorizer` (see {@link CelAuthorizer}).
  *
- * Values go in as JSON (integers may be bigint); results come out as plain JS values
- * (string, boolean, bigint for int, number for double, arrays, objects).
+ * Values go in as JSON (integers may be bigint), or typed by {@link prepareValue} (timestamps,
+ * durations, bytes and declared fields from a schema's type); results come out as plain JS
+ * values (string, boolean, bigint for int, number for double, arrays, objects).
  *
  * Libraries: the standard library and strings extension; Kubernetes' lists (`isSorted`, `sum`,
  * `min`, `max`, `indexOf`, `lastIndexOf`), regex (`find`, `findAll`), URLs (`url`, `isURL`,
- * `getScheme`…), quantities (`quantity`, `isQuantity`, `isInteger`…) and authorizer. Properties
+ * `getScheme`…), quantities (`quantity`, `isQuantity`, `isInteger`…), IPs and CIDRs (`ip`, `isIP`,
+ * `cidr`, `containsIP`…), semantic versions (`semver`, `isSemver`, `major`…), named formats
+ * (`format.dns1123Label().validate(s)`…), optionals (`optional.of`,
+ * `hasValue`, `orValue`…, without the `.?` syntax) and authorizer. Properties
  * whose names are not identifiers are reached escaped: `claims.foo__dash__bar` reads `foo-bar`
  * (see escaping.ts).
  *
@@ -29,7 +36,7 @@
  * ```
  */
 
-import { celEnv, isCelError, parse, plan } from "@bufbuild/cel";
+import { celEnv, type CelInput, isCelError, parse, plan } from "@bufbuild/cel";
 import { appendFunction, appendInPlace } from "./accumulate.ts";
 import {
   type Expr,
@@ -43,6 +50,12 @@ import {
   startPosition,
 } from "./ast.ts";
 import { check } from "./check.ts";
+import { estimateCost } from "./estimate.ts";
+import { listSemanticsFunctions, rewriteListSemantics } from "./list_semantics.ts";
+import { optional } from "./libraries/optional.ts";
+import { net } from "./libraries/net.ts";
+import { semver } from "./libraries/semver.ts";
+import { format } from "./libraries/format.ts";
 import type { Type } from "./types.ts";
 import { costFunction, DEFAULT_COST_LIMIT, instrument, Meter, withMeter } from "./cost.ts";
 import {
@@ -66,13 +79,18 @@ export type { CelResultKind } from "./values.ts";
 export type { CelAuthorizer, CelAuthorizerAttributes } from "./libraries/authz.ts";
 export { CEL_RESERVED_WORDS, escapePropertyName, unescapePropertyName } from "./escaping.ts";
 export { DEFAULT_COST_LIMIT } from "./cost.ts";
+export { type Prepared, prepareOptional, prepareValue } from "./typed_values.ts";
+export { optionalOf } from "./libraries/optional.ts";
+export { typeName } from "./types.ts";
 export {
   BOOL,
   BYTES,
   DOUBLE,
+  DURATION,
   DYN,
   INT,
   listOf,
+  type ListSemantics,
   mapOf,
   object,
   STRING,
@@ -101,13 +119,47 @@ export interface CompiledExpression {
   evaluate(variables: Record<string, unknown>, options?: EvaluateOptions): unknown;
 }
 
+/** What {@link compile} returns: also what the checker learnt, and metered evaluation. */
+export interface CheckedExpression extends CompiledExpression {
+  /** The static type of the result (dyn when it depends on the input). */
+  readonly resultType: Type;
+  /** The worst-case cost of one evaluation, from the types' sizes (see estimate.ts). */
+  readonly estimatedCost: number;
+  /** True when the expression names the variable (e.g. `oldSelf`). */
+  usesVariable(name: string): boolean;
+  /** As {@link evaluate}, also saying what the evaluation cost (the budget spent, when
+   * successful or not: a failed evaluation throws a CelEvaluationError with `cost` set). */
+  evaluateWithCost(
+    variables: Record<string, unknown>,
+    options?: EvaluateOptions,
+  ): { value: unknown; cost: number };
+}
+
 export interface EvaluateOptions {
   /** Backs the authorizer library (`authorizer.group(…)…check(verb)`), when the use has one. */
   authorizer?: CelAuthorizer;
+  /** A tighter budget for this evaluation than the compiled one (what is left of a larger
+   * budget shared by several expressions). */
+  costLimit?: number;
 }
 
-const FUNCTIONS = buildFunctions([lists, regex, urls, quantity, authz]);
-const ENGINE = celEnv({ funcs: [...FUNCTIONS.runtime, costFunction, appendFunction] });
+/** The most an expression charged its estimate (not metered) may be estimated to cost. */
+const UNMETERED_COST_LIMIT = 10_000;
+
+const FUNCTIONS = buildFunctions([
+  lists,
+  regex,
+  urls,
+  quantity,
+  optional,
+  net,
+  semver,
+  format,
+  authz,
+]);
+const ENGINE = celEnv({
+  funcs: [...FUNCTIONS.runtime, costFunction, appendFunction, ...listSemanticsFunctions],
+});
 
 /**
  * Parses and type-checks an expression for an environment; throws {@link CelCompileError} with
@@ -118,7 +170,7 @@ export function compile(
   environment: CelEnvironmentName,
   expression: string,
   options: CompileOptions,
-): CompiledExpression {
+): CheckedExpression {
   if (options.costLimit !== undefined && !(options.costLimit > 0)) {
     throw new RangeError(`costLimit must be a positive number, not ${options.costLimit}`);
   }
@@ -130,12 +182,15 @@ export function compile(
   for (const [name, type] of Object.entries(options.types ?? {})) {
     if (variables.has(name)) variables.set(name, type);
   }
+  const nodeTypes = new Map<bigint, Type>();
+  let type: Type;
   try {
     normalize(expr, (name) => FUNCTIONS.table.has(name));
-    const type = check(expr, {
+    type = check(expr, {
       variables,
       functions: FUNCTIONS.table,
       literalChecks: FUNCTIONS.literalChecks,
+      nodeTypes,
     });
     const problem = resultTypeProblem(type, options.expect);
     if (problem !== undefined) {
@@ -147,7 +202,17 @@ export function compile(
       startPosition(expression, sourceInfo);
     throw new CelCompileError(err.message, position);
   }
-  return new Compiled(environment, expression, options, expr, sourceInfo, variables);
+  rewriteListSemantics(expr, nodeTypes);
+  const estimate = estimateCost(expr, nodeTypes);
+  return new Compiled(environment, expression, options, expr, sourceInfo, variables, {
+    resultType: type,
+    estimatedCost: estimate.cost,
+    // Metering every node costs about a quarter of an evaluation: an expression whose cost
+    // the types bound (and that is cheap) is charged its estimate instead.
+    // Only where the estimate knows every function's cost (no authorizer checks).
+    unmetered: environment === "crdRule" && estimate.bounded &&
+      estimate.cost <= UNMETERED_COST_LIMIT,
+  });
 }
 
 function parseExpression(expression: string): ParsedExpr {
@@ -164,7 +229,7 @@ function parseExpression(expression: string): ParsedExpr {
   }
 }
 
-class Compiled implements CompiledExpression {
+class Compiled implements CheckedExpression {
   readonly #program: ReturnType<typeof plan>;
   readonly #expect: CelResultKind;
   readonly #costLimit: number;
@@ -172,6 +237,9 @@ class Compiled implements CompiledExpression {
   /** The declared variables the expression names: only those are converted and bound. */
   readonly #variables: string[];
   readonly #claims: Set<string>;
+  readonly #unmetered: boolean;
+  readonly resultType: Type;
+  readonly estimatedCost: number;
 
   constructor(
     readonly environment: CelEnvironmentName,
@@ -180,48 +248,74 @@ class Compiled implements CompiledExpression {
     expr: Expr,
     sourceInfo: SourceInfo | undefined,
     declared: ReadonlyMap<string, unknown>,
+    checked: { resultType: Type; estimatedCost: number; unmetered: boolean },
   ) {
+    this.resultType = checked.resultType;
+    this.estimatedCost = checked.estimatedCost;
+    this.#unmetered = checked.unmetered;
     this.#expect = options.expect;
     this.#costLimit = options.costLimit ?? DEFAULT_COST_LIMIT;
     this.#sourceInfo = sourceInfo;
     this.#variables = [...identifiers(expr)].filter((name) => declared.has(name));
     this.#claims = environment === "claims" ? fieldsOf(expr, "claims") : new Set();
     appendInPlace(expr);
-    this.#program = plan(ENGINE, instrument(expr));
+    this.#program = plan(ENGINE, this.#unmetered ? expr : instrument(expr));
   }
 
   usesClaim(name: string): boolean {
     return this.#claims.has(name);
   }
 
+  usesVariable(name: string): boolean {
+    return this.#variables.includes(name);
+  }
+
   evaluate(variables: Record<string, unknown>, options: EvaluateOptions = {}): unknown {
-    const bindings = Object.fromEntries(this.#variables.map((name) => {
+    return this.evaluateWithCost(variables, options).value;
+  }
+
+  evaluateWithCost(
+    variables: Record<string, unknown>,
+    options: EvaluateOptions = {},
+  ): { value: unknown; cost: number } {
+    const bindings: Record<string, CelInput> = {};
+    for (const name of this.#variables) {
       if (name === AUTHORIZER_VARIABLE) {
         if (options.authorizer === undefined) {
           throw new CelEvaluationError("the expression uses the authorizer, but none was given");
         }
-        return [name, authorizerValue(options.authorizer)];
-      }
-      if (variables[name] === undefined) {
+        bindings[name] = authorizerValue(options.authorizer);
+      } else if (variables[name] === undefined) {
         throw new CelEvaluationError(`variable ${name} is not set`);
+      } else {
+        bindings[name] = toCelInput(variables[name], name);
       }
-      return [name, toCelInput(variables[name], name)];
-    }));
-    const meter = new Meter(this.#costLimit);
-    const result = withMeter(meter, () => this.#program(bindings));
+    }
+    const limit = Math.min(this.#costLimit, options.costLimit ?? Infinity);
+    const meter = new Meter(limit);
+    let result;
+    if (this.#unmetered) {
+      // Charged up front: what the types allow it to cost at most.
+      meter.used = this.estimatedCost;
+      result = meter.exceeded ? undefined : this.#program(bindings);
+    } else {
+      result = withMeter(meter, () => this.#program(bindings));
+    }
     if (meter.exceeded) {
       throw new CelEvaluationError(
-        `operation cancelled: evaluation cost exceeded the budget of ${this.#costLimit}`,
+        `operation cancelled: evaluation cost exceeded the budget of ${limit}`,
         true,
+        meter.used,
       );
     }
-    if (isCelError(result)) {
+    if (result === undefined || isCelError(result)) {
+      if (result === undefined) throw new CelEvaluationError("no result", false, meter.used);
       const at = result.exprId === undefined
         ? undefined
         : nodePosition(this.expression, this.#sourceInfo, result.exprId);
       const where = at ? ` (line ${at.line}, column ${at.column})` : "";
-      throw new CelEvaluationError(`${result.message}${where}`);
+      throw new CelEvaluationError(`${result.message}${where}`, false, meter.used);
     }
-    return resultValue(result, this.#expect);
+    return { value: resultValue(result, this.#expect), cost: meter.used };
   }
 }

@@ -6,8 +6,26 @@
 
 import { celEnv, type CelFunc, type CelValue, isCelError } from "@bufbuild/cel";
 import { strings } from "@bufbuild/cel/ext";
+import { RE2JS } from "re2js";
 
-const resolver = celEnv({ funcs: strings }).funcs;
+/** Compiled `matches` patterns: rules match the same literal patterns over and over (kube
+ * compiles constant patterns once too); compiling one costs far more than running it. */
+const patterns = new Map<string, RE2JS>();
+const MAX_PATTERNS = 256;
+
+const cachedRe2 = {
+  compile(pattern: string): RE2JS {
+    let re = patterns.get(pattern);
+    if (re === undefined) {
+      re = RE2JS.compile(pattern);
+      if (patterns.size >= MAX_PATTERNS) patterns.delete(patterns.keys().next().value!);
+      patterns.set(pattern, re);
+    }
+    return re;
+  },
+};
+
+const resolver = celEnv({ funcs: strings, re2: cachedRe2 }).funcs;
 
 /** Every standard function, unmetered. */
 export const STANDARD_FUNCTIONS: readonly CelFunc[] = [...resolver];

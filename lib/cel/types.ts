@@ -22,19 +22,37 @@ export type Type =
   | { readonly kind: "dyn" }
   /** The element type of an empty literal: it joins with anything. */
   | { readonly kind: "none" }
-  | { readonly kind: "scalar"; readonly name: ScalarName }
-  | { readonly kind: "list"; readonly elem: Type }
-  | { readonly kind: "map"; readonly key: Type; readonly value: Type }
+  | { readonly kind: "scalar"; readonly name: ScalarName; readonly maxElements?: number }
+  | {
+    readonly kind: "list";
+    readonly elem: Type;
+    /** How equality and `+` treat the list (`x-kubernetes-list-type`); plain when absent. */
+    readonly listType?: ListSemantics;
+    readonly maxElements?: number;
+  }
+  | {
+    readonly kind: "map";
+    readonly key: Type;
+    readonly value: Type;
+    readonly maxElements?: number;
+  }
   /** A record with declared fields; at run time a map, so `has()` works on it. */
   | {
     readonly kind: "object";
     readonly name: string;
     readonly fields: Readonly<Record<string, Type>>;
+    /** Other fields may be there too (preserved unknown fields), read as dyn. */
+    readonly open?: boolean;
   }
-  /** A library value with methods and no fields. */
-  | { readonly kind: "opaque"; readonly name: string }
+  /** A library value with methods and no fields; `params` for a generic one (optional(T)). */
+  | { readonly kind: "opaque"; readonly name: string; readonly params?: readonly Type[] }
   /** A type parameter of a library overload, bound per call. */
   | { readonly kind: "param"; readonly name: string };
+
+/** Set lists compare as sets and concatenate as unions; map lists are keyed by `keys`. */
+export type ListSemantics =
+  | { readonly kind: "set" }
+  | { readonly kind: "map"; readonly keys: readonly string[] };
 
 export const DYN: Type = { kind: "dyn" };
 export const NONE: Type = { kind: "none" };
@@ -52,7 +70,8 @@ export const DURATION = scalar("google.protobuf.Duration");
 
 export const listOf = (elem: Type): Type => ({ kind: "list", elem });
 export const mapOf = (key: Type, value: Type): Type => ({ kind: "map", key, value });
-export const opaque = (name: string): Type => ({ kind: "opaque", name });
+export const opaque = (name: string, params?: readonly Type[]): Type =>
+  params ? { kind: "opaque", name, params } : { kind: "opaque", name };
 export const param = (name: string): Type => ({ kind: "param", name });
 export const object = (name: string, fields: Record<string, Type>): Type => ({
   kind: "object",
@@ -69,6 +88,8 @@ export function typeName(t: Type): string {
       return `list(${typeName(t.elem)})`;
     case "map":
       return `map(${typeName(t.key)}, ${typeName(t.value)})`;
+    case "opaque":
+      return t.params ? `${t.name}(${t.params.map(typeName).join(", ")})` : t.name;
     default:
       return t.name;
   }
@@ -125,6 +146,9 @@ export function assignable(p: Type, arg: Type, bindings: Map<string, Type>): boo
         assignable(p.value, arg.value, bindings);
     case "none":
       return false;
+    case "opaque":
+      return arg.kind === "opaque" && arg.name === p.name &&
+        (p.params ?? []).every((x, i) => assignable(x, arg.params?.[i] ?? DYN, bindings));
     default:
       return arg.kind === p.kind && "name" in arg && arg.name === p.name;
   }
@@ -139,6 +163,8 @@ export function substitute(t: Type, bindings: Map<string, Type>): Type {
       return listOf(substitute(t.elem, bindings));
     case "map":
       return mapOf(substitute(t.key, bindings), substitute(t.value, bindings));
+    case "opaque":
+      return t.params ? opaque(t.name, t.params.map((x) => substitute(x, bindings))) : t;
     default:
       return t;
   }

@@ -26,8 +26,14 @@ function isPlainObject(v: object): v is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+/** A value already converted for CEL (e.g. typed from a schema): passed through as it is. */
+export class PreparedCelValue {
+  constructor(readonly input: CelInput) {}
+}
+
 /** A JSON value (integers may already be bigint) as a CEL input; `path` names it in errors. */
 export function toCelInput(value: unknown, path: string): CelInput {
+  if (value instanceof PreparedCelValue) return value.input;
   switch (typeof value) {
     case "string":
     case "boolean":
