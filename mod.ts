@@ -26,3 +26,24 @@ export { parseRuntimeConfig } from "./lib/config/runtime_config.ts";
 export { StatusError } from "./lib/api/errors.ts";
 export type { Store } from "./lib/storage/store.ts";
 export type { ResourceDefinition } from "./lib/registry/definition.ts";
+
+// The client: configuration files, credential plugins, the authenticated fetch.
+export {
+  type ClientSettings,
+  type ConnectionOverrides,
+  defaultConfigSources,
+  ExecCredentialError,
+  ExecCredentialProvider,
+  type ExecCredentialStatus,
+  type Kubeconfig,
+  KubeconfigError,
+  loadKubeconfig,
+  resolveClientSettings,
+} from "./lib/kubeconfig/mod.ts";
+export {
+  ClientConnection,
+  ConnectionError,
+  type ConnectionOptions,
+  Discovery,
+  runPatchCommand,
+} from "./lib/client/mod.ts";
