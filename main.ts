@@ -187,6 +187,7 @@ async function serve(config: ServerConfig): Promise<number> {
       tlsPrivateKeyFile: config.tlsPrivateKeyFile,
       tlsSANs: config.tlsSANs,
       tokenAuthFile: config.tokenAuthFile,
+      basicAuthFile: config.basicAuthFile,
       clientCAFile: config.clientCAFile,
       authenticationConfigFile: config.authenticationConfig,
       anonymousAuth: config.anonymousAuth,
