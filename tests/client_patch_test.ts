@@ -1,0 +1,821 @@
+// deno-lint-ignore-file no-explicit-any
+/**
+ * `platform patch` against a real server: each option, the output and errors compared byte
+ * for byte with the real kubectl running the same patch on an equivalent object, `--local`
+ * without a server, credentials of every kind (token, basic, client certificate, exec plugins,
+ * impersonation), and the entrypoint (`--help`, `--version`, bad input in one line).
+ */
+
+import { join } from "node:path";
+import { stringify as yaml } from "yaml";
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { type KubectlEnv, kubectlEnv, kubectlInstalled } from "./kubectl.ts";
+import { runPatchCommand } from "../lib/client/mod.ts";
+import { ALL_PATCH_FLAGS } from "../lib/client/mod.ts";
+import { issueClientCertificate } from "../lib/certificates/pki.ts";
+import { versionInfo } from "../lib/server/version.ts";
+import type { StartOptions } from "../mod.ts";
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+const CLIENT_VERSION = versionInfo().gitVersion;
+
+/** `platform patch <args>` in this process (the command's own function, as main.ts calls it). */
+async function ours(args: string[], opts: { clientVersion?: string } = {}): Promise<Run> {
+  let stdout = "";
+  let stderr = "";
+  const code = await runPatchCommand(args, {
+    stdout: (t) => stdout += t,
+    stderr: (t) => stderr += t,
+    clientVersion: opts.clientVersion ?? CLIENT_VERSION,
+  });
+  return { code, stdout, stderr };
+}
+
+/** Deno's cache: a test that changes HOME must not send deno looking for another one. */
+const DENO_DIR = Deno.env.get("DENO_DIR") ??
+  JSON.parse(
+    new TextDecoder().decode(
+      (await new Deno.Command(Deno.execPath(), { args: ["info", "--json"] }).output()).stdout,
+    ),
+  ).denoDir;
+
+/** `platform patch <args>` as a process of main.ts, with `env` added. */
+async function platformPatch(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", new URL("../main.ts", import.meta.url).pathname, "patch", ...args],
+    env: { DENO_DIR, ...env },
+    stdin: "null",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+async function tempDir(): Promise<{ path: string } & AsyncDisposable> {
+  const path = await Deno.makeTempDir({ prefix: "platform-client-" });
+  return { path, [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }) };
+}
+
+/** A file-backed server with kubectl, and helpers to call the API as the admin. */
+async function env(opts: StartOptions = {}) {
+  const e = await kubectlEnv(opts);
+  const kc = e.server.kubeconfigPath!;
+  const client = Deno.createHttpClient({ caCerts: [e.server.caCertPem] });
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(e.server.url + path, {
+      method,
+      client,
+      headers: {
+        Authorization: `Bearer ${e.server.adminToken}`,
+        "Content-Type": "application/json",
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  };
+  const configMap = async (ns: string, name: string, data: Record<string, string>) => {
+    const res = await api("POST", `/api/v1/namespaces/${ns}/configmaps`, {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name },
+      data,
+    });
+    assertEquals(res.status, 201, JSON.stringify(res.body));
+  };
+  const namespace = async (name: string) => {
+    const res = await api("POST", "/api/v1/namespaces", { metadata: { name } });
+    assertEquals(res.status, 201, JSON.stringify(res.body));
+  };
+  /** `platform patch` with the admin kubeconfig. */
+  const patch = (args: string[], o?: { clientVersion?: string }) =>
+    ours([...args, "--platformconfig", kc], o);
+  return {
+    e,
+    kc,
+    api,
+    configMap,
+    namespace,
+    patch,
+    async [Symbol.asyncDispose]() {
+      client.close();
+      await e[Symbol.asyncDispose]();
+    },
+  };
+}
+
+/** Runs kubectl and ours with the same arguments; fails unless they print the same. */
+async function same(e: KubectlEnv, kc: string, args: string[], theirs: string[] = args) {
+  const k = await e.kubectl(theirs);
+  const o = await ours([...args, "--platformconfig", kc]);
+  assertEquals(
+    { code: o.code, stdout: o.stdout, stderr: o.stderr },
+    { code: k.code === 0 ? 0 : 1, stdout: k.stdout, stderr: k.stderr },
+    `platform patch ${args.join(" ")}`,
+  );
+  return o;
+}
+
+Deno.test({
+  name: "patch: each type, no change, and the server's errors print as kubectl prints them",
+  ignore: !kubectlInstalled,
+  async fn() {
+    await using t = await env();
+    await t.namespace("kube-side");
+    await t.namespace("ours-side");
+    for (const ns of ["kube-side", "ours-side"]) await t.configMap(ns, "x", { a: "1" });
+    // Changing cases: each side patches its own object; the messages do not name the namespace.
+    const changing: string[][] = [
+      ["patch", "configmap", "x", "-p", '{"data":{"b":"2"}}'],
+      ["patch", "configmap", "x", "-p", '{"data":{"b":"2"}}'],
+      ["patch", "cm/x", "--type", "merge", "-p", 'data: {c: "3"}'],
+      [
+        "patch",
+        "configmaps",
+        "x",
+        "--type=json",
+        "-p",
+        '[{"op":"replace","path":"/data/a","value":"9"}]',
+      ],
+      ["patch", "configmap", "x", "-o", "name", "-p", '{"data":{"d":"4"}}'],
+      ["patch", "configmap", "x", "-p", '{"spec":{"unknown":1}}'],
+    ];
+    for (const args of changing) {
+      const o = await ours([...args.slice(1), "-n", "ours-side", "--platformconfig", t.kc]);
+      const k = await t.e.kubectl([...args, "-n", "kube-side"]);
+      assertEquals(o, { code: k.code, stdout: k.stdout, stderr: k.stderr }, args.join(" "));
+    }
+    const data = async (ns: string) =>
+      (await t.api("GET", `/api/v1/namespaces/${ns}/configmaps/x`)).body.data;
+    assertEquals(await data("ours-side"), await data("kube-side"));
+    assertEquals(await data("ours-side"), { a: "9", b: "2", c: "3", d: "4" });
+
+    // Failing cases change nothing: both sides run on the same object.
+    const failing: string[][] = [
+      ["configmap", "nope", "-p", "{}"],
+      ["configmap", "x", "-n", "ours-side", "-p", '{"data":{"c":3}}'],
+      [
+        "configmap",
+        "x",
+        "-n",
+        "ours-side",
+        "--type",
+        "json",
+        "-p",
+        '[{"op":"remove","path":"/data/zz"}]',
+      ],
+      ["configmap", "x", "-n", "ours-side", "-p", '{"metadata":{"labels":{"a":"-bad-"}}}'],
+      ["foos", "x", "-p", "{}"],
+      ["configmap", "x", "--type", "foo", "-p", "{}"],
+      ["configmap", "x", "-p", "{}", "--dry-run=bogus"],
+      ["configmap", "x"],
+      ["configmap", "x", "-p", "{}", "--request-timeout=abc"],
+      ["configmap", "x", "-p", "{}", "--subresource", "scale"],
+      ["configmap", "x", "-p", "{}", "--subresource=status"],
+      ["configmap", "x", "-p", "{}", "--local"],
+      ["-f", "/nonexistent/cm.yaml", "-p", "{}"],
+      ["-f", "/nonexistent/cm.yaml", "-k", "/tmp", "-p", "{}"],
+      ["configmap", "x", "-p", "{}", "--token", "wrong"],
+      ["configmap", "x", "-n", "ours-side", "-p", "{}", "--as", "nobody"],
+    ];
+    for (const args of failing) await same(t.e, t.kc, args, ["patch", ...args]);
+  },
+});
+
+Deno.test("patch: --dry-run=server and client change nothing; they say so", async () => {
+  await using t = await env();
+  await t.configMap("default", "x", { a: "1" });
+  const server = await t.patch(["cm", "x", "-p", '{"data":{"a":"2"}}', "--dry-run=server"]);
+  assertEquals(server, { code: 0, stdout: "configmap/x patched (server dry run)\n", stderr: "" });
+  const client = await t.patch(["cm", "x", "-p", '{"data":{"a":"3"}}', "--dry-run=client"]);
+  assertEquals(client, { code: 0, stdout: "configmap/x patched (dry run)\n", stderr: "" });
+  const shown = await t.patch(["cm", "x", "-p", '{"data":{"b":"3"}}', "--dry-run", "-o", "json"]);
+  assertEquals(JSON.parse(shown.stdout).data, { a: "1", b: "3" });
+  const same = await t.patch(["cm", "x", "-p", '{"data":{"a":"1"}}', "--dry-run=server"]);
+  assertEquals(same.stdout, "configmap/x patched (no change) (server dry run)\n");
+  assertEquals((await t.api("GET", "/api/v1/namespaces/default/configmaps/x")).body.data, {
+    a: "1",
+  });
+});
+
+Deno.test("patch: --field-manager and --show-managed-fields", async () => {
+  await using t = await env();
+  await t.configMap("default", "x", { a: "1" });
+  const managers = async (args: string[]) => {
+    const r = await t.patch(["cm", "x", "-o", "json", ...args]);
+    assertEquals(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout).metadata.managedFields?.map((m: any) => m.manager);
+  };
+  assertEquals(await managers(["-p", '{"data":{"b":"2"}}']), undefined, "hidden by default");
+  const all = await managers(["-p", '{"data":{"c":"3"}}', "--show-managed-fields"]);
+  assert(all.includes("client-patch"), `default manager: ${all}`);
+  const named = await managers([
+    "-p",
+    '{"data":{"d":"4"}}',
+    "--field-manager=team-tool",
+    "--show-managed-fields",
+  ]);
+  assert(named.includes("team-tool"), `named manager: ${named}`);
+});
+
+Deno.test({
+  name: "patch: --local patches file content with no server, as kubectl --local prints it",
+  ignore: !kubectlInstalled,
+  async fn() {
+    await using t = await env();
+    await using dir = await tempDir();
+    const file = join(dir.path, "cm.yaml");
+    await Deno.writeTextFile(
+      file,
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels: {app: web}\ndata:\n  a: "1"\n',
+    );
+    for (
+      const args of [
+        ["-f", file, "--local", "-p", '{"data":{"l":"1"}}'],
+        ["-f", file, "--local", "-p", '{"data":{"a":"1"}}'],
+        ["-f", file, "--local", "-o", "json", "-p", '{"data":{"l":"1"}}'],
+        [
+          "-f",
+          file,
+          "--local",
+          "-o",
+          "yaml",
+          "--type",
+          "merge",
+          "-p",
+          '{"metadata":{"labels":null}}',
+        ],
+        [
+          "-f",
+          file,
+          "--local",
+          "-o",
+          "name",
+          "--type",
+          "json",
+          "-p",
+          '[{"op":"add","path":"/data/z","value":"2"}]',
+        ],
+      ]
+    ) {
+      await same(t.e, t.kc, args, ["patch", ...args]);
+    }
+    // No server and no configuration at all.
+    const alone = await ours([
+      "-f",
+      file,
+      "--local",
+      "-o",
+      "json",
+      "--platformconfig",
+      join(dir.path, "none"),
+      "-p",
+      '{"data":{"b":"2"}}',
+    ]);
+    assertEquals(alone.code, 0, alone.stderr);
+    assertEquals(JSON.parse(alone.stdout).data, { a: "1", b: "2" });
+    // A custom resource: strategic merge patch needs a built-in schema.
+    const cr = join(dir.path, "cr.yaml");
+    await Deno.writeTextFile(cr, "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n");
+    assertEquals(await ours(["-f", cr, "--local", "-p", "{}"]), {
+      code: 1,
+      stdout: "",
+      stderr: "error: strategic merge patch is not supported for custom resources " +
+        "(Widget.example.com); use --type merge or --type json\n",
+    });
+  },
+});
+
+Deno.test("patch: -f a file, a directory with and without -R, a URL; -n", async () => {
+  await using t = await env();
+  await using dir = await tempDir();
+  await t.namespace("team");
+  for (const name of ["a", "b", "c"]) await t.configMap("team", name, {});
+  const cm = (name: string) =>
+    yaml({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "team" } });
+  await Deno.mkdir(join(dir.path, "sub"));
+  await Deno.writeTextFile(join(dir.path, "a.yaml"), cm("a"));
+  await Deno.writeTextFile(join(dir.path, "sub", "b.yml"), cm("b"));
+  await Deno.writeTextFile(join(dir.path, "notes.txt"), "not a manifest");
+  const p = ["-p", '{"data":{"k":"v"}}'];
+  assertEquals((await t.patch(["-f", dir.path, ...p])).stdout, "configmap/a patched\n");
+  assertEquals(
+    (await t.patch(["-f", dir.path, "-R", ...p, "--type", "merge"])).stdout,
+    "configmap/a patched (no change)\nconfigmap/b patched\n",
+  );
+  // By URL.
+  await using served = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () => new Response(cm("c")),
+  );
+  const url = `http://127.0.0.1:${served.addr.port}/c.yaml`;
+  assertEquals((await t.patch(["-f", url, ...p])).stdout, "configmap/c patched\n");
+  // -n: TYPE NAME in another namespace.
+  assertEquals(
+    (await t.patch(["cm", "c", "-n", "team", "-p", '{"data":{"n":"1"}}'])).stdout,
+    "configmap/c patched\n",
+  );
+  const c = await t.api("GET", "/api/v1/namespaces/team/configmaps/c");
+  assertEquals(c.body.data, { k: "v", n: "1" });
+});
+
+Deno.test("patch: -k runs the installed kustomize, or says none is installed", async () => {
+  await using t = await env();
+  await using dir = await tempDir();
+  await t.configMap("default", "from-kustomize", {});
+  const bin = join(dir.path, "bin");
+  await Deno.mkdir(bin);
+  // A kustomize that prints one object, whatever the directory.
+  await Deno.writeTextFile(
+    join(bin, "kustomize"),
+    "#!/bin/sh\n[ \"$1\" = build ] || exit 9\necho 'apiVersion: v1'\necho 'kind: ConfigMap'\n" +
+      "echo 'metadata: {name: from-kustomize, namespace: default}'\n",
+  );
+  await Deno.chmod(join(bin, "kustomize"), 0o755);
+  const args = ["-k", dir.path, "-p", '{"data":{"k":"1"}}', "--platformconfig", t.kc];
+  const withIt = await platformPatch(args, { PATH: `${bin}:/usr/bin:/bin` });
+  assertEquals(withIt, { code: 0, stdout: "configmap/from-kustomize patched\n", stderr: "" });
+  const without = await platformPatch(args, { PATH: join(dir.path, "empty") });
+  assertEquals(without, {
+    code: 1,
+    stdout: "",
+    stderr: "error: -k needs the kustomize program, and none is installed (no kustomize on " +
+      "PATH)\n",
+  });
+});
+
+const WIDGETS_CRD = {
+  apiVersion: "apiextensions.k8s.io/v1",
+  kind: "CustomResourceDefinition",
+  metadata: { name: "widgets.example.com" },
+  spec: {
+    group: "example.com",
+    scope: "Namespaced",
+    names: { plural: "widgets", singular: "widget", kind: "Widget", shortNames: ["wd"] },
+    versions: [{
+      name: "v1",
+      served: true,
+      storage: true,
+      schema: {
+        openAPIV3Schema: {
+          type: "object",
+          properties: {
+            spec: {
+              type: "object",
+              properties: { replicas: { type: "integer" }, color: { type: "string" } },
+            },
+            status: {
+              type: "object",
+              properties: { replicas: { type: "integer" }, phase: { type: "string" } },
+            },
+          },
+        },
+      },
+      // No scale: the server does not serve that subresource for custom resources yet.
+      subresources: { status: {} },
+    }],
+  },
+};
+
+Deno.test("patch: custom resources: merge and json, no strategic, --subresource status", async () => {
+  await using t = await env();
+  const crd = await t.api(
+    "POST",
+    "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+    WIDGETS_CRD,
+  );
+  assertEquals(crd.status, 201, JSON.stringify(crd.body));
+  // The CRD controller serves the new resource a moment later: wait until discovery lists it.
+  for (let i = 0; i < 200; i++) {
+    if ((await t.api("GET", "/apis/example.com/v1")).status === 200) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const created = await t.api("POST", "/apis/example.com/v1/namespaces/default/widgets", {
+    apiVersion: "example.com/v1",
+    kind: "Widget",
+    metadata: { name: "w" },
+    spec: { replicas: 1, color: "red" },
+  });
+  assertEquals(created.status, 201, JSON.stringify(created.body));
+  assertEquals(await t.patch(["widget", "w", "-p", '{"spec":{"color":"blue"}}']), {
+    code: 1,
+    stdout: "",
+    stderr: "error: strategic merge patch is not supported for custom resources " +
+      "(widgets.example.com); use --type merge or --type json\n",
+  });
+  assertEquals(
+    (await t.patch(["wd/w", "--type", "merge", "-p", '{"spec":{"color":"blue"}}'])).stdout,
+    "widget.example.com/w patched\n",
+  );
+  assertEquals(
+    (await t.patch([
+      "widgets.example.com",
+      "w",
+      "--type=json",
+      "-p",
+      '[{"op":"replace","path":"/spec/replicas","value":3}]',
+    ])).stdout,
+    "widget.example.com/w patched\n",
+  );
+  const status = await t.patch([
+    "widgets.v1.example.com",
+    "w",
+    "--type",
+    "merge",
+    "--subresource=status",
+    "-p",
+    '{"status":{"phase":"Ready"}}',
+  ]);
+  assertEquals(status, { code: 0, stdout: "widget.example.com/w patched\n", stderr: "" });
+  const w = (await t.api("GET", "/apis/example.com/v1/namespaces/default/widgets/w")).body;
+  assertEquals([w.spec, w.status], [{ replicas: 3, color: "blue" }, { phase: "Ready" }]);
+  assertEquals(
+    (await t.patch(["wd", "w", "-p", "{}", "--subresource", "logs"])).stderr,
+    'error: invalid subresource value: "logs". Must be one of [status scale]\n',
+  );
+});
+
+Deno.test("patch: --token, --username/--password, client certificates, --as/--as-group/--as-uid", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(join(dir.path, "tokens.csv"), "tok-dave,dave,dave-uid\n");
+  await Deno.writeTextFile(join(dir.path, "passwords.csv"), 'pw-erin,erin,erin-uid,"staff"\n');
+  await using t = await env({
+    tokenAuthFile: join(dir.path, "tokens.csv"),
+    basicAuthFile: join(dir.path, "passwords.csv"),
+    clientCertAuth: true,
+  });
+  await t.configMap("default", "x", {});
+  const forbidden = (user: string) =>
+    `Error from server (Forbidden): configmaps "x" is forbidden: User "${user}" cannot get ` +
+    `resource "configmaps" in API group "" in the namespace "default"\n`;
+  const p = ["cm", "x", "-p", '{"data":{"a":"1"}}'];
+  assertEquals((await t.patch([...p, "--token", "tok-dave"])).stderr, forbidden("dave"));
+  assertEquals(
+    (await t.patch([...p, "--username", "erin", "--password", "pw-erin"])).stderr,
+    forbidden("erin"),
+  );
+  assertEquals(
+    (await t.patch([...p, "--username", "erin", "--password", "wrong"])).stderr,
+    "error: You must be logged in to the server (Unauthorized)\n",
+  );
+  const ca = {
+    caCertPem: await Deno.readTextFile(join(t.e.server.dataDir, "pki", "ca.crt")),
+    caKeyPem: await Deno.readTextFile(join(t.e.server.dataDir, "pki", "ca.key")),
+  };
+  const cert = await issueClientCertificate({ ...ca, user: "frank" });
+  await Deno.writeTextFile(join(dir.path, "frank.crt"), cert.certPem);
+  await Deno.writeTextFile(join(dir.path, "frank.key"), cert.keyPem);
+  // The kubeconfig's user has a token; certificates of the flags are presented besides, and a
+  // user with no token signs in with the certificate alone.
+  await Deno.writeTextFile(
+    join(dir.path, "cert.kubeconfig"),
+    yaml({
+      clusters: [{
+        name: "c",
+        cluster: {
+          server: t.e.server.url,
+          "certificate-authority": join(t.e.server.dataDir, "pki", "ca.crt"),
+        },
+      }],
+      users: [{
+        name: "frank",
+        user: { "client-certificate": "frank.crt", "client-key": "frank.key" },
+      }],
+      contexts: [{ name: "c", context: { cluster: "c", user: "frank" } }],
+      "current-context": "c",
+    }),
+  );
+  assertEquals(
+    (await ours([...p, "--platformconfig", join(dir.path, "cert.kubeconfig")])).stderr,
+    forbidden("frank"),
+  );
+  assertEquals(
+    (await ours([
+      ...p,
+      "--platformconfig",
+      join(dir.path, "cert.kubeconfig"),
+      "--user",
+      "nobody-here",
+    ])).stderr,
+    'error: user "nobody-here" not found\n',
+  );
+  // Impersonation: a group bound to a role that may patch config maps.
+  for (
+    const [path, body] of [
+      ["/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles", {
+        metadata: { name: "cm-patch" },
+        rules: [{ apiGroups: [""], resources: ["configmaps"], verbs: ["get", "patch"] }],
+      }],
+      ["/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings", {
+        metadata: { name: "cm-patch" },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "cm-patch" },
+        subjects: [{ kind: "Group", name: "patchers", apiGroup: "rbac.authorization.k8s.io" }],
+      }],
+    ] as const
+  ) assertEquals((await t.api("POST", path, body)).status, 201);
+  assertEquals((await t.patch([...p, "--as", "alice"])).stderr, forbidden("alice"));
+  assertEquals(
+    await t.patch([
+      ...p,
+      "--as",
+      "alice",
+      "--as-group",
+      "staff",
+      "--as-group",
+      "patchers",
+      "--as-uid",
+      "a-1",
+    ]),
+    { code: 0, stdout: "configmap/x patched\n", stderr: "" },
+  );
+});
+
+Deno.test("patch: contexts, clusters and users of merged configuration files", async () => {
+  await using t = await env();
+  await using dir = await tempDir();
+  await t.configMap("default", "x", {});
+  const admin = (await Deno.readTextFile(t.kc)).match(/token: (\S+)/)![1];
+  const cluster = {
+    server: t.e.server.url,
+    "certificate-authority": join(t.e.server.dataDir, "pki", "ca.crt"),
+  };
+  // The first file's current context uses a wrong token; the second file has the admin.
+  await Deno.writeTextFile(
+    join(dir.path, "one"),
+    yaml({
+      "current-context": "wrong",
+      clusters: [{ name: "here", cluster }],
+      users: [{ name: "stale", user: { token: "stale" } }],
+      contexts: [{ name: "wrong", context: { cluster: "here", user: "stale" } }],
+    }),
+  );
+  await Deno.writeTextFile(
+    join(dir.path, "two"),
+    yaml({
+      "current-context": "ignored",
+      clusters: [{ name: "here", cluster: { server: "https://127.0.0.1:1" } }],
+      users: [{ name: "admin", user: { token: admin } }],
+      contexts: [{
+        name: "right",
+        context: { cluster: "here", user: "admin", namespace: "default" },
+      }],
+    }),
+  );
+  const p = ["cm", "x", "-p", '{"data":{"a":"1"}}'];
+  const list = {
+    PLATFORMCONFIG: `${join(dir.path, "one")}:${join(dir.path, "two")}`,
+    HOME: dir.path,
+  };
+  assertEquals(
+    (await platformPatch(p, list)).stderr,
+    "error: You must be logged in to the server (Unauthorized)\n",
+  );
+  assertEquals(await platformPatch([...p, "--context", "right"], list), {
+    code: 0,
+    stdout: "configmap/x patched\n",
+    stderr: "",
+  });
+  assertEquals(
+    (await platformPatch([...p, "--user", "admin"], list)).stdout,
+    "configmap/x patched (no change)\n",
+  );
+  // $HOME/.platform/config when nothing else is given.
+  await Deno.mkdir(join(dir.path, ".platform"));
+  await Deno.copyFile(t.kc, join(dir.path, ".platform", "config"));
+  assertEquals(
+    (await platformPatch(p, { HOME: dir.path })).stdout,
+    "configmap/x patched (no change)\n",
+  );
+  // A malformed file: one line, no stack.
+  await Deno.writeTextFile(join(dir.path, "bad"), "clusters: [\n");
+  const bad = await platformPatch([...p, "--platformconfig", join(dir.path, "bad")]);
+  assertEquals(bad.code, 1);
+  assertMatch(
+    bad.stderr,
+    /^error: error loading config file ".*bad": invalid YAML at line \d+, column \d+\n$/,
+  );
+});
+
+Deno.test("patch: exec plugins: a token re-run after a 401, a certificate, a failing plugin", async () => {
+  await using t = await env({ clientCertAuth: true });
+  await using dir = await tempDir();
+  await t.configMap("default", "x", {});
+  const admin = (await Deno.readTextFile(t.kc)).match(/token: (\S+)/)![1];
+  const ca = {
+    caCertPem: await Deno.readTextFile(join(t.e.server.dataDir, "pki", "ca.crt")),
+    caKeyPem: await Deno.readTextFile(join(t.e.server.dataDir, "pki", "ca.key")),
+  };
+  const kubeconfig = async (name: string, exec: unknown) => {
+    const path = join(dir.path, name);
+    await Deno.writeTextFile(
+      path,
+      yaml({
+        "current-context": "c",
+        clusters: [{
+          name: "c",
+          cluster: {
+            server: t.e.server.url,
+            "certificate-authority": join(t.e.server.dataDir, "pki", "ca.crt"),
+          },
+        }],
+        users: [{ name: "u", user: { exec } }],
+        contexts: [{ name: "c", context: { cluster: "c", user: "u" } }],
+      }),
+    );
+    return path;
+  };
+  const script = async (name: string, body: string) => {
+    const path = join(dir.path, name);
+    await Deno.writeTextFile(path, `#!/bin/bash\necho run >> "${path}.runs"\n${body}\n`);
+    await Deno.chmod(path, 0o755);
+    return path;
+  };
+  const credential = (status: unknown) =>
+    JSON.stringify({
+      apiVersion: "client.authentication.k8s.io/v1",
+      kind: "ExecCredential",
+      status,
+    });
+  // First run: a token the server refuses; second: the admin's.
+  const token = await script(
+    "token.sh",
+    `if [ "$(wc -l < "$0.runs")" = 1 ]; then echo '${credential({ token: "stale" })}'; ` +
+      `else echo '${credential({ token: admin })}'; fi`,
+  );
+  const p = ["cm", "x", "-p", '{"data":{"a":"1"}}'];
+  const tokenConfig = await kubeconfig("token", {
+    apiVersion: "client.authentication.k8s.io/v1",
+    command: "./token.sh",
+    interactiveMode: "Never",
+  });
+  assertEquals(await ours([...p, "--platformconfig", tokenConfig]), {
+    code: 0,
+    stdout: "configmap/x patched\n",
+    stderr: "",
+  });
+  assertEquals((await Deno.readTextFile(`${token}.runs`)).trim().split("\n").length, 2);
+
+  const cert = await issueClientCertificate({ ...ca, user: "grace" });
+  await script(
+    "cert.sh",
+    `echo '${credential({ clientCertificateData: cert.certPem, clientKeyData: cert.keyPem })}'`,
+  );
+  // Our spelling in the configuration, kube's in the plugin's answer: the same version.
+  const certConfig = await kubeconfig("cert", {
+    apiVersion: "client.authentication.platform.io/v1",
+    command: "./cert.sh",
+    interactiveMode: "IfAvailable",
+  });
+  assertEquals(
+    (await ours([...p, "--platformconfig", certConfig])).stderr,
+    `Error from server (Forbidden): configmaps "x" is forbidden: User "grace" cannot get ` +
+      `resource "configmaps" in API group "" in the namespace "default"\n`,
+  );
+
+  const failing = await script("fail.sh", "echo 'token expired, run: login' >&2; exit 2");
+  const failConfig = await kubeconfig("fail", {
+    apiVersion: "client.authentication.platform.io/v1",
+    command: failing,
+    interactiveMode: "Never",
+  });
+  assertEquals(await ours([...p, "--platformconfig", failConfig]), {
+    code: 1,
+    stdout: "",
+    stderr: `error: getting credentials: exec: executable ${failing} failed with exit code 2; ` +
+      "stderr: token expired, run: login\n",
+  });
+});
+
+Deno.test("patch: TLS options, --request-timeout, --match-server-version, --warnings-as-errors", async () => {
+  await using t = await env();
+  await using dir = await tempDir();
+  await t.configMap("default", "x", {});
+  const admin = (await Deno.readTextFile(t.kc)).match(/token: (\S+)/)![1];
+  const url = new URL(t.e.server.url);
+  // An empty configuration file: everything comes from the flags.
+  await Deno.writeTextFile(join(dir.path, "empty"), "");
+  const noConfig = ["--platformconfig", join(dir.path, "empty")];
+  const p = ["cm", "x", "-p", '{"data":{"a":"1"}}', "--token", admin, ...noConfig];
+  const caFile = join(t.e.server.dataDir, "pki", "ca.crt");
+  // No CA: the serving certificate is not trusted, unless told to skip the check.
+  const untrusted = await ours([...p, "--server", t.e.server.url]);
+  assertEquals(untrusted.code, 1);
+  assertMatch(untrusted.stderr, /^Unable to connect to the server: .+\n$/);
+  assertEquals(
+    (await ours([...p, "--server", t.e.server.url, "--insecure-skip-tls-verify"])).stdout,
+    "configmap/x patched\n",
+  );
+  const viaName = (name: string) =>
+    ours([
+      ...p,
+      "--server",
+      t.e.server.url,
+      "--certificate-authority",
+      caFile,
+      "--tls-server-name",
+      name,
+    ]);
+  assertEquals((await viaName("localhost")).stdout, "configmap/x patched (no change)\n");
+  const wrongName = await viaName("wrong.example");
+  assertMatch(wrongName.stderr, /^Unable to connect to the server: .*wrong\.example.*\n$/);
+  assertEquals(
+    (await ours([
+      ...p,
+      "--server",
+      t.e.server.url,
+      "--certificate-authority",
+      caFile,
+      "--disable-compression",
+    ]))
+      .stdout,
+    "configmap/x patched (no change)\n",
+  );
+  assertEquals(
+    (await ours([
+      ...p,
+      "--server",
+      `127.0.0.1:${url.port}`,
+      "--insecure-skip-tls-verify",
+      "--certificate-authority",
+      caFile,
+    ])).stderr,
+    "error: specifying a root certificates file with the insecure flag is not allowed\n",
+  );
+  // A server that accepts and never answers: the request timeout ends the wait.
+  const silent = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const conn of silent) held.push(conn);
+  })();
+  const hung = await ours([
+    ...p,
+    "--server",
+    `https://127.0.0.1:${silent.addr.port}`,
+    "--request-timeout=1s",
+  ]);
+  silent.close();
+  for (const c of held) c.close();
+  await accepting.catch(() => {});
+  assertEquals(hung.code, 1);
+  assertMatch(
+    hung.stderr,
+    /^Unable to connect to the server: .*did not finish within the request timeout \(1000ms\)\n$/,
+  );
+
+  assertEquals((await t.patch(["cm", "x", "-p", "{}", "--match-server-version"])).code, 0);
+  assertEquals(
+    (await t.patch(["cm", "x", "-p", "{}", "--match-server-version"], { clientVersion: "v9.1.0" }))
+      .stderr,
+    `error: server version (${CLIENT_VERSION}) differs from client version (v9.1.0)\n`,
+  );
+  const warned = await t.patch(["cm", "x", "-p", '{"spec":{"z":1}}', "--warnings-as-errors"]);
+  assertEquals([warned.code, warned.stderr], [
+    1,
+    'Warning: unknown field "spec"\nerror: 1 warning received\n',
+  ]);
+  assertMatch(warned.stdout, /^configmap\/x patched/);
+});
+
+Deno.test("patch: the entrypoint: --help lists every option, --version, bad input in one line", async () => {
+  const help = await platformPatch(["--help"]);
+  assertEquals(help.code, 0);
+  for (const flag of ALL_PATCH_FLAGS) {
+    assert(help.stdout.includes(`--${flag.name}`), `--help lacks --${flag.name}`);
+  }
+  assertMatch(help.stdout, /--profile=none:\n\t.*\(accepted; does nothing in this client\)/);
+  assertEquals(await platformPatch(["--version"]), {
+    code: 0,
+    stdout: `Client Version: ${CLIENT_VERSION}\n`,
+    stderr: "",
+  });
+  for (
+    const args of [
+      ["--bogus"],
+      ["cm", "x", "-p", "{not: [json"],
+      ["cm", "x", "-p", "{}", "--patch-file", "/nonexistent"],
+      ["cm", "x", "--patch-file", "/nonexistent"],
+      [
+        "cm",
+        "x",
+        "-p",
+        "{}",
+        "--server",
+        "https://127.0.0.1:1",
+        "--platformconfig",
+        "/nonexistent",
+      ],
+      ["cm", "x", "-p", "{}", "--server", "::bad::"],
+    ]
+  ) {
+    const r = await platformPatch(args, { HOME: "/nonexistent" });
+    assertEquals(r.code, 1, `${args.join(" ")}: ${r.stderr}`);
+    assertEquals(r.stdout, "");
+    assertEquals(r.stderr.split("\n").length, 2, `one line: ${r.stderr}`);
+    assertMatch(r.stderr, /^(error: |The connection|Unable to connect)/);
+    assert(!/\bat .*:\d+:\d+/.test(r.stderr), `a stack: ${r.stderr}`);
+  }
+});
