@@ -1,6 +1,7 @@
 /**
  * platform as a library: start a real API server in-process, for example in another
- * project's tests.
+ * project's tests; or talk to a server as a client, with the credentials of a kubeconfig-format
+ * configuration file (`ClientConnection`, `loadKubeconfig`, `ExecCredentialProvider`).
  *
  * @example
  * ```ts
@@ -14,6 +15,15 @@
  * console.log((await res.json()).items.length); // 4
  * client.close();
  * await server.close();
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { ClientConnection } from "./mod.ts";
+ * // $PLATFORMCONFIG, else $HOME/.platform/config; flags' values as overrides.
+ * const conn = await ClientConnection.fromConfig({ namespace: "team-a" });
+ * const res = await conn.fetch("/api/v1/namespaces/team-a/configmaps");
+ * console.log(res.status);
  * ```
  * @module
  */
