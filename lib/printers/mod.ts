@@ -11,8 +11,15 @@
  */
 
 import { emitYaml } from "../codec/mod.ts";
-import { goQuote, goSharpV } from "./go_value.ts";
+import { compileGoTemplate, syntaxErrorText, TemplateSyntaxError } from "./go_template.ts";
+import { goJson, goPrint, goQuote, goSharpV } from "./go_value.ts";
 import { compileJsonPath, JsonPathError, JsonPathParseError } from "./jsonpath.ts";
+export {
+  type CompiledGoTemplate,
+  compileGoTemplate,
+  TemplateExecError,
+  TemplateSyntaxError,
+} from "./go_template.ts";
 
 export {
   columnValue,
@@ -85,10 +92,15 @@ export function printObject(
   const shown = opts.showManagedFields ? obj : withoutManagedFields(obj);
   switch (format.name) {
     case "json":
-      return Promise.resolve(JSON.stringify(shown, null, 4) + "\n");
+      return Promise.resolve(goJson(shown, { indent: true }) + "\n");
     case "yaml":
       return Promise.resolve(emitYaml(shown));
     case "name":
+      // A list prints one line per item, as kubectl's name printer does.
+      if (Array.isArray(obj.items) && String(obj.kind ?? "").endsWith("List")) {
+        const items = obj.items as Record<string, unknown>[];
+        return Promise.resolve(items.map((i) => `${qualifiedKind(i)}/${nameOf(i)}\n`).join(""));
+      }
       return Promise.resolve(`${qualifiedKind(obj)}/${nameOf(obj)}\n`);
     case "jsonpath":
     case "jsonpath-as-json":
@@ -97,6 +109,12 @@ export function printObject(
       return Deno.readTextFile(format.argument ?? "").then((t) =>
         printJsonPath(shown, t, format.name, opts)
       );
+    case "go-template":
+    case "template":
+      return Promise.resolve(printGoTemplate(shown, format.argument ?? "", opts));
+    case "go-template-file":
+    case "templatefile":
+      return Deno.readTextFile(format.argument ?? "").then((t) => printGoTemplate(shown, t, opts));
   }
   return Promise.reject(new Error(`unsupported output format "${format.name}"`));
 }
@@ -128,6 +146,35 @@ function printJsonPath(
       `\tobject given to jsonpath engine was:\n\t\t${goSharpV(obj)}\n\n`;
     throw new PrintError(`error executing jsonpath ${goQuote(template)}: ${debug}\n`);
   }
+}
+
+/**
+ * kubectl's Go-template printer. On a failure kubectl has already written the partial output
+ * and a debugging text to standard output ({@link PrintError.stdout}).
+ */
+function printGoTemplate(
+  obj: Record<string, unknown>,
+  template: string,
+  opts: PrintOptions,
+): string {
+  let compiled;
+  try {
+    compiled = compileGoTemplate(template);
+  } catch (e) {
+    if (!(e instanceof TemplateSyntaxError)) throw e;
+    throw new PrintError(`error parsing template ${template}, ${syntaxErrorText(e)}\n`);
+  }
+  const result = compiled.execute(obj, {
+    missingKeyError: !(opts.allowMissingTemplateKeys ?? true),
+  });
+  if (!result.error) return result.output;
+  const err = result.error.message;
+  const stdout = result.output +
+    `Error executing template: ${err}. Printing more information for debugging the template:\n` +
+    `\ttemplate was:\n\t\t${template}\n` +
+    `\traw data was:\n\t\t${goJson(obj)}\n` +
+    `\tobject given to template engine was:\n\t\t${goPrint(obj)}\n\n`;
+  throw new PrintError(`error executing template ${goQuote(template)}: ${err}`, stdout);
 }
 
 function withoutManagedFields(obj: Record<string, unknown>): Record<string, unknown> {
