@@ -11,6 +11,25 @@
  */
 
 import { emitYaml } from "../codec/mod.ts";
+import { compileGoTemplate, syntaxErrorText, TemplateSyntaxError } from "./go_template.ts";
+import { goJson, goPrint, goQuote, goSharpV } from "./go_value.ts";
+import { compileJsonPath, JsonPathError, JsonPathParseError } from "./jsonpath.ts";
+export {
+  type CompiledGoTemplate,
+  compileGoTemplate,
+  TemplateExecError,
+  TemplateSyntaxError,
+} from "./go_template.ts";
+
+export {
+  columnValue,
+  type CompiledJsonPath,
+  compileJsonPath,
+  JsonPathError,
+  type JsonPathOptions,
+  JsonPathParseError,
+  type JsonPathPrintOptions,
+} from "./jsonpath.ts";
 
 /** A parsed `-o` value. `argument` is what follows `=` (a template or a file path). */
 export interface OutputFormat {
@@ -26,17 +45,41 @@ export interface PrintOptions {
   showManagedFields?: boolean;
 }
 
-const SIMPLE = ["json", "yaml", "name"];
+/**
+ * A failure kubectl reports: `stdout` is what kubectl still wrote to standard output (a Go
+ * template's partial output and its debugging text), `message` what follows `error: ` on
+ * standard error (kubectl adds a newline unless the message ends with one).
+ */
+export class PrintError extends Error {
+  override name = "PrintError";
+  constructor(message: string, readonly stdout = "") {
+    super(message);
+  }
+}
 
-/** The `-o` value `spec` (`json`, `jsonpath={.x}`, …). @throws {Error} when unknown. */
+const SIMPLE = ["json", "yaml", "name"];
+const JSONPATH = ["jsonpath", "jsonpath-as-json", "jsonpath-file"];
+const TEMPLATE = ["go-template", "go-template-file", "template", "templatefile"];
+/** kubectl's list in its message, sorted as kubectl sorts it. */
+const ALLOWED = [...SIMPLE, ...JSONPATH, ...TEMPLATE].sort();
+
+/**
+ * The `-o` value `spec` (`json`, `jsonpath={.x}`, `go-template-file=t.tmpl`, …).
+ * @throws {Error} kubectl's one-line message for an unknown format or a template format without
+ * a template.
+ */
 export function parseOutputFormat(spec: string): OutputFormat {
   const eq = spec.indexOf("=");
   const name = eq < 0 ? spec : spec.slice(0, eq);
   const argument = eq < 0 ? undefined : spec.slice(eq + 1);
   if (SIMPLE.includes(name) && argument === undefined) return { name };
+  if (JSONPATH.includes(name) || TEMPLATE.includes(name)) {
+    if (!argument) throw new Error("template format specified but no template given");
+    return { name, argument };
+  }
   throw new Error(
     `unable to match a printer suitable for the output format "${spec}", allowed formats are: ` +
-      SIMPLE.join(","),
+      ALLOWED.join(","),
   );
 }
 
@@ -49,13 +92,89 @@ export function printObject(
   const shown = opts.showManagedFields ? obj : withoutManagedFields(obj);
   switch (format.name) {
     case "json":
-      return Promise.resolve(JSON.stringify(shown, null, 4) + "\n");
+      return Promise.resolve(goJson(shown, { indent: true }) + "\n");
     case "yaml":
       return Promise.resolve(emitYaml(shown));
     case "name":
+      // A list prints one line per item, as kubectl's name printer does.
+      if (Array.isArray(obj.items) && String(obj.kind ?? "").endsWith("List")) {
+        const items = obj.items as Record<string, unknown>[];
+        return Promise.resolve(items.map((i) => `${qualifiedKind(i)}/${nameOf(i)}\n`).join(""));
+      }
       return Promise.resolve(`${qualifiedKind(obj)}/${nameOf(obj)}\n`);
+    case "jsonpath":
+    case "jsonpath-as-json":
+      return Promise.resolve(printJsonPath(shown, format.argument ?? "", format.name, opts));
+    case "jsonpath-file":
+      return Deno.readTextFile(format.argument ?? "").then((t) =>
+        printJsonPath(shown, t, format.name, opts)
+      );
+    case "go-template":
+    case "template":
+      return Promise.resolve(printGoTemplate(shown, format.argument ?? "", opts));
+    case "go-template-file":
+    case "templatefile":
+      return Deno.readTextFile(format.argument ?? "").then((t) => printGoTemplate(shown, t, opts));
   }
   return Promise.reject(new Error(`unsupported output format "${format.name}"`));
+}
+
+/** kubectl's JSONPath printer, with its messages for templates that fail to parse or run. */
+function printJsonPath(
+  obj: Record<string, unknown>,
+  template: string,
+  format: string,
+  opts: PrintOptions,
+): string {
+  let compiled;
+  try {
+    compiled = compileJsonPath(template);
+  } catch (e) {
+    if (!(e instanceof JsonPathParseError)) throw e;
+    throw new PrintError(`error parsing jsonpath ${template}, ${e.message}\n`);
+  }
+  try {
+    return compiled.print(obj, {
+      allowMissingKeys: opts.allowMissingTemplateKeys ?? true,
+      json: format === "jsonpath-as-json",
+    });
+  } catch (e) {
+    if (!(e instanceof JsonPathError)) throw e;
+    const debug =
+      `Error executing template: ${e.message}. Printing more information for debugging the template:\n` +
+      `\ttemplate was:\n\t\t${template}\n` +
+      `\tobject given to jsonpath engine was:\n\t\t${goSharpV(obj)}\n\n`;
+    throw new PrintError(`error executing jsonpath ${goQuote(template)}: ${debug}\n`);
+  }
+}
+
+/**
+ * kubectl's Go-template printer. On a failure kubectl has already written the partial output
+ * and a debugging text to standard output ({@link PrintError.stdout}).
+ */
+function printGoTemplate(
+  obj: Record<string, unknown>,
+  template: string,
+  opts: PrintOptions,
+): string {
+  let compiled;
+  try {
+    compiled = compileGoTemplate(template);
+  } catch (e) {
+    if (!(e instanceof TemplateSyntaxError)) throw e;
+    throw new PrintError(`error parsing template ${template}, ${syntaxErrorText(e)}\n`);
+  }
+  const result = compiled.execute(obj, {
+    missingKeyError: !(opts.allowMissingTemplateKeys ?? true),
+  });
+  if (!result.error) return result.output;
+  const err = result.error.message;
+  const stdout = result.output +
+    `Error executing template: ${err}. Printing more information for debugging the template:\n` +
+    `\ttemplate was:\n\t\t${template}\n` +
+    `\traw data was:\n\t\t${goJson(obj)}\n` +
+    `\tobject given to template engine was:\n\t\t${goPrint(obj)}\n\n`;
+  throw new PrintError(`error executing template ${goQuote(template)}: ${err}`, stdout);
 }
 
 function withoutManagedFields(obj: Record<string, unknown>): Record<string, unknown> {
