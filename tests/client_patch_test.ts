@@ -819,3 +819,62 @@ Deno.test("patch: the entrypoint: --help lists every option, --version, bad inpu
     assert(!/\bat .*:\d+:\d+/.test(r.stderr), `a stack: ${r.stderr}`);
   }
 });
+
+Deno.test({
+  name: "patch: -o jsonpath and Go templates print as kubectl prints them",
+  ignore: !kubectlInstalled,
+  async fn() {
+    await using t = await env();
+    await using dir = await tempDir();
+    await t.namespace("kube-side");
+    await t.namespace("ours-side");
+    for (const ns of ["kube-side", "ours-side"]) await t.configMap(ns, "x", { a: "1" });
+    await Deno.writeTextFile(
+      join(dir.path, "t.tmpl"),
+      "{{range $k, $v := .data}}{{$k}}={{$v}};{{end}}",
+    );
+    await Deno.writeTextFile(join(dir.path, "p.jsonpath"), "{.metadata.name}: {.data.a}");
+    const cases: string[][] = [
+      ["-o", "jsonpath={.data}", "-p", '{"data":{"b":"2"}}'],
+      ["-o", "jsonpath-as-json={.data.*}", "-p", '{"data":{"c":"3"}}'],
+      ["-o", `jsonpath-file=${join(dir.path, "p.jsonpath")}`, "-p", '{"data":{"a":"2"}}'],
+      ["-o", "go-template={{.data.a}}/{{len .data}}", "-p", '{"data":{"d":"4"}}'],
+      ["-o", "go-template", "--template", '{{index .data "b"}}', "-p", "{}"],
+      ["-o", `go-template-file=${join(dir.path, "t.tmpl")}`, "-p", "{}"],
+      ["-o", "template={{.data.missing}}", "-p", "{}"],
+      ["-o", "jsonpath={.data", "-p", "{}"],
+      ["-o", "go-template", "-p", "{}"],
+    ];
+    for (const args of cases) {
+      const o = await ours([
+        "configmap",
+        "x",
+        ...args,
+        "-n",
+        "ours-side",
+        "--platformconfig",
+        t.kc,
+      ]);
+      const k = await t.e.kubectl(["patch", "configmap", "x", ...args, "-n", "kube-side"]);
+      assertEquals(o, { code: k.code, stdout: k.stdout, stderr: k.stderr }, args.join(" "));
+    }
+    // kubectl's message then dumps the object (uid, timestamps): only its first line compares.
+    const strict = await t.patch([
+      "cm",
+      "x",
+      "-n",
+      "ours-side",
+      "-o",
+      "jsonpath={.data.missing}",
+      "--allow-missing-template-keys=false",
+      "-p",
+      "{}",
+    ]);
+    assertEquals(strict.code, 1);
+    assertEquals(
+      strict.stderr.split("\n")[0],
+      'error: error executing jsonpath "{.data.missing}": Error executing template: missing is ' +
+        "not found. Printing more information for debugging the template:",
+    );
+  },
+});

@@ -19,7 +19,7 @@ import {
   loadKubeconfig,
   resolveClientSettings,
 } from "../kubeconfig/mod.ts";
-import { type OutputFormat, parseOutputFormat, printObject } from "../printers/mod.ts";
+import { type OutputFormat, parseOutputFormat, PrintError, printObject } from "../printers/mod.ts";
 import { ClientConnection } from "./connection.ts";
 import { Discovery, objectPath, UnknownTypeError } from "./discovery.ts";
 import { CommandError, ServerError, serverError } from "./errors.ts";
@@ -72,6 +72,8 @@ export async function runPatchCommand(args: string[], io: CommandIO): Promise<nu
     }
     return failures > 0 ? 1 : 0;
   } catch (err) {
+    // A template that failed: kubectl still prints what it wrote before the failure.
+    if (err instanceof PrintError && err.stdout) io.stdout(err.stdout);
     io.stderr(errorLine(err));
     return 1;
   }
@@ -81,6 +83,9 @@ export async function runPatchCommand(args: string[], io: CommandIO): Promise<nu
 function errorLine(err: unknown): string {
   if (err instanceof ServerError) return `${err.printed}\n`;
   if (err instanceof ConnectionError) return `${err.message}\n`;
+  if (err instanceof PrintError) {
+    return `error: ${err.message}${err.message.endsWith("\n") ? "" : "\n"}`;
+  }
   if (
     err instanceof CommandError || err instanceof KubeconfigError ||
     err instanceof ExecCredentialError || err instanceof UnknownTypeError
@@ -323,7 +328,15 @@ async function print(
 ): Promise<void> {
   const { plan } = how;
   if (plan.format) {
-    io.stdout(await printObject(sortedKeys(obj), plan.format, plan.printOpts));
+    let text: string;
+    try {
+      text = await printObject(sortedKeys(obj), plan.format, plan.printOpts);
+    } catch (err) {
+      if (err instanceof PrintError) throw err;
+      // A template file that cannot be read, say.
+      throw new CommandError(err instanceof Error ? err.message : String(err));
+    }
+    io.stdout(text);
     return;
   }
   let op = how.changed ? "patched" : "patched (no change)";
