@@ -125,9 +125,15 @@ Deno.test({
   ignore: !kubectlInstalled,
   async fn() {
     await using t = await env();
+    await using dir = await tempDir();
     await t.namespace("kube-side");
     await t.namespace("ours-side");
     for (const ns of ["kube-side", "ours-side"]) await t.configMap(ns, "x", { a: "1" });
+    const elsewhere = join(dir.path, "cm.yaml");
+    await Deno.writeTextFile(
+      elsewhere,
+      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: ours-side}\n",
+    );
     // Changing cases: each side patches its own object; the messages do not name the namespace.
     const changing: string[][] = [
       ["patch", "configmap", "x", "-p", '{"data":{"b":"2"}}'],
@@ -178,6 +184,7 @@ Deno.test({
       ["configmap", "x", "-p", "{}", "--subresource=status"],
       ["configmap", "x", "-p", "{}", "--local"],
       ["-f", "/nonexistent/cm.yaml", "-p", "{}"],
+      ["-f", elsewhere, "-n", "default", "-p", "{}"],
       ["-f", "/nonexistent/cm.yaml", "-k", "/tmp", "-p", "{}"],
       ["configmap", "x", "-p", "{}", "--token", "wrong"],
       ["configmap", "x", "-n", "ours-side", "-p", "{}", "--as", "nobody"],

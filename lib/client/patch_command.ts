@@ -214,7 +214,10 @@ async function patch(
 
   const c = await connect();
   const discovery = new Discovery(c);
-  const targets = await resolveTargets(flags.positionals, sources, discovery, c);
+  const targets = await resolveTargets(flags.positionals, sources, discovery, {
+    namespace: c.settings.namespace,
+    explicit: overrides.namespace !== undefined,
+  });
   let failures = 0;
   for (const target of targets) {
     try {
@@ -239,9 +242,9 @@ async function resolveTargets(
   positionals: string[],
   sources: SourceObject[] | undefined,
   discovery: Discovery,
-  conn: ClientConnection,
+  ns: { namespace: string; explicit: boolean },
 ): Promise<Target[]> {
-  const namespace = conn.settings.namespace;
+  const namespace = ns.namespace;
   if (sources) {
     const out: Target[] = [];
     for (const { obj, source } of sources) {
@@ -258,9 +261,16 @@ async function resolveTargets(
             `from "${source}": ${err.message}`,
         );
       }
-      const ns = r.namespaced ? String(meta.namespace ?? namespace) : "";
+      if (ns.explicit && r.namespaced && meta.namespace && meta.namespace !== namespace) {
+        throw new CommandError(
+          `the namespace from the provided object "${meta.namespace}" does not match the ` +
+            `namespace "${namespace}". You must pass '--namespace=${meta.namespace}' to perform ` +
+            "this operation.",
+        );
+      }
+      const objectNs = r.namespaced ? String(meta.namespace ?? namespace) : "";
       out.push({
-        path: objectPath(r, { namespace: ns, name }),
+        path: objectPath(r, { namespace: objectNs, name }),
         group: r.group,
         resource: r.resource,
       });
