@@ -290,8 +290,10 @@ Deno.test("patch: custom resources: merge and json, no strategic, --subresource 
   );
   assertEquals(crd.status, 201, JSON.stringify(crd.body));
   // The CRD controller serves the new resource a moment later: wait until discovery lists it.
-  for (let i = 0; i < 200; i++) {
-    if ((await t.api("GET", "/apis/example.com/v1")).status === 200) break;
+  // (A generous bound: only a broken controller reaches it.)
+  const deadline = Date.now() + 60_000;
+  while ((await t.api("GET", "/apis/example.com/v1")).status !== 200) {
+    assert(Date.now() < deadline, "the CRD was not served within 60s");
     await new Promise((r) => setTimeout(r, 50));
   }
   const created = await t.api("POST", "/apis/example.com/v1/namespaces/default/widgets", {
