@@ -126,9 +126,9 @@ export class ClientConnection {
   ): Promise<Response> {
     const s = this.settings;
     const headers: Record<string, string> = {
-      "User-Agent": this.#opts.userAgent ?? "platform-client",
+      "user-agent": this.#opts.userAgent ?? "platform-client",
     };
-    if (!s.disableCompression) headers["Accept-Encoding"] = "gzip";
+    if (!s.disableCompression) headers["accept-encoding"] = "gzip";
     const tls: TlsSettings = {
       caPem: s.caPem,
       certPem: s.clientCertPem,
@@ -146,18 +146,19 @@ export class ClientConnection {
       }
     }
     if (token) {
-      headers["Authorization"] = `Bearer ${token}`;
+      headers["authorization"] = `Bearer ${token}`;
     } else if (s.username || s.password) {
-      headers["Authorization"] = `Basic ${base64Utf8(`${s.username ?? ""}:${s.password ?? ""}`)}`;
+      headers["authorization"] = `Basic ${base64Utf8(`${s.username ?? ""}:${s.password ?? ""}`)}`;
     }
     const imp = s.impersonate;
     const impersonation: [string, string][] = [];
-    if (imp?.user) impersonation.push(["Impersonate-User", imp.user]);
-    for (const g of imp?.groups ?? []) impersonation.push(["Impersonate-Group", g]);
-    if (imp?.uid) impersonation.push(["Impersonate-Uid", imp.uid]);
+    if (imp?.user) impersonation.push(["impersonate-user", imp.user]);
+    for (const g of imp?.groups ?? []) impersonation.push(["impersonate-group", g]);
+    if (imp?.uid) impersonation.push(["impersonate-uid", imp.uid]);
     for (const [k, vs] of Object.entries(imp?.extra ?? {})) {
-      for (const v of vs) impersonation.push([`Impersonate-Extra-${encodeURIComponent(k)}`, v]);
+      for (const v of vs) impersonation.push([`impersonate-extra-${encodeURIComponent(k)}`, v]);
     }
+    // The caller's headers win (Headers gives their names in lower case, as ours are here).
     given.forEach((v, k) => headers[k] = v);
     // Several groups: node:http sends an array value as repeated headers.
     const grouped: Record<string, string | string[]> = { ...headers };
@@ -165,7 +166,7 @@ export class ClientConnection {
       const prev = grouped[k];
       grouped[k] = prev === undefined ? v : [...(Array.isArray(prev) ? prev : [prev]), v];
     }
-    if (body) grouped["Content-Length"] = String(body.length);
+    if (body) grouped["content-length"] = String(body.length);
     return await exchange(url, {
       method,
       headers: grouped as Record<string, string>,
