@@ -10,9 +10,9 @@
  * @module
  */
 
-import { emitYaml } from "../codec/mod.ts";
 import { compileGoTemplate, syntaxErrorText, TemplateSyntaxError } from "./go_template.ts";
 import { goJson, goPrint, goQuote, goSharpV } from "./go_value.ts";
+import { kubectlYaml } from "./yaml_kubectl.ts";
 import { compileJsonPath, JsonPathError, JsonPathParseError } from "./jsonpath.ts";
 export {
   type CompiledGoTemplate,
@@ -41,7 +41,10 @@ export interface OutputFormat {
 export interface PrintOptions {
   /** `--allow-missing-template-keys` (kubectl's default: true). */
   allowMissingTemplateKeys?: boolean;
-  /** `--show-managed-fields` (default false: `metadata.managedFields` is left out). */
+  /**
+   * `--show-managed-fields` (default false: json and yaml leave out `metadata.managedFields`;
+   * JSONPath and templates always see it, as in kubectl).
+   */
   showManagedFields?: boolean;
 }
 
@@ -83,18 +86,42 @@ export function parseOutputFormat(spec: string): OutputFormat {
   );
 }
 
+/**
+ * The object kubectl prints when a command names several objects (or a list): a `v1` `List`
+ * of the items, each carrying its `apiVersion` and `kind` (taken from the server's list kind,
+ * `ConfigMapList` → `ConfigMap`, where the server left them out), with an empty
+ * `resourceVersion`.
+ */
+export function listForPrinting(
+  items: Record<string, unknown>[],
+  from: { apiVersion?: string; kind?: string } = {},
+): Record<string, unknown> {
+  const itemKind = from.kind?.endsWith("List") ? from.kind.slice(0, -4) : undefined;
+  return {
+    apiVersion: "v1",
+    items: items.map((i) =>
+      i.kind === undefined && i.apiVersion === undefined && itemKind
+        ? { ...i, apiVersion: from.apiVersion, kind: itemKind }
+        : i
+    ),
+    kind: "List",
+    metadata: { resourceVersion: "" },
+  };
+}
+
 /** The text kubectl prints for `obj` in `format`. */
 export function printObject(
   obj: Record<string, unknown>,
   format: OutputFormat,
   opts: PrintOptions = {},
 ): Promise<string> {
+  // Like kubectl, only json and yaml leave out managedFields; templates see the whole object.
   const shown = opts.showManagedFields ? obj : withoutManagedFields(obj);
   switch (format.name) {
     case "json":
       return Promise.resolve(goJson(shown, { indent: true }) + "\n");
     case "yaml":
-      return Promise.resolve(emitYaml(shown));
+      return Promise.resolve(kubectlYaml(shown));
     case "name":
       // A list prints one line per item, as kubectl's name printer does.
       if (Array.isArray(obj.items) && String(obj.kind ?? "").endsWith("List")) {
@@ -104,17 +131,17 @@ export function printObject(
       return Promise.resolve(`${qualifiedKind(obj)}/${nameOf(obj)}\n`);
     case "jsonpath":
     case "jsonpath-as-json":
-      return Promise.resolve(printJsonPath(shown, format.argument ?? "", format.name, opts));
+      return Promise.resolve(printJsonPath(obj, format.argument ?? "", format.name, opts));
     case "jsonpath-file":
       return Deno.readTextFile(format.argument ?? "").then((t) =>
-        printJsonPath(shown, t, format.name, opts)
+        printJsonPath(obj, t, format.name, opts)
       );
     case "go-template":
     case "template":
-      return Promise.resolve(printGoTemplate(shown, format.argument ?? "", opts));
+      return Promise.resolve(printGoTemplate(obj, format.argument ?? "", opts));
     case "go-template-file":
     case "templatefile":
-      return Deno.readTextFile(format.argument ?? "").then((t) => printGoTemplate(shown, t, opts));
+      return Deno.readTextFile(format.argument ?? "").then((t) => printGoTemplate(obj, t, opts));
   }
   return Promise.reject(new Error(`unsupported output format "${format.name}"`));
 }
@@ -177,11 +204,22 @@ function printGoTemplate(
   throw new PrintError(`error executing template ${goQuote(template)}: ${err}`, stdout);
 }
 
+/** The object without `metadata.managedFields`, and so each item of a list. */
 function withoutManagedFields(obj: Record<string, unknown>): Record<string, unknown> {
+  if (Array.isArray(obj.items)) {
+    const items = (obj.items as Record<string, unknown>[]).map((i) =>
+      isObject(i) ? withoutManagedFields(i) : i
+    );
+    obj = { ...obj, items };
+  }
   const meta = obj.metadata as Record<string, unknown> | undefined;
   if (!meta || !("managedFields" in meta)) return obj;
   const { managedFields: _, ...rest } = meta;
   return { ...obj, metadata: rest };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
 }
 
 /** `configmap`, `deployment.apps`: the lower-case kind, with the group when there is one. */
