@@ -172,6 +172,8 @@ const CASES: Case[] = [
   ],
   ["list", "go-template-file=FILE:{{range .items}}{{.metadata.name}}\n{{end}}"],
   ["list", "templatefile=FILE:{{len .items}} {{.kind}}"],
+  ["configmap", "go-template-file=/nonexistent/printers-template"],
+  ["configmap", "jsonpath-file=/nonexistent/printers-template"],
 ];
 
 /** What kubectl prints, per `printObject`: stdout, and `error: …` on stderr for a failure. */
@@ -212,6 +214,11 @@ Deno.test({
           multi: "line1\nline2\n",
           num: "42",
           empty: "",
+          yes: "on",
+          when: "2026-01-02T03:04:05Z",
+          tabbed: "a\tb",
+          long:
+            "a sentence that is long enough to pass the eighty columns at which go-yaml folds plain scalars",
         },
       });
       for (

@@ -133,7 +133,7 @@ export function printObject(
     case "jsonpath-as-json":
       return Promise.resolve(printJsonPath(obj, format.argument ?? "", format.name, opts));
     case "jsonpath-file":
-      return Deno.readTextFile(format.argument ?? "").then((t) =>
+      return readTemplate(format.argument ?? "").then((t) =>
         printJsonPath(obj, t, format.name, opts)
       );
     case "go-template":
@@ -141,9 +141,26 @@ export function printObject(
       return Promise.resolve(printGoTemplate(obj, format.argument ?? "", opts));
     case "go-template-file":
     case "templatefile":
-      return Deno.readTextFile(format.argument ?? "").then((t) => printGoTemplate(obj, t, opts));
+      return readTemplate(format.argument ?? "").then((t) => printGoTemplate(obj, t, opts));
   }
   return Promise.reject(new Error(`unsupported output format "${format.name}"`));
+}
+
+/** A `*-file` format's template, with kubectl's message when it cannot be read. */
+async function readTemplate(path: string): Promise<string> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch (e) {
+    // Go's os.ReadFile wording: "open P: no such file or directory", "read P: is a directory".
+    const reason = e instanceof Deno.errors.NotFound
+      ? `open ${path}: no such file or directory`
+      : e instanceof Deno.errors.IsADirectory
+      ? `read ${path}: is a directory`
+      : e instanceof Deno.errors.PermissionDenied
+      ? `open ${path}: permission denied`
+      : `open ${path}: ${(e as Error).message}`;
+    throw new PrintError(`error reading --template ${path}, ${reason}\n`);
+  }
 }
 
 /** kubectl's JSONPath printer, with its messages for templates that fail to parse or run. */

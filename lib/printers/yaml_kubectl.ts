@@ -17,8 +17,29 @@ import { goFloat, isGoInt } from "./go_value.ts";
 /** The YAML kubectl prints for a JSON value (a document ending in a newline). */
 export function kubectlYaml(value: unknown): string {
   const e = new Emitter();
-  e.node(value, 0, "top");
+  e.node(foldNextLines(value), 0, "top");
   return e.out + "\n";
+}
+
+/**
+ * kubectl hands go-yaml the object as JSON, where U+0085 stays unescaped; go-yaml reads it as
+ * a line break inside a double-quoted scalar and folds it (with the blanks around it) into a
+ * space, or n of them into n-1 newlines.
+ */
+function foldNextLines(v: unknown): unknown {
+  const fold = (s: string) =>
+    s.includes("\u0085")
+      ? s.replace(/[ \t]*\u0085(?:[ \t]*\u0085)*[ \t]*/g, (m) => {
+        const n = m.split("\u0085").length - 1;
+        return n === 1 ? " " : "\n".repeat(n - 1);
+      })
+      : s;
+  if (typeof v === "string") return fold(v);
+  if (Array.isArray(v)) return v.map(foldNextLines);
+  if (v !== null && typeof v === "object") {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [fold(k), foldNextLines(x)]));
+  }
+  return v;
 }
 
 const BEST_WIDTH = 80;
@@ -193,6 +214,7 @@ class Emitter {
     if (!isBreak(s.at(-1)!)) hints += "-";
     else if (s.length === 1 || isBreak(s.at(-2)!)) hints += "+";
     this.write("|" + hints);
+    this.lineBreak();
     let breaks = true;
     for (const c of s) {
       if (isBreak(c)) {
@@ -200,7 +222,6 @@ class Emitter {
         breaks = true;
       } else {
         if (breaks) {
-          if (!this.atLineStart) this.lineBreak();
           this.out += " ".repeat(indent);
           this.column = indent;
           this.atLineStart = false;
@@ -359,7 +380,6 @@ const RESOLVES_NON_STRING = new Set([
   "-.inf",
   "-.Inf",
   "-.INF",
-  "<<",
 ]); // prettier-ignore
 
 const YAML_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
