@@ -1,11 +1,23 @@
 /**
- * kubectl's `-o` output formats for objects the client prints: `json`, `yaml`, `name`, and
- * (filled in by the JSONPath and Go-template modules) `jsonpath`, `jsonpath-as-json`,
- * `jsonpath-file`, `go-template`, `go-template-file`, `template`, `templatefile`.
+ * kubectl's `-o` output formats, byte for byte as kubectl 1.32 prints them:
  *
- * The contract the client (`lib/client`) relies on: {@link parseOutputFormat} checks an `-o`
- * value up front (a one-line Error for an unknown or malformed one), {@link printObject}
- * renders one object to the exact text kubectl prints.
+ * - `json`: Go's encoding/json, 4-space indent, keys sorted, `<>&` escaped;
+ * - `yaml`: go-yaml v2's document (`yaml_kubectl.ts`: key order, quoting, folding at 80
+ *   columns, literal blocks);
+ * - `name`: `kind[.group]/name`, one line per item of a list;
+ * - `jsonpath`, `jsonpath-as-json`, `jsonpath-file`: client-go's JSONPath (`jsonpath.ts`), also
+ *   used for CRD printer columns ({@link compileJsonPath}, {@link columnValue});
+ * - `go-template`, `go-template-file` and their aliases `template`, `templatefile`: Go's
+ *   text/template with kubectl's functions (`go_template.ts`).
+ *
+ * json and yaml leave out `metadata.managedFields` unless `showManagedFields`; JSONPath and
+ * templates always see them (as in kubectl). A command that prints several objects prints one
+ * {@link listForPrinting}.
+ *
+ * The contract the client relies on: {@link parseOutputFormat} checks an `-o` value (and the
+ * `--template` flag) up front, throwing kubectl's one-line message; {@link printObject} renders
+ * an object to kubectl's exact standard output, or rejects with a {@link PrintError} carrying
+ * what kubectl writes to standard output and after `error: ` on standard error.
  *
  * @module
  */
@@ -29,6 +41,7 @@ export {
   type JsonPathOptions,
   JsonPathParseError,
   type JsonPathPrintOptions,
+  jsonPathValueText,
 } from "./jsonpath.ts";
 
 /** A parsed `-o` value. `argument` is what follows `=` (a template or a file path). */
@@ -67,11 +80,21 @@ const TEMPLATE = ["go-template", "go-template-file", "template", "templatefile"]
 const ALLOWED = [...SIMPLE, ...JSONPATH, ...TEMPLATE].sort();
 
 /**
- * The `-o` value `spec` (`json`, `jsonpath={.x}`, `go-template-file=t.tmpl`, …).
+ * The `-o` value `spec` (`json`, `jsonpath={.x}`, `go-template-file=t.tmpl`, …), with the
+ * `--template` flag's value if given: as in kubectl, `--template` alone means go-template, and
+ * with `-o jsonpath` (a template format without `=`) it is the template.
  * @throws {Error} kubectl's one-line message for an unknown format or a template format without
  * a template.
  */
-export function parseOutputFormat(spec: string): OutputFormat {
+export function parseOutputFormat(spec: string, template?: string): OutputFormat {
+  if (template) {
+    if (spec === "") return { name: "go-template", argument: template };
+    if (SIMPLE.includes(spec)) return { name: spec };
+    if (JSONPATH.includes(spec) || TEMPLATE.includes(spec)) {
+      return { name: spec, argument: template };
+    }
+    throw unknownFormat(spec);
+  }
   const eq = spec.indexOf("=");
   const name = eq < 0 ? spec : spec.slice(0, eq);
   const argument = eq < 0 ? undefined : spec.slice(eq + 1);
@@ -80,7 +103,11 @@ export function parseOutputFormat(spec: string): OutputFormat {
     if (!argument) throw new Error("template format specified but no template given");
     return { name, argument };
   }
-  throw new Error(
+  throw unknownFormat(spec);
+}
+
+function unknownFormat(spec: string): Error {
+  return new Error(
     `unable to match a printer suitable for the output format "${spec}", allowed formats are: ` +
       ALLOWED.join(","),
   );
@@ -110,40 +137,42 @@ export function listForPrinting(
 }
 
 /** The text kubectl prints for `obj` in `format`. */
-export function printObject(
+export async function printObject(
   obj: Record<string, unknown>,
   format: OutputFormat,
   opts: PrintOptions = {},
 ): Promise<string> {
-  // Like kubectl, only json and yaml leave out managedFields; templates see the whole object.
-  const shown = opts.showManagedFields ? obj : withoutManagedFields(obj);
   switch (format.name) {
     case "json":
-      return Promise.resolve(goJson(shown, { indent: true }) + "\n");
+      return goJson(shownFields(obj, opts), { indent: true }) + "\n";
     case "yaml":
-      return Promise.resolve(kubectlYaml(shown));
+      return kubectlYaml(shownFields(obj, opts));
     case "name":
       // A list prints one line per item, as kubectl's name printer does.
       if (Array.isArray(obj.items) && String(obj.kind ?? "").endsWith("List")) {
         const items = obj.items as Record<string, unknown>[];
-        return Promise.resolve(items.map((i) => `${qualifiedKind(i)}/${nameOf(i)}\n`).join(""));
+        return items.map((i) => `${qualifiedKind(i)}/${nameOf(i)}\n`).join("");
       }
-      return Promise.resolve(`${qualifiedKind(obj)}/${nameOf(obj)}\n`);
+      return `${qualifiedKind(obj)}/${nameOf(obj)}\n`;
+    // JSONPath and templates see the whole object, managedFields included, as in kubectl.
     case "jsonpath":
     case "jsonpath-as-json":
-      return Promise.resolve(printJsonPath(obj, format.argument ?? "", format.name, opts));
+      return printJsonPath(obj, format.argument ?? "", format.name, opts);
     case "jsonpath-file":
-      return readTemplate(format.argument ?? "").then((t) =>
-        printJsonPath(obj, t, format.name, opts)
-      );
+      return printJsonPath(obj, await readTemplate(format.argument ?? ""), format.name, opts);
     case "go-template":
     case "template":
-      return Promise.resolve(printGoTemplate(obj, format.argument ?? "", opts));
+      return printGoTemplate(obj, format.argument ?? "", opts);
     case "go-template-file":
     case "templatefile":
-      return readTemplate(format.argument ?? "").then((t) => printGoTemplate(obj, t, opts));
+      return printGoTemplate(obj, await readTemplate(format.argument ?? ""), opts);
   }
-  return Promise.reject(new Error(`unsupported output format "${format.name}"`));
+  throw unknownFormat(format.name);
+}
+
+/** Like kubectl, json and yaml leave out managedFields unless `--show-managed-fields`. */
+function shownFields(obj: Record<string, unknown>, opts: PrintOptions): Record<string, unknown> {
+  return opts.showManagedFields ? obj : withoutManagedFields(obj);
 }
 
 /** A `*-file` format's template, with kubectl's message when it cannot be read. */
