@@ -173,11 +173,14 @@ function formatString(s: string, spec: Spec): string {
       );
     case "x":
     case "X": {
-      const bytes = Array.from(new TextEncoder().encode(s)).map((b) =>
-        b.toString(16).padStart(2, "0")
-      );
-      const hex = bytes.join(spec.space ? " " : "");
-      return pad(spec.verb === "X" ? hex.toUpperCase() : hex, spec);
+      const prefix = spec.sharp ? (spec.verb === "X" ? "0X" : "0x") : "";
+      const bytes = Array.from(new TextEncoder().encode(s)).map((b) => {
+        const h = b.toString(16).padStart(2, "0");
+        return spec.verb === "X" ? h.toUpperCase() : h;
+      });
+      // With a space every byte gets the prefix; without, only the first.
+      const hex = spec.space ? bytes.map((b) => prefix + b).join(" ") : prefix + bytes.join("");
+      return pad(hex, spec);
     }
   }
   return badVerb(s, spec);
@@ -239,12 +242,12 @@ function formatFloat(f: number, original: unknown, spec: Spec): string {
       break;
     case "e":
     case "E":
-      body = expForm(abs.toExponential(spec.precision ?? 6));
+      body = expForm(toExponentialEven(abs, spec.precision ?? 6));
       if (spec.verb === "E") body = body.toUpperCase();
       break;
     case "f":
     case "F":
-      body = abs.toFixed(spec.precision ?? 6);
+      body = toFixedEven(abs, spec.precision ?? 6);
       break;
     default:
       return badVerb(original, spec);
@@ -256,13 +259,40 @@ function formatFloat(f: number, original: unknown, spec: Spec): string {
 function formatG(abs: number, precision: number): string {
   const p = precision === 0 ? 1 : precision;
   if (abs === 0) return "0";
-  const [mantissa, expText] = abs.toExponential(p - 1).split("e");
+  const [mantissa, expText] = toExponentialEven(abs, p - 1).split("e");
   const exp = Number(expText);
   const trimmed = mantissa.includes(".") ? mantissa.replace(/\.?0+$/, "") : mantissa;
   const digits = trimmed.replace(".", "").length;
   const eprec = p > digits && digits >= exp + 1 ? digits : p;
   if (exp < -4 || exp >= eprec) return expForm(`${trimmed}e${expText}`);
-  return String(Number(abs.toPrecision(p)));
+  return String(Number(toExponentialEven(abs, p - 1)));
+}
+
+/**
+ * `toFixed` with Go's rounding: JavaScript rounds an exact tie (2.5 to 0 places) away from
+ * zero, Go to even. A tie shows as a 5 followed only by zeros in a longer exact expansion.
+ */
+function toFixedEven(abs: number, p: number): string {
+  const rounded = abs.toFixed(p);
+  if (p + 25 > 100) return rounded;
+  const long = abs.toFixed(p + 25);
+  const tail = long.slice(long.length - 25);
+  if (!/^50*$/.test(tail)) return rounded;
+  const truncated = long.slice(0, long.length - 25).replace(/\.$/, "");
+  const lastDigit = Number(truncated.replace(".", "").at(-1));
+  return lastDigit % 2 === 0 ? truncated : rounded;
+}
+
+/** `toExponential` with Go's round-half-to-even on exact ties. */
+function toExponentialEven(abs: number, p: number): string {
+  const rounded = abs.toExponential(p);
+  if (p + 25 > 100) return rounded;
+  const [long, exp] = abs.toExponential(p + 25).split("e");
+  const tail = long.slice(long.length - 25);
+  if (!/^50*$/.test(tail)) return rounded;
+  const truncated = long.slice(0, long.length - 25).replace(/\.$/, "");
+  const lastDigit = Number(truncated.replace(".", "").at(-1));
+  return lastDigit % 2 === 0 ? `${truncated}e${exp}` : rounded;
 }
 
 /** JavaScript's `1.5e+3` as Go's `1.5e+03`. */

@@ -67,7 +67,12 @@ type Node = TemplateNode | Arg | Command;
 
 class State {
   out = "";
-  vars: { name: string; value: unknown }[] = [];
+  vars: { name: string; value: unknown; iface?: boolean }[] = [];
+  /**
+   * Whether dot is held as an `interface{}` (an element of a range) rather than as the concrete
+   * value a pipeline gives: Go names that type in "can't evaluate field" errors.
+   */
+  private dotIface = false;
   private node: Node | undefined;
   private depth = 0;
 
@@ -128,10 +133,22 @@ class State {
     const mark = this.vars.length;
     try {
       const val = this.evalPipeline(dot, node.pipe);
-      if (truth(val)) this.walk(node.type === "with" ? val : dot, node.list);
-      else if (node.elseList) this.walk(dot, node.elseList);
+      if (truth(val)) {
+        if (node.type === "with") this.withDot(false, () => this.walk(val, node.list));
+        else this.walk(dot, node.list);
+      } else if (node.elseList) this.walk(dot, node.elseList);
     } finally {
       this.vars.length = mark;
+    }
+  }
+
+  private withDot(iface: boolean, fn: () => void): void {
+    const saved = this.dotIface;
+    this.dotIface = iface;
+    try {
+      fn();
+    } finally {
+      this.dotIface = saved;
     }
   }
 
@@ -144,11 +161,11 @@ class State {
       const one = (index: unknown, elem: unknown): boolean => {
         const decl = node.pipe.decl;
         if (decl.length > 0) {
-          this.setVar(decl.length > 1 ? decl[1] : decl[0], elem, node.pipe.isAssign, 1);
+          this.setVar(decl.length > 1 ? decl[1] : decl[0], elem, node.pipe.isAssign, 1, true);
         }
         if (decl.length > 1) this.setVar(decl[0], index, node.pipe.isAssign, 2);
         try {
-          this.walk(elem, node.list);
+          this.withDot(true, () => this.walk(elem, node.list));
         } catch (e) {
           if (e instanceof Break) return false;
           if (!(e instanceof Continue)) throw e;
@@ -192,7 +209,7 @@ class State {
     this.tmplName = node.name;
     this.vars = [{ name: "$", value: newDot }];
     try {
-      this.walk(newDot, tmpl);
+      this.withDot(false, () => this.walk(newDot, tmpl!));
     } finally {
       this.depth--;
       this.vars = saved.vars;
@@ -201,21 +218,27 @@ class State {
   }
 
   /** `range` sets the last (or next-to-last) pushed variable, or assigns with `=`. */
-  private setVar(name: string, value: unknown, assign: boolean, fromTop: number): void {
+  private setVar(
+    name: string,
+    value: unknown,
+    assign: boolean,
+    fromTop: number,
+    iface = false,
+  ): void {
     if (assign) {
       for (let i = this.vars.length - 1; i >= 0; i--) {
         if (this.vars[i].name === name) {
-          this.vars[i].value = value;
+          this.vars[i] = { name, value, iface };
           return;
         }
       }
     }
-    this.vars[this.vars.length - fromTop].value = value;
+    this.vars[this.vars.length - fromTop] = { name, value, iface };
   }
 
-  private varValue(name: string): unknown {
+  private variable(name: string): { value: unknown; iface?: boolean } {
     for (let i = this.vars.length - 1; i >= 0; i--) {
-      if (this.vars[i].name === name) return this.vars[i].value;
+      if (this.vars[i].name === name) return this.vars[i];
     }
     this.errorf(`undefined variable: ${name}`);
   }
@@ -281,7 +304,7 @@ class State {
     final: unknown,
   ): unknown {
     this.at(field);
-    return this.evalFieldChain(dot, field.idents, args, final);
+    return this.evalFieldChain(dot, this.dotIface, field.idents, args, final);
   }
 
   private evalChain(
@@ -295,7 +318,7 @@ class State {
       this.errorf(`indirection through explicit nil in ${nodeString(chain)}`);
     }
     const receiver = this.evalArg(dot, "value", chain.node);
-    return this.evalFieldChain(receiver, chain.fields, args, final);
+    return this.evalFieldChain(receiver, false, chain.fields, args, final);
   }
 
   private evalVariable(
@@ -304,27 +327,41 @@ class State {
     final: unknown,
   ): unknown {
     this.at(v);
-    const value = this.varValue(v.idents[0]);
+    const { value, iface } = this.variable(v.idents[0]);
     if (v.idents.length === 1) {
       this.notAFunction(args, final);
       return value;
     }
-    return this.evalFieldChain(value, v.idents.slice(1), args, final);
+    return this.evalFieldChain(value, iface ?? false, v.idents.slice(1), args, final);
   }
 
+  /** `iface`: whether the first receiver is held as an `interface{}` (later ones always are). */
   private evalFieldChain(
     receiver: unknown,
+    iface: boolean,
     idents: string[],
     args: Arg[],
     final: unknown,
   ): unknown {
     for (let i = 0; i < idents.length - 1; i++) {
-      receiver = this.evalField(idents[i], [], NO_VALUE, receiver);
+      receiver = this.evalField(idents[i], [], NO_VALUE, receiver, i === 0 ? iface : true);
     }
-    return this.evalField(idents[idents.length - 1], args, final, receiver);
+    return this.evalField(
+      idents[idents.length - 1],
+      args,
+      final,
+      receiver,
+      idents.length === 1 ? iface : true,
+    );
   }
 
-  private evalField(name: string, args: Arg[], final: unknown, receiver: unknown): unknown {
+  private evalField(
+    name: string,
+    args: Arg[],
+    final: unknown,
+    receiver: unknown,
+    iface: boolean,
+  ): unknown {
     if (receiver === NO_VALUE) {
       if (this.opts.missingKeyError) this.errorf(`nil data; no entry for key "${name}"`);
       return NO_VALUE;
@@ -334,9 +371,7 @@ class State {
       !(receiver instanceof GoInt) &&
       !(receiver instanceof GoFloat);
     if (!isMap) {
-      const type = receiver instanceof GoInt || receiver instanceof GoFloat
-        ? goTypeName(receiver)
-        : "interface {}";
+      const type = iface ? "interface {}" : goTypeName(receiver);
       this.errorf(`can't evaluate field ${name} in type ${type}`);
     }
     if (args.length > 1 || final !== NO_VALUE) {

@@ -12,7 +12,7 @@
  */
 
 import { goSprint, goSprintf, goSprintln } from "./go_fmt.ts";
-import { GoFloat, GoInt, goPrint, goTypeName, isGoInt, NO_VALUE } from "./go_value.ts";
+import { GoFloat, GoInt, goTypeName, isGoInt, NO_VALUE } from "./go_value.ts";
 
 export class FuncError extends Error {
   override name = "FuncError";
@@ -77,7 +77,9 @@ function eq(a: unknown, ...bs: unknown[]): boolean {
       if (k1 !== "invalid" && k2 !== "invalid") throw new FuncError(BAD_COMPARISON);
       continue;
     }
-    if (k1 === "other") throw new FuncError(`non-comparable type ${goPrint(a)}: ${goTypeName(a)}`);
+    if (k1 === "other") {
+      throw new FuncError(goSprintf("non-comparable type %s: %v", [a, goTypeName(a)]));
+    }
     if (
       k1 === "invalid"
         ? true

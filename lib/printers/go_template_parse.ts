@@ -281,6 +281,12 @@ class Parser {
       if (it.type === end) {
         this.nextNonSpace();
         if (pipe.cmds.length === 0) this.fail(`missing value for ${context}`, it);
+        // Only the first command may start with a value that is not a function or field.
+        pipe.cmds.slice(1).forEach((c, i) => {
+          if (["bool", "dot", "nil", "number", "string"].includes(c.args[0].type)) {
+            this.fail(`non executable command in pipeline stage ${i + 2}`, it);
+          }
+        });
         return pipe;
       }
       if (it.type === "eof") this.fail(`unclosed action`, it);

@@ -156,9 +156,33 @@ export function goQuote(s: string): string {
  * value: map keys sorted, and `<`, `>`, `&`, U+2028 and U+2029 escaped as Go does.
  */
 export function goJson(v: unknown, opts: { indent?: boolean } = {}): string {
-  const text = JSON.stringify(sortDeep(v), null, opts.indent ? 4 : undefined) ?? "null";
-  // These characters can only occur inside JSON strings, so a plain replace is safe.
-  return text.replace(
+  return jsonValue(v, opts.indent ? "\n" : "");
+}
+
+/** Writes keys in Go's order (a rebuilt object would put integer-like keys first). */
+function jsonValue(v: unknown, newline: string): string {
+  if (v instanceof GoFloat || v instanceof GoInt) return JSON.stringify(v.value);
+  if (v === null || v === undefined || v === NO_VALUE) return "null";
+  const inner = newline ? newline + "    " : "";
+  if (Array.isArray(v)) {
+    if (v.length === 0) return "[]";
+    return `[${inner}${v.map((e) => jsonValue(e, inner)).join("," + inner)}${newline}]`;
+  }
+  if (typeof v === "object") {
+    const obj = v as Record<string, unknown>;
+    const keys = sortedKeys(obj);
+    if (keys.length === 0) return "{}";
+    const sep = newline ? ": " : ":";
+    const entries = keys.map((k) => jsonString(k) + sep + jsonValue(obj[k], inner));
+    return `{${inner}${entries.join("," + inner)}${newline}}`;
+  }
+  if (typeof v === "string") return jsonString(v);
+  return JSON.stringify(v);
+}
+
+/** A JSON string as Go writes it: `<`, `>`, `&`, U+2028 and U+2029 escaped too. */
+function jsonString(s: string): string {
+  return JSON.stringify(s).replace(
     /[<>&\u2028\u2029]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );
@@ -167,15 +191,4 @@ export function goJson(v: unknown, opts: { indent?: boolean } = {}): string {
 /** Go sorts map keys by their bytes; for the keys objects carry, code-unit order agrees. */
 export function sortedKeys(obj: Record<string, unknown>): string[] {
   return Object.keys(obj).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-}
-
-function sortDeep(v: unknown): unknown {
-  if (v instanceof GoFloat || v instanceof GoInt) return v.value;
-  if (v === NO_VALUE) return null;
-  if (Array.isArray(v)) return v.map(sortDeep);
-  if (v === null || typeof v !== "object") return v;
-  const obj = v as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const k of sortedKeys(obj)) out[k] = sortDeep(obj[k]);
-  return out;
 }
