@@ -357,18 +357,11 @@ async function print(
   );
 }
 
-/** `-o` and `--template` as one format (`go-template` with `--template=X`). */
+/** `-o` and `--template` as one format, as kubectl reads them (`--template` alone: go-template). */
 function outputFormat(output?: string, template?: string): OutputFormat | undefined {
-  if (output === undefined || output === "") {
-    if (template !== undefined) return parseOutputFormat(`go-template=${template}`);
-    return undefined;
-  }
-  const takesTemplate = ["go-template", "go-template-file", "template", "templatefile"];
-  if (template !== undefined && takesTemplate.includes(output)) {
-    return parseOutputFormat(`${output}=${template}`);
-  }
+  if (!output && !template) return undefined;
   try {
-    return parseOutputFormat(output);
+    return parseOutputFormat(output ?? "", template);
   } catch (err) {
     throw new CommandError((err as Error).message);
   }
