@@ -397,7 +397,7 @@ Deno.test({
     await Deno.writeTextFile(join(dir.path, "p.jsonpath"), "{.metadata.name}: {.data.a}");
     const cases: string[][] = [
       ["-o", "jsonpath={.data}", "-p", '{"data":{"b":"2"}}'],
-      ["-o", "jsonpath-as-json={.data.*}", "-p", '{"data":{"c":"3"}}'],
+      ["-o", "jsonpath-as-json={.data.c}", "-p", '{"data":{"c":"3"}}'],
       ["-o", `jsonpath-file=${join(dir.path, "p.jsonpath")}`, "-p", '{"data":{"a":"2"}}'],
       ["-o", "go-template={{.data.a}}/{{len .data}}", "-p", '{"data":{"d":"4"}}'],
       ["-o", "go-template", "--template", '{{index .data "b"}}', "-p", "{}"],

@@ -340,7 +340,7 @@ async function print(
   if (plan.format) {
     let text: string;
     try {
-      text = await printObject(sortedKeys(obj), plan.format, plan.printOpts);
+      text = await printObject(obj, plan.format, plan.printOpts);
     } catch (err) {
       if (err instanceof PrintError) throw err;
       // A template file that cannot be read, say.
@@ -390,15 +390,4 @@ function qualifiedKind(obj: Record<string, unknown>): string {
 function splitOnce(s: string): [string, string] {
   const i = s.indexOf("/");
   return [s.slice(0, i), s.slice(i + 1)];
-}
-
-/** `value` with every map's keys in order, as kubectl (Go's encoders) prints them. */
-function sortedKeys<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(sortedKeys) as T;
-  if (value === null || typeof value !== "object") return value;
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(value).sort()) {
-    out[k] = sortedKeys((value as Record<string, unknown>)[k]);
-  }
-  return out as T;
 }
