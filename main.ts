@@ -7,6 +7,7 @@
  *                                validate configuration files of any kind (lib/cli)
  *   platform version             print the version
  *   platform storage <command>   copy, snapshot or restore the stored objects (lib/cli)
+ *   platform patch ...           patch an object of a server, as kubectl patch (lib/client)
  *
  * Exit codes: 0 on a clean stop, 2 for bad configuration, 1 for anything else.
  */
@@ -41,6 +42,7 @@ import { loadAdmissionSettings } from "./lib/admission/mod.ts";
 import { loadAuditPolicy } from "./lib/audit/mod.ts";
 import { connectionFromKubeconfig } from "./lib/auth/mod.ts";
 import { isCheckConfigFiles, runCheckConfig, runStorageCommand } from "./lib/cli/mod.ts";
+import { runPatchCommand } from "./lib/client/mod.ts";
 
 const USAGE = `platform ${PLATFORM_VERSION}: a small Kubernetes-style API server
 
@@ -52,6 +54,8 @@ Usage:
   platform version                print the version
   platform storage copy|snapshot|restore
                                   move, back up and restore the stored objects
+  platform patch (-f FILENAME | TYPE NAME) -p PATCH
+                                  patch an object (platform patch --help)
 `;
 
 async function main(args: string[]): Promise<number> {
@@ -75,6 +79,12 @@ async function main(args: string[]): Promise<number> {
       break;
     case "storage":
       return await runStorageCommand(args);
+    case "patch":
+      return await runPatchCommand(args, {
+        stdout: (text) => writeAll(Deno.stdout, text),
+        stderr: (text) => writeAll(Deno.stderr, text),
+        clientVersion: versionInfo().gitVersion,
+      });
     default:
       console.error(`platform: unknown command "${command}"\n\n${USAGE}`);
       return 2;
@@ -197,6 +207,7 @@ async function serve(config: ServerConfig): Promise<number> {
       tlsPrivateKeyFile: config.tlsPrivateKeyFile,
       tlsSANs: config.tlsSANs,
       tokenAuthFile: config.tokenAuthFile,
+      basicAuthFile: config.basicAuthFile,
       clientCAFile: config.clientCAFile,
       authenticationConfigFile: config.authenticationConfig,
       anonymousAuth: config.anonymousAuth,
@@ -300,6 +311,12 @@ async function serve(config: ServerConfig): Promise<number> {
   await server.finished;
   await server.close();
   return 0;
+}
+
+/** Writes all of `text` (a single write may take only part of it). */
+function writeAll(out: { writeSync(p: Uint8Array): number }, text: string): void {
+  let bytes = new TextEncoder().encode(text);
+  while (bytes.length > 0) bytes = bytes.subarray(out.writeSync(bytes));
 }
 
 /** An error of the operating system (Deno.errors.*: NotFound, PermissionDenied, …). */

@@ -1,6 +1,7 @@
 /**
  * platform as a library: start a real API server in-process, for example in another
- * project's tests.
+ * project's tests; or talk to a server as a client, with the credentials of a kubeconfig-format
+ * configuration file (`ClientConnection`, `loadKubeconfig`, `ExecCredentialProvider`).
  *
  * @example
  * ```ts
@@ -15,6 +16,15 @@
  * client.close();
  * await server.close();
  * ```
+ *
+ * @example
+ * ```ts
+ * import { ClientConnection } from "./mod.ts";
+ * // $PLATFORMCONFIG, else $HOME/.platform/config; flags' values as overrides.
+ * const conn = await ClientConnection.fromConfig({ namespace: "team-a" });
+ * const res = await conn.fetch("/api/v1/namespaces/team-a/configmaps");
+ * console.log(res.status);
+ * ```
  * @module
  */
 
@@ -26,3 +36,24 @@ export { parseRuntimeConfig } from "./lib/config/runtime_config.ts";
 export { StatusError } from "./lib/api/errors.ts";
 export type { Store } from "./lib/storage/store.ts";
 export type { ResourceDefinition } from "./lib/registry/definition.ts";
+
+// The client: configuration files, credential plugins, the authenticated fetch.
+export {
+  type ClientSettings,
+  type ConnectionOverrides,
+  defaultConfigSources,
+  ExecCredentialError,
+  ExecCredentialProvider,
+  type ExecCredentialStatus,
+  type Kubeconfig,
+  KubeconfigError,
+  loadKubeconfig,
+  resolveClientSettings,
+} from "./lib/kubeconfig/mod.ts";
+export {
+  ClientConnection,
+  ConnectionError,
+  type ConnectionOptions,
+  Discovery,
+  runPatchCommand,
+} from "./lib/client/mod.ts";

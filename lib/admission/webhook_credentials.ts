@@ -21,6 +21,7 @@
 
 import { dirname, isAbsolute, resolve } from "node:path";
 import { decodePem } from "../api/mod.ts";
+import { namedEntries, type NamedEntry } from "../kubeconfig/mod.ts";
 import { osReason, parseYamlConfig, quote } from "../config/mod.ts";
 import type { WebhookCredentials } from "./webhook/client.ts";
 
@@ -61,26 +62,22 @@ export async function readWebhookKubeconfig(path: string): Promise<WebhookKubeco
   const config = parseYamlConfig(text, "the file");
   if (!isObj(config)) throw new Error("expected a kubeconfig mapping");
   const users = new Map<string, WebhookCredentials>();
-  for (const [i, item] of list(config, "users").entries()) {
-    const at = `users[${i}]`;
-    if (!isObj(item)) throw new Error(`${at}: expected a mapping`);
-    const name = item.name;
-    if (typeof name !== "string" || name === "") throw new Error(`${at}.name: required`);
-    if (users.has(name)) throw new Error(`${at}.name: ${quote(name)} is given twice`);
-    const user = item.user ?? {};
-    if (!isObj(user)) throw new Error(`${at}.user: expected a mapping`);
-    users.set(name, await credentialsOf(user, `${at}.user`, base));
+  for (const entry of entries(config, "users", "user")) {
+    const at = entry.path.slice(0, -".user".length);
+    if (entry.name === "") throw new Error(`${at}.name: required`);
+    if (users.has(entry.name)) throw new Error(`${at}.name: ${quote(entry.name)} is given twice`);
+    users.set(entry.name, await credentialsOf(entry.value, entry.path, base));
   }
   let current: WebhookCredentials | undefined;
   const currentContext = config["current-context"];
   if (typeof currentContext === "string" && currentContext !== "") {
-    const context = list(config, "contexts").find((c) => isObj(c) && c.name === currentContext);
-    if (!isObj(context)) {
+    const context = entries(config, "contexts", "context").find((c) => c.name === currentContext);
+    if (!context) {
       throw new Error(
         `current-context: ${quote(currentContext)} is not the name of an entry of contexts`,
       );
     }
-    const userName = isObj(context.context) ? context.context.user : undefined;
+    const userName = context.value.user;
     if (typeof userName === "string" && userName !== "") {
       current = users.get(userName);
       if (!current) {
@@ -199,10 +196,13 @@ async function fileOrValue(
   return undefined;
 }
 
-function list(config: Obj, field: string): unknown[] {
-  const items = config[field] ?? [];
-  if (!Array.isArray(items)) throw new Error(`${field}: expected a list`);
-  return items;
+/** The kubeconfig's named list, its shape errors as plain Errors like the others here. */
+function entries(config: Obj, list: string, inner: string): NamedEntry[] {
+  try {
+    return namedEntries(config, list, inner);
+  } catch (err) {
+    throw new Error((err as Error).message);
+  }
 }
 
 function isObj(v: unknown): v is Obj {

@@ -32,6 +32,12 @@ export {
 } from "./service_account_tokens.ts";
 export { instrumentedAuthorizer } from "./instrumented_authorizer.ts";
 export { loadTokenFile, type TokenUser } from "./token_file.ts";
+export {
+  basicAuthenticator,
+  type BasicUser,
+  loadBasicAuthFile,
+  parseBasicAuthFile,
+} from "./basic_auth.ts";
 export { type TokenReviewer, tokenReviewer } from "./token_review.ts";
 export {
   ClientCAVerifier,

@@ -73,7 +73,7 @@ export async function loadTokenFile(path: string): Promise<Map<string, TokenUser
 }
 
 /** The fields of one CSV line, or an error message. */
-function splitCsvLine(line: string): string[] | string {
+export function splitCsvLine(line: string): string[] | string {
   const fields: string[] = [];
   let i = 0;
   while (true) {

@@ -23,9 +23,9 @@
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { parseDocument } from "yaml";
 import { osReason, quote } from "../config/mod.ts";
 import { decodePem } from "../api/mod.ts";
+import { type KubeconfigFile, type NamedEntry, parseKubeconfig } from "../kubeconfig/mod.ts";
 
 x509.cryptoProvider.set(crypto);
 
@@ -77,18 +77,16 @@ export async function connectionFromKubeconfig(path: string): Promise<WebhookCon
   } catch (err) {
     throw fail(`cannot read the file: ${osReason(err)}`);
   }
-  const doc = parseDocument(text);
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0];
-    const pos = e.linePos?.[0];
-    throw fail(`invalid YAML${pos ? ` at line ${pos.line}, column ${pos.col}` : ""}`);
+  let file: KubeconfigFile;
+  try {
+    file = parseKubeconfig(text, path);
+  } catch (err) {
+    throw fail((err as Error).message);
   }
-  const config = doc.toJS();
-  if (!isObj(config)) throw fail("expected a kubeconfig mapping");
 
   try {
-    const contexts = namedList(config, "contexts", "context");
-    const current = str(config, "current-context", "current-context");
+    const contexts = file.contexts;
+    const current = file.currentContext;
     let context: Named;
     if (current) {
       context = contexts.find((c) => c.name === current) ??
@@ -100,14 +98,14 @@ export async function connectionFromKubeconfig(path: string): Promise<WebhookCon
     }
     const clusterName = str(context.value, "cluster", `${context.path}.cluster`) ||
       oops(`${context.path}.cluster: required field is missing`);
-    const cluster = namedList(config, "clusters", "cluster").find((c) => c.name === clusterName) ??
+    const cluster = file.clusters.find((c) => c.name === clusterName) ??
       oops(
         `${context.path}.cluster: ${quote(clusterName)} is not the name of an entry of clusters`,
       );
     const userName = str(context.value, "user", `${context.path}.user`);
     let user: Named | undefined;
     if (userName) {
-      user = namedList(config, "users", "user").find((u) => u.name === userName) ??
+      user = file.users.find((u) => u.name === userName) ??
         oops(`${context.path}.user: ${quote(userName)} is not the name of an entry of users`);
     }
 
@@ -154,25 +152,7 @@ export async function inClusterConnection(
 // ---------------------------------------------------------------------------------------
 // Kubeconfig parts
 
-interface Named {
-  name: string;
-  value: Obj;
-  /** e.g. `clusters[0].cluster`. */
-  path: string;
-}
-
-/** `clusters`, `users` or `contexts`: entries `{name, <inner>: {...}}`. */
-function namedList(config: Obj, list: string, inner: string): Named[] {
-  const items = config[list] ?? [];
-  if (!Array.isArray(items)) oops(`${list}: expected a list`);
-  return items.map((item, i) => {
-    const at = `${list}[${i}]`;
-    if (!isObj(item)) oops(`${at}: expected a mapping`);
-    const value = item[inner] ?? {};
-    if (!isObj(value)) oops(`${at}.${inner}: expected a mapping`);
-    return { name: str(item, "name", `${at}.name`) ?? "", value, path: `${at}.${inner}` };
-  });
-}
+type Named = NamedEntry;
 
 function serverUrl(cluster: Named): string {
   const at = `${cluster.path}.server`;
@@ -325,10 +305,6 @@ function str(obj: Obj, key: string, at: string): string | undefined {
   if (v === undefined || v === null) return undefined;
   if (typeof v !== "string") oops(`${at}: expected a string`);
   return v;
-}
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 function utf8(text: string): Uint8Array {

@@ -109,6 +109,9 @@ export async function checkServerConfig(cfg: ServerConfig, naming: FieldNaming):
   if (cfg.tokenAuthFile !== undefined) {
     await checkReadableFile(cfg.tokenAuthFile, where("tokenAuthFile"), shown("tokenAuthFile"));
   }
+  if (cfg.basicAuthFile !== undefined) {
+    await checkReadableFile(cfg.basicAuthFile, where("basicAuthFile"), shown("basicAuthFile"));
+  }
   for (
     const field of [
       "authenticationConfig",

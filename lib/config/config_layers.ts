@@ -88,6 +88,7 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "tlsCertFile":
     case "tlsPrivateKeyFile":
     case "tokenAuthFile":
+    case "basicAuthFile":
     case "authenticationConfig":
     case "authorizationConfig":
     case "admissionControlConfigFile":

@@ -98,6 +98,14 @@ export const FLAGS: readonly FlagSpec[] = [
     help: 'Static bearer tokens, one per line as CSV: token,user,uid,"group1,group2".',
   },
   {
+    name: "basic-auth-file",
+    field: "basicAuthFile",
+    kind: "path",
+    help: "Basic credentials (off without it), one per line as CSV: " +
+      'password,user,uid,"group1,group2". For clients that sign in with a user name and ' +
+      "password (platform patch --username/--password).",
+  },
+  {
     name: "client-ca-file",
     field: "clientCAFile",
     kind: "path",

@@ -60,6 +60,7 @@ Deno.test("every flag but --config has a config-file field and help text", () =>
     "tls-private-key-file",
     "tls-san",
     "token-auth-file",
+    "basic-auth-file",
     "client-ca-file",
     "authentication-config",
     "kubernetes-group-names",

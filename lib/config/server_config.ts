@@ -88,6 +88,7 @@ export async function loadServerConfig(
     tlsPrivateKeyFile: pick("tlsPrivateKeyFile"),
     tlsSANs: pick("tlsSANs") ?? [],
     tokenAuthFile: pick("tokenAuthFile"),
+    basicAuthFile: pick("basicAuthFile"),
     authenticationConfig: pick("authenticationConfig"),
     anonymousAuth: pick("anonymousAuth"),
     kubernetesGroupNames: pick("kubernetesGroupNames") ?? DEFAULTS.kubernetesGroupNames,

@@ -51,6 +51,8 @@ export interface ServerConfig {
   /** Extra serving-certificate names, normalized (IPs canonical, DNS names lower-case). */
   tlsSANs: string[];
   tokenAuthFile?: string;
+  /** Basic credentials (`--basic-auth-file`); off without it. */
+  basicAuthFile?: string;
   /** AuthenticationConfiguration file (JWT issuers, anonymous access). */
   authenticationConfig?: string;
   /** The legacy anonymous switch, when set by a flag or the file (else anonymous is off, or

@@ -18,6 +18,30 @@ export class GoFloat {
   constructor(readonly value: number) {}
 }
 
+/** An integer the template engine made (a literal, a `len`): Go's `int`, or `uint8` for a byte. */
+export class GoInt {
+  constructor(readonly value: number, readonly type: "int" | "uint8" = "int") {}
+}
+
+/** Go's invalid `reflect.Value`: a missing map key or field, printed `<no value>` by templates. */
+export const NO_VALUE: unique symbol = Symbol("no value");
+
+/** The Go type name of a JSON-decoded value as kubectl holds it (`%T`). */
+export function goTypeName(v: unknown): string {
+  if (v === null || v === undefined || v === NO_VALUE) return "<nil>";
+  if (v instanceof GoFloat) return "float64";
+  if (v instanceof GoInt) return v.type;
+  switch (typeof v) {
+    case "string":
+      return "string";
+    case "number":
+      return isGoInt(v) ? "int64" : "float64";
+    case "boolean":
+      return "bool";
+  }
+  return Array.isArray(v) ? "[]interface {}" : "map[string]interface {}";
+}
+
 /** Whether kubectl would hold `n` as an int64 (rather than a float64). */
 export function isGoInt(n: number): boolean {
   return Number.isInteger(n) && Math.abs(n) < 2 ** 63 && !Object.is(n, -0);
@@ -46,8 +70,9 @@ export function goNumber(n: number): string {
 
 /** `fmt.Sprint(v)`: Go's `%v` of a JSON-decoded value. */
 export function goPrint(v: unknown): string {
-  if (v === null || v === undefined) return "<nil>";
+  if (v === null || v === undefined || v === NO_VALUE) return "<nil>";
   if (v instanceof GoFloat) return goFloat(v.value);
+  if (v instanceof GoInt) return String(v.value);
   switch (typeof v) {
     case "string":
       return v;
@@ -64,8 +89,11 @@ export function goPrint(v: unknown): string {
 
 /** `fmt.Sprintf("%#v", v)` of a JSON-decoded value (the top-level nil prints `<nil>`). */
 export function goSharpV(v: unknown, nested = false): string {
-  if (v === null || v === undefined) return nested ? "interface {}(nil)" : "<nil>";
+  if (v === null || v === undefined || v === NO_VALUE) {
+    return nested ? "interface {}(nil)" : "<nil>";
+  }
   if (v instanceof GoFloat) return goFloat(v.value);
+  if (v instanceof GoInt) return v.type === "uint8" ? `0x${v.value.toString(16)}` : String(v.value);
   switch (typeof v) {
     case "string":
       return goQuote(v);
@@ -128,9 +156,33 @@ export function goQuote(s: string): string {
  * value: map keys sorted, and `<`, `>`, `&`, U+2028 and U+2029 escaped as Go does.
  */
 export function goJson(v: unknown, opts: { indent?: boolean } = {}): string {
-  const text = JSON.stringify(sortDeep(v), null, opts.indent ? 4 : undefined) ?? "null";
-  // These characters can only occur inside JSON strings, so a plain replace is safe.
-  return text.replace(
+  return jsonValue(v, opts.indent ? "\n" : "");
+}
+
+/** Writes keys in Go's order (a rebuilt object would put integer-like keys first). */
+function jsonValue(v: unknown, newline: string): string {
+  if (v instanceof GoFloat || v instanceof GoInt) return JSON.stringify(v.value);
+  if (v === null || v === undefined || v === NO_VALUE) return "null";
+  const inner = newline ? newline + "    " : "";
+  if (Array.isArray(v)) {
+    if (v.length === 0) return "[]";
+    return `[${inner}${v.map((e) => jsonValue(e, inner)).join("," + inner)}${newline}]`;
+  }
+  if (typeof v === "object") {
+    const obj = v as Record<string, unknown>;
+    const keys = sortedKeys(obj);
+    if (keys.length === 0) return "{}";
+    const sep = newline ? ": " : ":";
+    const entries = keys.map((k) => jsonString(k) + sep + jsonValue(obj[k], inner));
+    return `{${inner}${entries.join("," + inner)}${newline}}`;
+  }
+  if (typeof v === "string") return jsonString(v);
+  return JSON.stringify(v);
+}
+
+/** A JSON string as Go writes it: `<`, `>`, `&`, U+2028 and U+2029 escaped too. */
+function jsonString(s: string): string {
+  return JSON.stringify(s).replace(
     /[<>&\u2028\u2029]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );
@@ -139,14 +191,4 @@ export function goJson(v: unknown, opts: { indent?: boolean } = {}): string {
 /** Go sorts map keys by their bytes; for the keys objects carry, code-unit order agrees. */
 export function sortedKeys(obj: Record<string, unknown>): string[] {
   return Object.keys(obj).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-}
-
-function sortDeep(v: unknown): unknown {
-  if (v instanceof GoFloat) return v.value;
-  if (Array.isArray(v)) return v.map(sortDeep);
-  if (v === null || typeof v !== "object") return v;
-  const obj = v as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const k of sortedKeys(obj)) out[k] = sortDeep(obj[k]);
-  return out;
 }

@@ -81,6 +81,14 @@ export function columnValue(jsonPath: string, obj: unknown): unknown {
   return sets[0]?.[0];
 }
 
+/**
+ * The text client-go prints for one value: what a printer column of type `string` shows for
+ * its value (maps and arrays as compact JSON, numbers as Go prints them).
+ */
+export function jsonPathValueText(value: unknown): string {
+  return printValue(value);
+}
+
 /** Go's invalid `reflect.Value`: what a `{range}` body sees for a nil or absent value. */
 const NO_VALUE = Symbol("no value");
 type Value = unknown;

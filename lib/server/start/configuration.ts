@@ -8,8 +8,10 @@
 import {
   AuthenticationConfigReloader,
   type AuthorizationConfig,
+  type BasicUser,
   connectionFromKubeconfig,
   loadAuthorizationConfig,
+  loadBasicAuthFile,
   loadTokenFile,
   SERVICE_ACCOUNT_ISSUER,
   type TokenUser,
@@ -72,6 +74,8 @@ export interface Configuration {
   servedBuiltins(serviceAllocator?: ServiceAllocator): ResourceDefinition[];
   /** `--token-auth-file`. */
   staticTokens?: Map<string, TokenUser>;
+  /** `--basic-auth-file`: users by name, with their passwords. */
+  basicUsers?: Map<string, BasicUser>;
   /** `--encryption-provider-config`: what the file store encrypts at rest. */
   encryption?: EncryptionTransformer;
   /** `--authentication-config`, re-read when it changes (registered in `resources`). */
@@ -141,6 +145,7 @@ export async function loadConfiguration(
   // Checked here, before anything is written; built again with the store's allocator.
   servedBuiltins();
   const staticTokens = opts.tokenAuthFile ? await loadTokenFile(opts.tokenAuthFile) : undefined;
+  const basicUsers = opts.basicAuthFile ? await loadBasicAuthFile(opts.basicAuthFile) : undefined;
   const encryption = opts.encryptionProviderConfigFile
     ? new EncryptionTransformer(await loadEncryptionConfig(opts.encryptionProviderConfigFile))
     : undefined;
@@ -179,6 +184,7 @@ export async function loadConfiguration(
     rbacPolicy,
     servedBuiltins,
     staticTokens,
+    basicUsers,
     encryption,
     authentication,
     admission,

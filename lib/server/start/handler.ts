@@ -5,6 +5,7 @@
  */
 
 import {
+  basicAuthenticator,
   clientCertificateAuthenticator,
   ServiceAccountTokens,
   tokenAuthenticator,
@@ -82,6 +83,7 @@ export async function buildRequestHandler(
     // Certificates first, as kube's x509 authenticator comes before tokens.
     ...(front ? [clientCertificateAuthenticator(front.clientOf)] : []),
     tokenAuthenticator(credentials.tokens),
+    ...(config.basicUsers ? [basicAuthenticator(config.basicUsers)] : []),
     serviceAccountTokens.authenticator(lookupServiceAccount),
     // JWT issuers last: each skips tokens of other issuers after one decode.
     ...(authnConfig ? [authnConfig] : []),

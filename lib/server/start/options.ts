@@ -42,6 +42,8 @@ export interface StartOptions {
   tlsPrivateKeyFile?: string;
   tlsSANs?: string[];
   tokenAuthFile?: string;
+  /** `--basic-auth-file`: users who sign in with a password (HTTP basic). */
+  basicAuthFile?: string;
   /** CA bundle that verifies client certificates (`--client-ca-file`); turns on clientCertAuth. */
   clientCAFile?: string;
   /** An AuthenticationConfiguration file (`--authentication-config`): JWT issuers and
