@@ -134,15 +134,17 @@ function formatArg(arg: unknown, spec: Spec): string {
   return formatValue(arg, spec);
 }
 
-function formatValue(v: unknown, spec: Spec): string {
+function formatValue(v: unknown, spec: Spec, nested = false): string {
+  // Inside a map or slice Go prints a nil element as <nil> whatever the verb.
   if (v === null || v === NO_VALUE) {
-    return spec.verb === "v" ? pad("<nil>", spec) : `%!${spec.verb}(<nil>)`;
+    return spec.verb === "v" || nested ? pad("<nil>", spec) : `%!${spec.verb}(<nil>)`;
   }
-  if (Array.isArray(v)) return `[${v.map((e) => formatValue(e, spec)).join(" ")}]`;
+  if (Array.isArray(v)) return `[${v.map((e) => formatValue(e, spec, true)).join(" ")}]`;
   if (typeof v === "object" && !(v instanceof GoFloat) && !(v instanceof GoInt)) {
     const obj = v as Record<string, unknown>;
     return `map[${
-      sortedKeys(obj).map((k) => `${formatValue(k, spec)}:${formatValue(obj[k], spec)}`).join(" ")
+      sortedKeys(obj).map((k) => `${formatValue(k, spec, true)}:${formatValue(obj[k], spec, true)}`)
+        .join(" ")
     }]`;
   }
   if (typeof v === "boolean") {
