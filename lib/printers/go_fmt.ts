@@ -327,8 +327,11 @@ function quoteRune(n: number): string {
   };
   if (special[n]) return `'${special[n]}'`;
   if (n < 0x20 || n === 0x7f) return `'\\x${n.toString(16).padStart(2, "0")}'`;
-  if (n > 0x10ffff || (n >= 0xd800 && n < 0xe000)) return "'\uFFFD'";
-  return `'${String.fromCodePoint(n)}'`;
+  if (n < 0 || n > 0x10ffff || (n >= 0xd800 && n < 0xe000)) return "'\uFFFD'";
+  const ch = String.fromCodePoint(n);
+  if (ch === " " || /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(ch)) return `'${ch}'`;
+  const hex = n.toString(16);
+  return n <= 0xffff ? `'\\u${hex.padStart(4, "0")}'` : `'\\U${hex.padStart(8, "0")}'`;
 }
 
 function pad(s: string, spec: Spec): string {
