@@ -93,9 +93,19 @@ class Emitter {
       const keyIndent = where === "top" ? 0 : indent + 2;
       keys.forEach((k, i) => {
         if (!(where === "item" && i === 0)) this.indent(keyIndent);
-        this.scalar(k, keyIndent, true);
-        this.write(":");
-        this.node(obj[k], keyIndent, "value");
+        if (isSimpleKey(k)) {
+          this.scalar(k, keyIndent, true);
+          this.write(":");
+          this.node(obj[k], keyIndent, "value");
+        } else {
+          // go-yaml writes a multi-line or long key as an explicit `? key` / `: value` pair,
+          // the value starting on the `:` line as a sequence item would.
+          this.write("? ");
+          this.scalar(k, keyIndent + 2, false);
+          this.indent(keyIndent);
+          this.write(": ");
+          this.node(obj[k], keyIndent, "item");
+        }
       });
       return;
     }
@@ -231,6 +241,11 @@ class Emitter {
       }
     }
   }
+}
+
+/** go-yaml's `check_simple_key` for a string key: one line, at most 128 bytes. */
+function isSimpleKey(k: string): boolean {
+  return !analyze(k).multiline && new TextEncoder().encode(k).length <= 128;
 }
 
 function yamlNumber(n: number): string {
