@@ -18,7 +18,8 @@ import { goFloat, isGoInt } from "./go_value.ts";
 export function kubectlYaml(value: unknown): string {
   const e = new Emitter();
   e.node(foldNextLines(value), 0, "top");
-  return e.out + "\n";
+  // A literal block at the very end has already ended its line.
+  return e.out.endsWith("\n") ? e.out : e.out + "\n";
 }
 
 /**
