@@ -172,6 +172,9 @@ const CASES: Case[] = [
   ],
   ["list", "go-template-file=FILE:{{range .items}}{{.metadata.name}}\n{{end}}"],
   ["list", "templatefile=FILE:{{len .items}} {{.kind}}"],
+  ["configmap", "go-template={{with .metadata.name}}{{.x}}{{end}}"],
+  ["list", "go-template={{range .items}}{{.metadata.name.x}}{{end}}"],
+  ["service", 'go-template={{printf "%.0f %.1f %q %#x" 2.5 0.25 "a\\u00a0b" "hi"}}'],
   ["configmap", "go-template-file=/nonexistent/printers-template"],
   ["configmap", "jsonpath-file=/nonexistent/printers-template"],
 ];

@@ -134,15 +134,17 @@ function formatArg(arg: unknown, spec: Spec): string {
   return formatValue(arg, spec);
 }
 
-function formatValue(v: unknown, spec: Spec): string {
+function formatValue(v: unknown, spec: Spec, nested = false): string {
+  // Inside a map or slice Go prints a nil element as <nil> whatever the verb.
   if (v === null || v === NO_VALUE) {
-    return spec.verb === "v" ? pad("<nil>", spec) : `%!${spec.verb}(<nil>)`;
+    return spec.verb === "v" || nested ? pad("<nil>", spec) : `%!${spec.verb}(<nil>)`;
   }
-  if (Array.isArray(v)) return `[${v.map((e) => formatValue(e, spec)).join(" ")}]`;
+  if (Array.isArray(v)) return `[${v.map((e) => formatValue(e, spec, true)).join(" ")}]`;
   if (typeof v === "object" && !(v instanceof GoFloat) && !(v instanceof GoInt)) {
     const obj = v as Record<string, unknown>;
     return `map[${
-      sortedKeys(obj).map((k) => `${formatValue(k, spec)}:${formatValue(obj[k], spec)}`).join(" ")
+      sortedKeys(obj).map((k) => `${formatValue(k, spec, true)}:${formatValue(obj[k], spec, true)}`)
+        .join(" ")
     }]`;
   }
   if (typeof v === "boolean") {
@@ -155,8 +157,9 @@ function formatValue(v: unknown, spec: Spec): string {
   return formatFloat(v instanceof GoFloat ? v.value : v as number, v, spec);
 }
 
+/** Go's `%!d(string=x)`: the value printed with `%v` and the verb's width and precision. */
 function badVerb(v: unknown, spec: Spec): string {
-  return `%!${spec.verb}(${goTypeName(v)}=${goPrint(v)})`;
+  return `%!${spec.verb}(${goTypeName(v)}=${formatValue(v, { ...spec, verb: "v" }, true)})`;
 }
 
 function formatString(s: string, spec: Spec): string {
@@ -249,10 +252,39 @@ function formatFloat(f: number, original: unknown, spec: Spec): string {
     case "F":
       body = toFixedEven(abs, spec.precision ?? 6);
       break;
+    case "x":
+    case "X":
+      if (spec.precision !== undefined) return badVerb(original, spec); // not supported
+      body = hexFloat(abs);
+      if (spec.verb === "X") body = body.toUpperCase();
+      break;
     default:
       return badVerb(original, spec);
   }
   return padNumber(sign, body, spec);
+}
+
+/** `%x` of a float64: `0x1.8p+00`, the shortest hexadecimal mantissa. */
+function hexFloat(abs: number): string {
+  if (abs === 0) return "0x0p+00";
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, abs);
+  const bits = view.getBigUint64(0);
+  let exp = Number((bits >> 52n) & 0x7ffn);
+  let mantissa = bits & ((1n << 52n) - 1n);
+  if (exp === 0) {
+    // A subnormal: shift until the leading 1 sits where a normal number's implicit one is.
+    exp = 1;
+    while ((mantissa & (1n << 52n)) === 0n) {
+      mantissa <<= 1n;
+      exp--;
+    }
+    mantissa &= (1n << 52n) - 1n;
+  }
+  const e = exp - 1023;
+  const fraction = mantissa.toString(16).padStart(13, "0").replace(/0+$/, "");
+  const sign = e < 0 ? "-" : "+";
+  return `0x1${fraction ? "." + fraction : ""}p${sign}${String(Math.abs(e)).padStart(2, "0")}`;
 }
 
 /** `%.Ng`: N significant digits, %e form when the exponent is < -4 or >= N. */
@@ -323,10 +355,14 @@ function quoteRune(n: number): string {
     39: "\\'",
     92: "\\\\",
   };
+  // Not a valid rune: Go quotes the replacement character.
+  if (n < 0 || n > 0x10ffff || (n >= 0xd800 && n < 0xe000)) return "'\uFFFD'";
   if (special[n]) return `'${special[n]}'`;
   if (n < 0x20 || n === 0x7f) return `'\\x${n.toString(16).padStart(2, "0")}'`;
-  if (n > 0x10ffff || (n >= 0xd800 && n < 0xe000)) return "'\uFFFD'";
-  return `'${String.fromCodePoint(n)}'`;
+  const ch = String.fromCodePoint(n);
+  if (ch === " " || /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(ch)) return `'${ch}'`;
+  const hex = n.toString(16);
+  return n <= 0xffff ? `'\\u${hex.padStart(4, "0")}'` : `'\\U${hex.padStart(8, "0")}'`;
 }
 
 function pad(s: string, spec: Spec): string {

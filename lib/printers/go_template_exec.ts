@@ -37,6 +37,9 @@ export interface ExecResult {
   error?: TemplateExecError;
 }
 
+/** Go's `missingVal`: no previous command in the pipeline (unlike a previous result of no value). */
+const NO_FINAL = Symbol("no final value");
+
 class Break {}
 class Continue {}
 
@@ -245,7 +248,7 @@ class State {
 
   private evalPipeline(dot: unknown, pipe: Pipe): unknown {
     this.at(pipe);
-    let value: unknown = NO_VALUE;
+    let value: unknown = NO_FINAL;
     for (const cmd of pipe.cmds) {
       value = this.evalCommand(dot, cmd, value);
       // A nil interface{} is dug into: it becomes "no value".
@@ -292,7 +295,7 @@ class State {
   }
 
   private notAFunction(args: Arg[], final: unknown): void {
-    if (args.length > 1 || final !== NO_VALUE) {
+    if (args.length > 1 || final !== NO_FINAL) {
       this.errorf(`can't give argument to non-function ${nodeString(args[0])}`);
     }
   }
@@ -344,7 +347,7 @@ class State {
     final: unknown,
   ): unknown {
     for (let i = 0; i < idents.length - 1; i++) {
-      receiver = this.evalField(idents[i], [], NO_VALUE, receiver, i === 0 ? iface : true);
+      receiver = this.evalField(idents[i], [], NO_FINAL, receiver, i === 0 ? iface : true);
     }
     return this.evalField(
       idents[idents.length - 1],
@@ -374,7 +377,7 @@ class State {
       const type = iface ? "interface {}" : goTypeName(receiver);
       this.errorf(`can't evaluate field ${name} in type ${type}`);
     }
-    if (args.length > 1 || final !== NO_VALUE) {
+    if (args.length > 1 || final !== NO_FINAL) {
       this.errorf(`${name} is not a method but has arguments`);
     }
     const map = receiver as Record<string, unknown>;
@@ -394,7 +397,7 @@ class State {
     const fn = TEMPLATE_FUNCS.get(node.name);
     if (!fn) this.errorf(`"${node.name}" is not a defined function`);
     const given = args.slice(1);
-    const count = given.length + (final !== NO_VALUE ? 1 : 0);
+    const count = given.length + (final !== NO_FINAL ? 1 : 0);
     const fixed = fn.params.length;
     if (fn.variadic ? count < fixed : count !== fixed) {
       this.errorf(
@@ -410,11 +413,11 @@ class State {
         v = this.evalArg(dot, "value", a);
         if (truth(v) === (node.name === "or")) return v;
       }
-      if (final !== NO_VALUE) v = final;
+      if (final !== NO_FINAL) v = final;
       return v;
     }
     const argv = given.map((a, i) => this.evalArg(dot, kindAt(i), a));
-    if (final !== NO_VALUE) argv.push(this.validate(final, kindAt(argv.length)));
+    if (final !== NO_FINAL) argv.push(this.validate(final, kindAt(argv.length)));
     try {
       return fn.call(argv);
     } catch (e) {
@@ -433,15 +436,15 @@ class State {
         if (kind === "string") this.errorf("cannot assign nil to string");
         return null;
       case "field":
-        return this.validate(this.evalFieldNode(dot, n, [n], NO_VALUE), kind);
+        return this.validate(this.evalFieldNode(dot, n, [n], NO_FINAL), kind);
       case "variable":
-        return this.validate(this.evalVariable(n, [n], NO_VALUE), kind);
+        return this.validate(this.evalVariable(n, [n], NO_FINAL), kind);
       case "pipe":
         return this.validate(this.evalPipeline(dot, n), kind);
       case "identifier":
-        return this.validate(this.evalFunction(dot, n, n, [n], NO_VALUE), kind);
+        return this.validate(this.evalFunction(dot, n, n, [n], NO_FINAL), kind);
       case "chain":
-        return this.validate(this.evalChain(dot, n, [n], NO_VALUE), kind);
+        return this.validate(this.evalChain(dot, n, [n], NO_FINAL), kind);
     }
     if (kind === "string") {
       if (n.type === "string") return n.value;

@@ -69,24 +69,31 @@ const BAD_COMPARISON = "incompatible types for comparison";
 
 function eq(a: unknown, ...bs: unknown[]): boolean {
   if (bs.length === 0) throw new FuncError("missing argument for comparison");
-  const k1 = basicKind(a);
+  // Go's basicKind: maps, slices and missing values are all of the "invalid" kind.
+  const kind = (v: unknown) => (basicKind(v) === "other" ? "invalid" : basicKind(v));
+  const valid = (v: unknown) => v !== NO_VALUE && v !== null;
+  const k1 = kind(a);
   for (const b of bs) {
-    const k2 = basicKind(b);
+    const k2 = kind(b);
     const ints = (k1 === "int" || k1 === "uint") && (k2 === "int" || k2 === "uint");
     if (k1 !== k2 && !ints) {
-      if (k1 !== "invalid" && k2 !== "invalid") throw new FuncError(BAD_COMPARISON);
+      if (valid(a) && valid(b)) throw new FuncError(BAD_COMPARISON);
       continue;
     }
-    if (k1 === "other") {
-      throw new FuncError(goSprintf("non-comparable type %s: %v", [a, goTypeName(a)]));
+    if (k1 === "invalid") {
+      // A missing value equals only another missing value.
+      if (!valid(a) || !valid(b)) {
+        if (!valid(a) && !valid(b)) return true;
+        continue;
+      }
+      if (goTypeName(a) !== goTypeName(b)) {
+        throw new FuncError(
+          goSprintf("non-comparable types %s: %v, %s: %v", [a, goTypeName(a), goTypeName(b), b]),
+        );
+      }
+      throw new FuncError(goSprintf("non-comparable type %s: %v", [b, goTypeName(b)]));
     }
-    if (
-      k1 === "invalid"
-        ? true
-        : (k1 === "int" || k1 === "uint" || k1 === "float" ? num(a) === num(b) : a === b)
-    ) {
-      return true;
-    }
+    if (k1 === "int" || k1 === "uint" || k1 === "float" ? num(a) === num(b) : a === b) return true;
   }
   return false;
 }

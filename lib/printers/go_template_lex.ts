@@ -30,6 +30,8 @@ export type ItemType =
   | "declare"
   | "assign"
   | "comma"
+  | "punct"
+  | "error"
   | "eof";
 
 export interface Item {
@@ -62,9 +64,23 @@ export class TemplateSyntaxError extends Error {
 
 const TRIM = /^[ \t\r\n]/;
 
-/** Splits a template into items, ending with an `eof` item. */
+/**
+ * Splits a template into items, ending with an `eof` item, or with an `error` item where the
+ * lexer gave up: like Go's lexer, which the parser drives, a lexing error only surfaces when
+ * the parser reaches it, so an earlier parse error wins.
+ */
 export function lexTemplate(input: string): Item[] {
   const items: Item[] = [];
+  try {
+    lexInto(input, items);
+  } catch (e) {
+    if (!(e instanceof TemplateSyntaxError)) throw e;
+    items.push({ type: "error", value: e.message, pos: input.length, line: e.line });
+  }
+  return items;
+}
+
+function lexInto(input: string, items: Item[]): void {
   let pos = 0;
   let line = 1;
   const lineAt = (p: number) => line + count(input.slice(pos, p), "\n");
@@ -110,7 +126,6 @@ export function lexTemplate(input: string): Item[] {
   }
   if (pos < input.length) emit("text", pos, input.length, line);
   items.push({ type: "eof", value: "", pos: input.length, line: lineAt(input.length) });
-  return items;
 }
 
 /** The inside of an action, up to and including `}}` (or ` -}}`). */
@@ -208,8 +223,10 @@ function lexInside(
       emit("variable", pos, end);
       pos = end;
     } else if (c === ".") {
-      if (/[0-9]/.test(input[pos + 1] ?? "")) pos = scanNumber(input, pos, line, emit);
-      else {
+      // As in Go, a "." at the very end lexes as a (bad) number.
+      if (pos + 1 >= input.length || /[0-9]/.test(input[pos + 1])) {
+        pos = scanNumber(input, pos, line, emit);
+      } else {
         const end = scanWord(input, pos + 1, line);
         emit(end === pos + 1 ? "dot" : "field", pos, end);
         pos = end;
@@ -231,6 +248,10 @@ function lexInside(
         end,
       );
       pos = end;
+    } else if (c >= " " && c <= "~") {
+      // Other printable ASCII is an item of its own, which the parser then rejects.
+      emit("punct", pos, pos + 1);
+      pos++;
     } else {
       throw new TemplateSyntaxError(`unrecognized character in action: ${goRune(c)}`, line);
     }
@@ -250,8 +271,39 @@ function scanWord(input: string, pos: number, line = 0): number {
   return pos;
 }
 
-const NUMBER =
-  /^[+-]?(0[xX][0-9a-fA-F_]+(\.[0-9a-fA-F_]*)?([pP][+-]?\d+)?|0[bB][01_]+|0[oO]?[0-7_]+|(\d[\d_]*)?\.?\d*([eE][+-]?\d+)?)i?/;
+/** Go's `scanNumber`: the end of a number at `pos`, or -1 (just past the bad character). */
+function scanGoNumber(input: string, pos: number): { end: number; ok: boolean } {
+  const accept = (chars: string) => {
+    if (pos < input.length && chars.includes(input[pos])) {
+      pos++;
+      return true;
+    }
+    return false;
+  };
+  const acceptRun = (chars: string) => {
+    while (pos < input.length && chars.includes(input[pos])) pos++;
+  };
+  accept("+-");
+  let digits = "0123456789_";
+  if (accept("0")) {
+    if (accept("xX")) digits = "0123456789abcdefABCDEF_";
+    else if (accept("oO")) digits = "01234567_";
+    else if (accept("bB")) digits = "01_";
+  }
+  acceptRun(digits);
+  if (accept(".")) acceptRun(digits);
+  if (digits.length === 11 && accept("eE")) {
+    accept("+-");
+    acceptRun("0123456789_");
+  }
+  if (digits.length === 23 && accept("pP")) {
+    accept("+-");
+    acceptRun("0123456789_");
+  }
+  accept("i");
+  if (pos < input.length && /[\p{L}\p{Nd}_]/u.test(input[pos])) return { end: pos + 1, ok: false };
+  return { end: pos, ok: true };
+}
 
 function scanNumber(
   input: string,
@@ -259,21 +311,14 @@ function scanNumber(
   line: number,
   emit: (type: ItemType, from: number, to: number) => void,
 ): number {
-  const m = NUMBER.exec(input.slice(pos));
-  const len = m ? m[0].length : 0;
-  const end = pos + len;
-  if (
-    len === 0 || /^[+-]?$/.test(input.slice(pos, end)) || /[\p{L}\p{Nd}_.]/u.test(input[end] ?? "")
-  ) {
-    let bad = end;
-    while (bad < input.length && /[\p{L}\p{Nd}_.+-]/u.test(input[bad])) bad++;
-    throw new TemplateSyntaxError(
-      `bad number syntax: "${input.slice(pos, Math.max(bad, pos + 1))}"`,
-      line,
-    );
+  const r = scanGoNumber(input, pos);
+  if (!r.ok || input[r.end] === "+" || input[r.end] === "-") {
+    // A sign after a number would start a complex number, which we do not support.
+    const end = r.ok ? scanGoNumber(input, r.end).end : r.end;
+    throw new TemplateSyntaxError(`bad number syntax: "${input.slice(pos, end)}"`, line);
   }
-  emit("number", pos, end);
-  return end;
+  emit("number", pos, r.end);
+  return r.end;
 }
 
 function count(s: string, ch: string): number {

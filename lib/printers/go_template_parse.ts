@@ -64,6 +64,21 @@ export interface ControlNode {
   elseList?: ListNode;
 }
 
+/** The items a command can start with; anything else is "unexpected … in <context>". */
+const STARTS_COMMAND = new Set<Item["type"]>([
+  "bool",
+  "char",
+  "dot",
+  "field",
+  "identifier",
+  "number",
+  "nil",
+  "rawString",
+  "string",
+  "variable",
+  "leftParen",
+]);
+
 /** A parsed template set: the main template and those `define`d or `block`ed in it. */
 export type Templates = Map<string, ListNode>;
 
@@ -92,7 +107,9 @@ class Parser {
     return this.items[this.i];
   }
   private next(): Item {
-    return this.items[this.i++];
+    const it = this.items[this.i++];
+    if (it.type === "error") throw new TemplateSyntaxError(it.value, it.line);
+    return it;
   }
   private nextNonSpace(): Item {
     let it = this.next();
@@ -100,12 +117,13 @@ class Parser {
     return it;
   }
   private peekNonSpace(): Item {
-    const at = this.i;
-    const it = this.nextNonSpace();
-    this.i = at;
-    return it;
+    let at = this.i;
+    while (this.items[at].type === "space") at++;
+    return this.items[at];
   }
   private fail(message: string, item = this.items[Math.max(this.i - 1, 0)]): never {
+    // A lexing error stands for itself wherever the parser meets it.
+    if (item?.type === "error") throw new TemplateSyntaxError(item.value, item.line);
     throw new TemplateSyntaxError(message, item.line);
   }
 
@@ -129,12 +147,18 @@ class Parser {
       if (word.type === "keyword") {
         switch (word.value) {
           case "end":
-          case "else":
+          case "else": {
             this.nextNonSpace();
+            // The action is closed first (`{{else if …}}` excepted), as Go does.
+            const next = this.peekNonSpace();
+            const elseIf = word.value === "else" && next.type === "keyword" &&
+              (next.value === "if" || next.value === "with");
+            if (!elseIf) this.expect("rightDelim", word.value);
             if (top) this.fail(`unexpected {{${word.value}}}`, word);
             list.stop = word.value;
             list.stopItem = word;
             return list;
+          }
           case "define":
             if (!top) this.fail("unexpected <define> in command", word);
             this.nextNonSpace();
@@ -154,7 +178,6 @@ class Parser {
     this.vars = ["$"];
     const body = this.parseList(templates, false);
     if (body.stop !== "end") this.fail("unexpected {{else}}", body.stopItem);
-    this.expect("rightDelim", "end");
     this.vars = saved;
     templates.set(name, { type: "list", nodes: body.nodes });
   }
@@ -207,12 +230,10 @@ class Parser {
           elseList,
         };
       }
-      this.expect("rightDelim", "else");
       const rest = this.parseList(templates, false);
       if (rest.stop !== "end") this.fail("expected end; found {{else}}", rest.stopItem);
       elseList = { type: "list", nodes: rest.nodes };
     }
-    this.expect("rightDelim", "end");
     this.vars.length = mark;
     return { type: kind, pos: pipe.pos, pipe, list: { type: "list", nodes: body.nodes }, elseList };
   }
@@ -229,7 +250,6 @@ class Parser {
       this.vars = ["$"];
       const body = this.parseList(templates, false);
       if (body.stop !== "end") this.fail("unexpected {{else}}", body.stopItem);
-      this.expect("rightDelim", "end");
       this.vars = saved;
       templates.set(name, { type: "list", nodes: body.nodes });
     }
@@ -289,7 +309,7 @@ class Parser {
         });
         return pipe;
       }
-      if (it.type === "eof") this.fail(`unclosed action`, it);
+      if (!STARTS_COMMAND.has(it.type)) this.fail(`unexpected ${describe(it)} in ${context}`, it);
       pipe.cmds.push(this.command(end));
     }
   }

@@ -150,6 +150,10 @@ Deno.test("go-template: printf follows Go's fmt", () => {
   );
   assertEquals(f("%5.2v|%.3s|%x", 1.5, "demo", "hi"), "  1.5|dem|6869");
   assertEquals(f("%v %.2f", new GoFloat(1), new GoFloat(2)), "1 2.00");
+  // Checked with kubectl: hex floats, ties rounded to even, bad verbs keep width, invalid runes.
+  assertEquals(f("%x|%X|%x", 1.5, 3.5, 1e20), "0x1.8p+00|0X1.CP+01|0x1.5af1d78b58c4p+66");
+  assertEquals(f("%.0f|%.1f|%.0e", 2.5, 0.25, 2.5), "2|0.2|2e+00");
+  assertEquals(f("%5.1f|%q", "0x1F", -5), "%!f(string=    0)|'\uFFFD'");
 });
 
 Deno.test("go-template: missing keys fail with Go's message when not allowed", () => {

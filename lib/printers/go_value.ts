@@ -108,6 +108,9 @@ export function goSharpV(v: unknown, nested = false): string {
   return `map[string]interface {}{${entries.join(", ")}}`;
 }
 
+/** Go's `unicode.IsPrint` (letters, marks, numbers, punctuation, symbols; space apart). */
+const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
+
 /** Go's `strconv.Quote`: printable characters kept, the rest escaped Go's way. */
 export function goQuote(s: string): string {
   let out = '"';
@@ -143,10 +146,9 @@ export function goQuote(s: string): string {
         continue;
     }
     if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, "0")}`;
-    else if (c >= 0x80 && c < 0xa0) out += `\\u${c.toString(16).padStart(4, "0")}`;
-    else if (c === 0x2028 || c === 0x2029 || (c >= 0xd800 && c < 0xe000)) {
-      out += `\\u${c.toString(16).padStart(4, "0")}`;
-    } else out += ch;
+    else if (ch === " " || PRINTABLE.test(ch)) out += ch;
+    else if (c <= 0xffff) out += `\\u${c.toString(16).padStart(4, "0")}`;
+    else out += `\\U${c.toString(16).padStart(8, "0")}`;
   }
   return out + '"';
 }

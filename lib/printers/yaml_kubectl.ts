@@ -18,7 +18,8 @@ import { goFloat, isGoInt } from "./go_value.ts";
 export function kubectlYaml(value: unknown): string {
   const e = new Emitter();
   e.node(foldNextLines(value), 0, "top");
-  return e.out + "\n";
+  // A literal block at the very end has already ended its line.
+  return e.out.endsWith("\n") ? e.out : e.out + "\n";
 }
 
 /**
@@ -93,9 +94,19 @@ class Emitter {
       const keyIndent = where === "top" ? 0 : indent + 2;
       keys.forEach((k, i) => {
         if (!(where === "item" && i === 0)) this.indent(keyIndent);
-        this.scalar(k, keyIndent, true);
-        this.write(":");
-        this.node(obj[k], keyIndent, "value");
+        if (isSimpleKey(k)) {
+          this.scalar(k, keyIndent, true);
+          this.write(":");
+          this.node(obj[k], keyIndent, "value");
+        } else {
+          // go-yaml writes a multi-line or long key as an explicit `? key` / `: value` pair,
+          // the value starting on the `:` line as a sequence item would.
+          this.write("? ");
+          this.scalar(k, keyIndent + 2, false);
+          this.indent(keyIndent);
+          this.write(": ");
+          this.node(obj[k], keyIndent, "item");
+        }
       });
       return;
     }
@@ -231,6 +242,11 @@ class Emitter {
       }
     }
   }
+}
+
+/** go-yaml's `check_simple_key` for a string key: one line, at most 128 bytes. */
+function isSimpleKey(k: string): boolean {
+  return !analyze(k).multiline && new TextEncoder().encode(k).length <= 128;
 }
 
 function yamlNumber(n: number): string {

@@ -60,3 +60,10 @@ Deno.test("kubectl yaml: go-yaml sorts non-letters before letters and digit runs
 Deno.test("kubectl yaml: a next-line character folds into a space, as go-yaml reads kubectl's JSON", () => {
   assertEquals(kubectlYaml({ a: "x\u0085y" }), "a: x y\n");
 });
+
+Deno.test("kubectl yaml: a multi-line key becomes an explicit ? key / : value pair (checked with kubectl)", () => {
+  assertEquals(
+    kubectlYaml({ spec: { "a\nb": 1, k: { "x\ny": [1, { p: "q" }] } } }),
+    "spec:\n  ? |-\n    a\n    b\n  : 1\n  k:\n    ? |-\n      x\n      y\n    : - 1\n      - p: q\n",
+  );
+});
