@@ -48,7 +48,17 @@ async function crashCopy(src: string, dst: string): Promise<void> {
   await Deno.mkdir(dst, { recursive: true });
   for await (const e of Deno.readDir(src)) {
     if (e.isDirectory) await crashCopy(`${src}/${e.name}`, `${dst}/${e.name}`);
-    else if (e.name !== "lock") await Deno.copyFile(`${src}/${e.name}`, `${dst}/${e.name}`);
+    else if (e.name !== "lock") await copyIfThere(`${src}/${e.name}`, `${dst}/${e.name}`);
+  }
+}
+
+/** A file the background writer renamed or removed since the listing is simply not in the
+ * copy, as a crash between the two would leave it. */
+async function copyIfThere(src: string, dst: string): Promise<void> {
+  try {
+    await Deno.copyFile(src, dst);
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
   }
 }
 
