@@ -145,6 +145,11 @@ Deno.test("unsafe delete: with the gate on, the verb unsafe-delete-ignore-read-e
   await using watch = await openWatch(ts, `${SECRETS}?watch=true&resourceVersion=${rv}`);
   assertEquals(watch.status, 200);
 
+  // A dry run checks and removes nothing.
+  const dry = await ts.json("DELETE", `${SECRETS}/corrupt?${OPTION}=true&dryRun=All`);
+  assertEquals(dry.status, 200, JSON.stringify(dry.body));
+  assertEquals((await ts.json("GET", `${SECRETS}/corrupt`)).status, 500);
+
   // The admin (system:masters) may: the object goes, its finalizer notwithstanding.
   const del = await ts.json("DELETE", `${SECRETS}/corrupt`, {
     body: { apiVersion: "v1", kind: "DeleteOptions", [OPTION]: true },
