@@ -84,6 +84,11 @@ Deno.test("unsafe delete: with the gate off the option is ignored and a corrupt 
   await createAsAdmin(ts, SECRETS, { metadata: { name: "fine" } });
   assertEquals((await ts.json("DELETE", `${SECRETS}/fine?${OPTION}=true`)).status, 200);
   assertEquals((await ts.json("GET", `${SECRETS}/corrupt`)).status, 500);
+  // A list stops at the first unreadable object, as before.
+  const list = await ts.json("GET", SECRETS);
+  assertEquals(list.status, 500);
+  assertEquals(list.body.reason, "InternalError");
+  assert(list.body.message.includes("unable to transform key"), list.body.message);
 });
 
 Deno.test("unsafe delete: with the gate on, the verb unsafe-delete-ignore-read-errors removes a corrupt object", async () => {
@@ -138,8 +143,18 @@ Deno.test("unsafe delete: with the gate on, the verb unsafe-delete-ignore-read-e
   );
 
   // A watch open across the delete sees it end with kube's StorageReadError.
+  // A list names every object it cannot read (kube's StorageReadError).
+  await createAsAdmin(ts, SECRETS, { metadata: { name: "readable" } });
   const list = await ts.json("GET", SECRETS);
-  assertEquals(list.status, 500, "the list cannot read the corrupt object either");
+  assertEquals(list.status, 500, JSON.stringify(list.body));
+  assertEquals(list.body.reason, "StorageReadError");
+  assertEquals(list.body.message, "failed to read one or more secrets from the storage");
+  assertEquals(list.body.details.kind, "secrets");
+  assertEquals(list.body.details.name, "/registry/core/secrets/default/");
+  assertEquals(list.body.details.causes.length, 1);
+  assertEquals(list.body.details.causes[0].reason, "UnexpectedServerResponse");
+  assertEquals(list.body.details.causes[0].field, "/registry/core/secrets/default/corrupt");
+  assertEquals((await ts.json("DELETE", `${SECRETS}/readable`)).status, 200);
   const rv = (await ts.json("GET", "/api/v1/namespaces/default/configmaps")).body.metadata
     .resourceVersion;
   await using watch = await openWatch(ts, `${SECRETS}?watch=true&resourceVersion=${rv}`);

@@ -1,14 +1,47 @@
 /**
- * The unsafe delete of a corrupt object (kube's AllowUnsafeMalformedObjectDeletion, KEP-3926):
- * an object whose stored value the server cannot read (encrypted with a key no longer
- * configured) is removed from the store by its key alone. Nothing reads the object, so
- * finalizers, preconditions, admission and the strategy's after-delete hook are all skipped.
- * Only for objects that are corrupt: a readable one is refused, as kube refuses it.
+ * Corrupt objects under kube's AllowUnsafeMalformedObjectDeletion gate (KEP-3926): objects
+ * whose stored value the server cannot read (encrypted with a key no longer configured).
+ * A list names every one it met (StorageReadError), and the unsafe delete removes one from the
+ * store by its key alone. Nothing reads the object, so finalizers, preconditions, admission and
+ * the strategy's after-delete hook are all skipped. Only for objects that are corrupt: a
+ * readable one is refused, as kube refuses it.
  */
 
-import { invalid, notFound } from "../api/mod.ts";
-import { unreadableReason } from "../storage/mod.ts";
+import { invalid, notFound, type StatusCause, StatusError } from "../api/mod.ts";
+import { type KeyValue, unreadableReason } from "../storage/mod.ts";
 import type { RegistryCore } from "./core.ts";
+
+/** How many corrupt objects a list error names (then one TooMany cause), as kube. */
+const MAX_LISTED = 100;
+
+/**
+ * With the gate on (`core.corruptObjectErrors`), a list that meets unreadable values fails
+ * with kube's StorageReadError naming each key (up to 100) instead of stopping at the first.
+ */
+export function throwIfCorruptItems(core: RegistryCore, prefix: string, kvs: KeyValue[]): void {
+  if (!core.corruptObjectErrors) return;
+  const causes: StatusCause[] = [];
+  for (const kv of kvs) {
+    const reason = unreadableReason(kv.value);
+    if (reason === undefined) continue;
+    if (causes.length === MAX_LISTED) {
+      causes.push({ reason: "TooMany", message: "too many errors, the list is truncated" });
+      break;
+    }
+    causes.push({
+      reason: "UnexpectedServerResponse",
+      message: `data from the storage is not transformable revision=${kv.modRevision}: ${reason}`,
+      field: kv.key,
+    });
+  }
+  if (!causes.length) return;
+  throw new StatusError(
+    500,
+    "StorageReadError",
+    `failed to read one or more ${core.gr.resource} from the storage`,
+    { details: { name: prefix, kind: core.gr.resource, causes } },
+  );
+}
 
 /** The option's name in DeleteOptions (query parameter and body field). */
 export const UNSAFE_DELETE_OPTION = "ignoreStoreReadErrorWithClusterBreakingPotential";
