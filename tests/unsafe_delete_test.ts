@@ -31,12 +31,18 @@ async function encryptionConfig(path: string, keyName: string, secret: string): 
   return path;
 }
 
-function start(dir: string, config: string, gate: boolean): Promise<TestServer> {
+function start(
+  dir: string,
+  config: string,
+  gate: boolean,
+  audit?: { policyFile: string; logPath: string },
+): Promise<TestServer> {
   return testServer({
     dataDir: `${dir}/data`,
     storage: "file",
     encryptionProviderConfigFile: config,
     featureGates: new Map([[GATE, gate]]),
+    ...(audit ? { audit } : {}),
   });
 }
 
@@ -178,7 +184,7 @@ Deno.test("unsafe delete: with the gate on, the verb unsafe-delete-ignore-read-e
     code: 200,
     details: { name: "corrupt", kind: "Secret" },
   });
-  const ev = await watch.next();
+  const ev = await watch.next(30_000);
   assertEquals(ev.type, "ERROR");
   assertEquals(ev.object.code, 500);
   assertEquals(ev.object.reason, "StorageReadError");
@@ -186,7 +192,7 @@ Deno.test("unsafe delete: with the gate on, the verb unsafe-delete-ignore-read-e
     ev.object.message.startsWith("saw a DELETED event, but object data is corrupt - "),
     ev.object.message,
   );
-  assert(await watch.ended(), "the watch ends after the error");
+  assert(await watch.ended(30_000), "the watch ends after the error");
   assertEquals((await ts.json("GET", `${SECRETS}/corrupt`)).status, 404);
   const after = await ts.json("GET", SECRETS);
   assertEquals(after.status, 200);
@@ -205,4 +211,28 @@ Deno.test("unsafe delete: with the gate on, the verb unsafe-delete-ignore-read-e
   assertEquals((await ts.json("GET", `${SECRETS}/fine`)).status, 200);
   // A missing object: 404 as for any delete.
   assertEquals((await ts.json("DELETE", `${SECRETS}/nothing?${OPTION}=true`)).status, 404);
+});
+
+Deno.test("unsafe delete: the audit event carries kube's annotation", async () => {
+  await using setup = await corruptSecretSetup();
+  const policyFile = `${setup.dir}/policy.yaml`;
+  const logPath = `${setup.dir}/audit.log`;
+  await Deno.writeTextFile(
+    policyFile,
+    "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n  - level: Metadata\n",
+  );
+  let auditID: string | null = null;
+  {
+    await using ts = await start(setup.dir, setup.withoutA, true, { policyFile, logPath });
+    const res = await ts.request("DELETE", `${SECRETS}/corrupt?${OPTION}=true`);
+    assertEquals(res.status, 200, await res.text());
+    auditID = res.headers.get("Audit-ID");
+  }
+  assert(auditID, "the answer has an Audit-ID header");
+  const events = (await Deno.readTextFile(logPath)).split("\n").filter((l) => l)
+    .map((l) => JSON.parse(l)).filter((e: any) => e.auditID === auditID);
+  const done = events.find((e: any) => e.stage === "ResponseComplete");
+  assert(done, JSON.stringify(events));
+  assertEquals(done.verb, "delete");
+  assertEquals(done.annotations["apiserver.k8s.io/unsafe-delete-ignore-read-error"], "");
 });
