@@ -168,6 +168,7 @@ Deno.test("--help lists every gate with its stage, default and lock, in kube's f
   for (
     const line of [
       "  AllAlpha=true|false (ALPHA - default=false)",
+      "  AllowUnsafeMalformedObjectDeletion=true|false (ALPHA - default=false)",
       "  AllBeta=true|false (BETA - default=false)",
       "  WatchList=true|false (BETA - default=true)",
       "  APIListChunking=true|false (GA - default=true, locked to true)",
@@ -306,6 +307,7 @@ Deno.test("/metrics: kubernetes_feature_enabled gives every gate's stage and val
       'kubernetes_feature_enabled{name="APIListChunking",stage=""} 1',
       'kubernetes_feature_enabled{name="AllowServiceLBStatusOnNonLB",stage="DEPRECATED"} 0',
       'kubernetes_feature_enabled{name="AllAlpha",stage="ALPHA"} 0',
+      'kubernetes_feature_enabled{name="AllowUnsafeMalformedObjectDeletion",stage="ALPHA"} 0',
     ]
   ) {
     assert(lines.includes(line), `${line}\n${lines.join("\n")}`);

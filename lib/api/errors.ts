@@ -55,6 +55,8 @@ export type StatusReason =
   | "TooManyRequests"
   | "Timeout"
   | "InternalError"
+  /** kube's StatusReasonStoreReadError: a stored object could not be read (500). */
+  | "StorageReadError"
   | "ServiceUnavailable";
 
 /** An API error: HTTP code, kube reason, message and optional details. */

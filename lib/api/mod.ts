@@ -16,6 +16,7 @@ export {
   notFound,
   OBJECT_MODIFIED,
   type Status,
+  type StatusCause,
   StatusError,
   type StatusReason,
   timeout,

@@ -58,6 +58,12 @@ export const FEATURE_GATES: Readonly<Record<string, FeatureSpec>> = {
     lockToDefault: true,
     description: "Non-operational: status.loadBalancer.ingress only on LoadBalancer Services.",
   },
+  AllowUnsafeMalformedObjectDeletion: {
+    stage: "alpha",
+    default: false,
+    description: "DELETE with ignoreStoreReadErrorWithClusterBreakingPotential removes an " +
+      "object the server cannot read (unsafe-delete-ignore-read-errors verb).",
+  },
   AnonymousAuthConfigurableEndpoints: {
     stage: "beta",
     default: true,

@@ -21,6 +21,7 @@ Deno.test("the gate table has kube 1.32's stages and defaults; GA gates are lock
     AdmissionWebhookMatchConditions: "ga:true:locked",
     AggregatedDiscoveryEndpoint: "ga:true:locked",
     AllowServiceLBStatusOnNonLB: "deprecated:false:locked",
+    AllowUnsafeMalformedObjectDeletion: "alpha:false",
     AnonymousAuthConfigurableEndpoints: "beta:true",
     APIListChunking: "ga:true:locked",
     APIResponseCompression: "beta:true",
@@ -121,8 +122,15 @@ Deno.test("resolveFeatureGates applies defaults, then AllAlpha/AllBeta, then exp
   assert.equal(noBeta.get("AnonymousAuthConfigurableEndpoints"), true);
   assert.equal(noBeta.get("APIListChunking"), true);
 
-  // AllAlpha touches no beta gate.
+  assert.equal(defaults.get("AllowUnsafeMalformedObjectDeletion"), false);
+
+  // AllAlpha turns on the alpha gates not named, and touches no beta gate.
   const alpha = resolveFeatureGates(new Map([["AllAlpha", true], ["AllBeta", false]]));
   assert.equal(alpha.get("WatchList"), false);
   assert.equal(alpha.get("AllAlpha"), true);
+  assert.equal(alpha.get("AllowUnsafeMalformedObjectDeletion"), true);
+  const named = resolveFeatureGates(
+    new Map([["AllAlpha", true], ["AllowUnsafeMalformedObjectDeletion", false]]),
+  );
+  assert.equal(named.get("AllowUnsafeMalformedObjectDeletion"), false);
 });

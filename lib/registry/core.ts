@@ -47,6 +47,9 @@ export interface RegistryDeps {
   /** MAC key of continue tokens; give the same key to a store that outlives the process so
    * that tokens survive restarts. Default: random. */
   continueKey?: Uint8Array;
+  /** The AllowUnsafeMalformedObjectDeletion gate: a stored value the server cannot read is
+   * reported as kube reports a corrupt object (see {@link unreadableError}). @default false */
+  corruptObjectErrors?: boolean;
 }
 
 /** Store key prefix of a stored resource: `/registry/<group|core>/<resource>/`. */
@@ -70,6 +73,7 @@ export class RegistryCore {
   readonly clock: Clock;
   readonly admission: AdmissionChain;
   readonly continueKey: Uint8Array;
+  readonly corruptObjectErrors: boolean;
   /** Encodings of stored values (JSON text, protobuf bytes) made by the read paths, kept as
    * long as the stored value lives: a value never changes, so neither do its encodings. */
   readonly encoded = new EncodedCache();
@@ -93,6 +97,7 @@ export class RegistryCore {
     this.clock = deps.clock ?? systemClock;
     this.admission = deps.admission ?? NO_ADMISSION;
     this.continueKey = deps.continueKey ?? randomContinueKey();
+    this.corruptObjectErrors = deps.corruptObjectErrors ?? false;
     this.#prefix = def.storage
       ? resourcePrefix(def.storage.group, def.storage.resource)
       : resourcePrefix(def.group, def.plural);
@@ -125,9 +130,7 @@ export class RegistryCore {
     const at: KeyValue[] = [];
     for (const kv of kvs) {
       const unreadable = unreadableReason(kv.value);
-      if (unreadable !== undefined) {
-        throw internalError(`unable to transform key ${JSON.stringify(kv.key)}: ${unreadable}`);
-      }
+      if (unreadable !== undefined) throw this.unreadableError(kv.key, unreadable);
       const obj = JSON.parse(kv.value) as KubeObject;
       // Stored in this version already: nothing to convert.
       if (obj.apiVersion === this.apiVersion) this.#converted.set(kv, kv.value);
@@ -159,9 +162,7 @@ export class RegistryCore {
   /** Stored value -> the object in this definition's version, with its resourceVersion. */
   decode(kv: KeyValue): KubeObject {
     const unreadable = unreadableReason(kv.value);
-    if (unreadable !== undefined) {
-      throw internalError(`unable to transform key ${JSON.stringify(kv.key)}: ${unreadable}`);
-    }
+    if (unreadable !== undefined) throw this.unreadableError(kv.key, unreadable);
     let obj: KubeObject;
     if (this.#batch) {
       const text = this.#converted.get(kv);
@@ -175,6 +176,21 @@ export class RegistryCore {
     obj.metadata ??= {};
     obj.metadata.resourceVersion = String(kv.modRevision);
     return obj;
+  }
+
+  /**
+   * The 500 a read of an unreadable stored value answers: the platform's message, or with
+   * {@link corruptObjectErrors} kube's corrupt-object storage error (code 7, "corrupt object"),
+   * which tells the operator the object can be removed with an unsafe delete.
+   */
+  unreadableError(key: string, reason: string): StatusError {
+    if (!this.corruptObjectErrors) {
+      return internalError(`unable to transform key ${JSON.stringify(key)}: ${reason}`);
+    }
+    return internalError(
+      `StorageError: corrupt object, Code: 7, Key: ${key}, ResourceVersion: 0, ` +
+        `AdditionalErrorMsg: data from the storage is not transformable revision=0: ${reason}`,
+    );
   }
 
   /** Object -> the value to store (in the stored form, without resourceVersion). With a

@@ -28,6 +28,7 @@ import { type RegistryWatch, watchObjects, type WatchOptions } from "./watch.ts"
 import { createObject } from "./create.ts";
 import { patchObject, updateObject } from "./update.ts";
 import { deleteCollection, deleteObject } from "./delete.ts";
+import { deleteCorruptObject } from "./unsafe_delete.ts";
 import { reviewObject } from "./review.ts";
 import { getScale, type ScaleChange, updateScale } from "./scale.ts";
 import type {
@@ -241,6 +242,15 @@ export class ResourceRegistry {
    */
   delete(namespace: string, name: string, opts: DeleteOptions = {}): Promise<DeleteResult> {
     return deleteObject(this.#core, namespace, name, opts);
+  }
+
+  /**
+   * The unsafe delete of a corrupt object (unsafe_delete.ts): removes it from the store unread,
+   * skipping finalizers, preconditions and admission; 422 when the object reads fine. A dry run
+   * only checks. Resolves with the deletion's revision.
+   */
+  deleteCorrupt(namespace: string, name: string, dryRun = false): Promise<number> {
+    return deleteCorruptObject(this.#core, namespace, name, dryRun);
   }
 
   /** Deletes every object the filter selects; returns them (as deleted or as marked). */

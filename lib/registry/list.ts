@@ -8,6 +8,7 @@ import type { KeyValue } from "../storage/mod.ts";
 import type { KubeObject } from "./definition.ts";
 import { type ObjectFilter, selectsObject } from "./filter.ts";
 import { decodeContinue, encodeContinue } from "./continue.ts";
+import { throwIfCorruptItems } from "./unsafe_delete.ts";
 import type { RegistryCore } from "./core.ts";
 
 export interface ListOptions {
@@ -100,6 +101,7 @@ export async function listObjects(
     listRevision = res.revision;
     revision = res.revision;
     // A conversion that calls out converts the whole store read in one call.
+    throwIfCorruptItems(core, prefix, res.items);
     const loading = core.load(res.items);
     if (loading) await loading;
     for (let i = 0; i < res.items.length; i++) {

@@ -37,3 +37,4 @@ export {
   type ScaleChange,
   scaleOf,
 } from "./scale.ts";
+export { UNSAFE_DELETE_OPTION } from "./unsafe_delete.ts";

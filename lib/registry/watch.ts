@@ -3,7 +3,8 @@
  * API watch events (ADDED, MODIFIED, DELETED), filtered by label and field selectors.
  */
 
-import type { StoreEvent, Watch } from "../storage/mod.ts";
+import { StatusError } from "../api/mod.ts";
+import { type StoreEvent, unreadableReason, type Watch } from "../storage/mod.ts";
 import type { KubeObject } from "./definition.ts";
 import { type ObjectFilter, selectsObject } from "./filter.ts";
 import type { RegistryCore } from "./core.ts";
@@ -114,6 +115,7 @@ export function watchObjects(
   });
   const selects = (o: KubeObject) => !opts.filter || selectsObject(opts.filter, o, core.def);
   const transform = (ev: StoreEvent): WatchEvent | undefined => {
+    if (ev.type === "delete") throwIfCorruptDeleted(ev);
     const obj = core.sharedObject(ev.kv);
     if (ev.type === "delete") return selects(obj) ? { type: "DELETED", object: obj } : undefined;
     const now = selects(obj);
@@ -124,4 +126,20 @@ export function watchObjects(
     return undefined;
   };
   return new TransformedWatch(w, core, transform);
+}
+
+/**
+ * The deletion of an object the server cannot read (an unsafe delete, unsafe_delete.ts) has no
+ * object to send: as kube's storage watcher, the watch ends with an ERROR event of reason
+ * StorageReadError, and clients list again (where the object is gone).
+ */
+function throwIfCorruptDeleted(ev: StoreEvent): void {
+  const reason = unreadableReason(ev.kv.value);
+  if (reason === undefined) return;
+  throw new StatusError(
+    500,
+    "StorageReadError",
+    "saw a DELETED event, but object data is corrupt - data from the storage is not " +
+      `transformable revision=${ev.kv.modRevision}: ${reason}`,
+  );
 }

@@ -6,14 +6,20 @@ import { type DeleteOptions, type KubeObject, parseFilter } from "../../registry
 import type { RequestContext } from "../context.ts";
 import { objectResponse } from "../respond.ts";
 import { dryRunOf, readDecoded, type ResourceScope, strategyContext } from "./scope.ts";
+import {
+  authorizeUnsafeDelete,
+  unsafeDeleteCollectionError,
+  unsafeDeleteRequested,
+} from "./unsafe_delete.ts";
 
 const POLICIES = ["Foreground", "Background", "Orphan"];
 
-/** DeleteOptions from the body (optional) and the query; query values win for scalars. */
+/** DeleteOptions from the body (optional) and the query; query values win for scalars.
+ * `unsafe`: ignoreStoreReadErrorWithClusterBreakingPotential, when its gate is on. */
 async function deleteOptionsOf(
   ctx: RequestContext,
   scope: ResourceScope,
-): Promise<DeleteOptions> {
+): Promise<DeleteOptions & { unsafe: boolean }> {
   let body: KubeObject = {};
   const read = await readDecoded(ctx, scope);
   if (read) {
@@ -45,6 +51,7 @@ async function deleteOptionsOf(
   }
   const pre = body.preconditions;
   return {
+    unsafe: unsafeDeleteRequested(ctx, body, scope.unsafeDelete),
     dryRun: dryRunOf(ctx, "DeleteOptions"),
     preconditions: pre && typeof pre === "object"
       ? { uid: pre.uid ?? undefined, resourceVersion: pre.resourceVersion ?? undefined }
@@ -54,8 +61,22 @@ async function deleteOptionsOf(
 
 export async function deleteHandler(ctx: RequestContext, scope: ResourceScope): Promise<Response> {
   const negotiated = negotiateOutput(ctx.req.headers.get("Accept"), { protobuf: scope.protobuf });
-  const opts = await deleteOptionsOf(ctx, scope);
+  const { unsafe, ...opts } = await deleteOptionsOf(ctx, scope);
   const { namespace, name } = ctx.info;
+  if (unsafe) {
+    await authorizeUnsafeDelete(ctx);
+    await scope.registry.deleteCorrupt(namespace, name, opts.dryRun);
+    // No object to return (it cannot be read): kube's handler answers its own Status.
+    const status = {
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Success",
+      code: 200,
+      details: { name, kind: scope.registry.def.kind },
+    };
+    return objectResponse(ctx, 200, status, negotiated);
+  }
   const res = await scope.registry.delete(namespace, name, {
     ...opts,
     context: strategyContext(ctx),
@@ -76,6 +97,7 @@ export async function deleteCollectionHandler(
 ): Promise<Response> {
   const negotiated = negotiateOutput(ctx.req.headers.get("Accept"), { protobuf: scope.protobuf });
   const opts = await deleteOptionsOf(ctx, scope);
+  if (opts.unsafe) throw unsafeDeleteCollectionError();
   const q = ctx.url.searchParams;
   const def = scope.registry.def;
   const filter = parseFilter(def, q.get("labelSelector"), q.get("fieldSelector"));

@@ -56,6 +56,8 @@ export interface ResourceRouterDeps {
   maxBodyBytes: number;
   /** The WatchList feature gate (streaming lists). */
   watchList?: boolean;
+  /** The AllowUnsafeMalformedObjectDeletion feature gate. @default false */
+  unsafeDelete?: boolean;
   /** `--min-request-timeout`, seconds. @default 1800 */
   minRequestTimeoutS?: number;
   /** What computed resources (access and token reviews, token requests) answer from. */
@@ -83,6 +85,7 @@ export function resourceHandler(deps: ResourceRouterDeps) {
         registry,
         maxBodyBytes: deps.maxBodyBytes,
         watchList: deps.watchList ?? false,
+        unsafeDelete: deps.unsafeDelete ?? false,
         minRequestTimeoutS: deps.minRequestTimeoutS ?? 1800,
         protobuf: hasProtobuf(registry.apiVersion, registry.def.kind),
         watchPacer: deps.watchPacer,

@@ -37,6 +37,8 @@ export interface ResourceScope {
   maxBodyBytes: number;
   /** The WatchList feature gate (streaming lists). */
   watchList: boolean;
+  /** The AllowUnsafeMalformedObjectDeletion feature gate (unsafe_delete.ts). */
+  unsafeDelete: boolean;
   /** `--min-request-timeout` in seconds: how long a watch without timeoutSeconds lasts
    * at least (at most twice that). */
   minRequestTimeoutS: number;

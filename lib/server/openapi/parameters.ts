@@ -66,6 +66,14 @@ export const Q = {
     "Seconds to wait before the object is deleted; a non-negative integer, 0 means now. " +
       "Unset uses the resource's default.",
   ),
+  ignoreStoreReadErrorWithClusterBreakingPotential: query(
+    "ignoreStoreReadErrorWithClusterBreakingPotential",
+    "boolean",
+    "With the AllowUnsafeMalformedObjectDeletion gate: delete an object the server cannot " +
+      "read (e.g. encrypted with a key no longer configured) without reading it, skipping " +
+      "finalizers, preconditions and admission. Needs the unsafe-delete-ignore-read-errors verb; " +
+      "refused on a readable object. May break what depends on the object.",
+  ),
   labelSelector: query(
     "labelSelector",
     "string",
@@ -140,6 +148,7 @@ export const PATCH_PARAMS = [...WRITE_PARAMS, Q.force];
 export const DELETE_PARAMS = [
   Q.dryRun,
   Q.gracePeriodSeconds,
+  Q.ignoreStoreReadErrorWithClusterBreakingPotential,
   Q.orphanDependents,
   Q.propagationPolicy,
 ];
@@ -148,6 +157,7 @@ export const DELETE_COLLECTION_PARAMS = [
   Q.dryRun,
   Q.fieldSelector,
   Q.gracePeriodSeconds,
+  Q.ignoreStoreReadErrorWithClusterBreakingPotential,
   Q.labelSelector,
   Q.limit,
   Q.orphanDependents,

@@ -152,6 +152,7 @@ export async function buildRequestHandler(
         registries: api.registries,
         maxBodyBytes,
         watchList: config.featureGates.get("WatchList") ?? false,
+        unsafeDelete: config.featureGates.get("AllowUnsafeMalformedObjectDeletion") ?? false,
         minRequestTimeoutS: opts.minRequestTimeoutSeconds ?? 1800,
         reviews: {
           authorizer,

@@ -67,6 +67,7 @@ export async function buildRegistries(
       schemas,
       admission,
       continueKey,
+      corruptObjectErrors: config.featureGates.get("AllowUnsafeMalformedObjectDeletion") ?? false,
     });
   for (const def of catalogue.definitions) {
     registries.set(def, newRegistry(def, schemas));
