@@ -66,10 +66,14 @@ Deno.test("flags: unknown flags and missing values are one-line errors", () => {
   );
 });
 
-Deno.test("--request-timeout: 0, seconds, durations; a bad value in kubectl's words", () => {
+Deno.test("--request-timeout: 0 or a duration with its unit; a bad value in kubectl's words", () => {
   assertEquals(parseRequestTimeout(undefined), 0);
   assertEquals(parseRequestTimeout("0"), 0);
-  assertEquals(parseRequestTimeout("5"), 5000);
+  // Spec 03: non-zero values carry a unit (kubectl would read 5 as seconds).
+  assertEquals(
+    fails(() => parseRequestTimeout("5")),
+    'Invalid timeout value "5": a non-zero timeout needs a time unit (e.g. 1s | 2m | 3h)',
+  );
   assertEquals(parseRequestTimeout("1m30s"), 90_000);
   assertEquals(parseRequestTimeout("250ms"), 250);
   assertEquals(

@@ -90,8 +90,8 @@ export const GLOBAL_FLAGS: FlagSpec[] = [
     kind: "string",
     default: "0",
     help: "The length of time to wait before giving up on a single server request. Non-zero " +
-      "values should contain a corresponding time unit (e.g. 1s, 2m, 3h); a bare integer is " +
-      "seconds. A value of zero means don't timeout requests.",
+      "values must contain a corresponding time unit (e.g. 1s, 2m, 3h). A value of zero means " +
+      "don't timeout requests.",
   },
   {
     name: "warnings-as-errors",
@@ -225,14 +225,18 @@ const UNITS: Record<string, number> = {
 };
 
 /**
- * `--request-timeout` in milliseconds: `0` (none), a bare integer (seconds, as kubectl
- * reads it) or a duration such as `1m30s`.
+ * `--request-timeout` in milliseconds: `0` (none) or a duration such as `1m30s`. Non-zero
+ * values carry a unit (spec 03), where kubectl also reads a bare integer as seconds.
  *
  * @throws {CommandError} kubectl's `Invalid timeout value. ...`.
  */
 export function parseRequestTimeout(value: string | undefined): number {
   if (value === undefined || value === "" || value === "0") return 0;
-  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  if (/^\d+$/.test(value)) {
+    throw new CommandError(
+      `Invalid timeout value "${value}": a non-zero timeout needs a time unit (e.g. 1s | 2m | 3h)`,
+    );
+  }
   const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/y;
   let ms = 0;
   let at = 0;
