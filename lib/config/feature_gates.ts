@@ -61,8 +61,7 @@ export const FEATURE_GATES: Readonly<Record<string, FeatureSpec>> = {
   AllowUnsafeMalformedObjectDeletion: {
     stage: "alpha",
     default: false,
-    description: "DELETE with ignoreStoreReadErrorWithClusterBreakingPotential removes an " +
-      "object the server cannot read (unsafe-delete-ignore-read-errors verb).",
+    description: "A DELETE may remove an object the server cannot read (an unsafe delete).",
   },
   AnonymousAuthConfigurableEndpoints: {
     stage: "beta",
