@@ -63,3 +63,9 @@ export {
   type SnapshotSchedule,
   type SnapshotScheduleOptions,
 } from "./snapshot/schedule.ts";
+export {
+  type Port as StorePort,
+  StoreOwner,
+  WorkerStoreClient,
+  type WorkerStoreClientOptions,
+} from "./worker/mod.ts";
