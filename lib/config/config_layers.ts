@@ -219,6 +219,7 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "auditWebhookBatchBufferSize":
     case "auditWebhookBatchMaxSize":
     case "snapshotRetention":
+    case "workers":
       values[field] = positiveCount(one);
       break;
   }
@@ -348,6 +349,7 @@ function setFromFile(
     case "auditWebhookBatchBufferSize":
     case "auditWebhookBatchMaxSize":
     case "snapshotRetention":
+    case "workers":
       values[field] = positiveCount(value as number);
       return;
     case "anonymousAuth":

@@ -134,6 +134,8 @@ export interface ServerConfig {
   minRequestTimeout: number;
   /** 0: no limit. */
   maxRequestsInflight: number;
+  /** Threads serving requests (the main thread and N-1 workers). */
+  workers: number;
   /** 0: no limit. */
   maxMutatingRequestsInflight: number;
   /** 0: derived from the open-file limit. */
@@ -201,6 +203,7 @@ export const DEFAULTS = {
   requestTimeout: 60_000,
   minRequestTimeout: 1800,
   maxRequestsInflight: 400,
+  workers: 1,
   maxMutatingRequestsInflight: 200,
   maxConnections: 0,
   maxConnectionsPerClient: 0,

@@ -22,8 +22,9 @@ export class StoreOwner {
     this.#store = store;
   }
 
-  /** Serves the store over `port` until the client says goodbye or {@link close}. */
-  connect(port: Port): void {
+  /** Serves the store over `port` until the client says goodbye, `end()` or
+   * {@link close}. */
+  connect(port: Port): { end(): void } {
     const conn = new OwnerConnection(this.#store, port, {
       onCompact: (revision) => {
         for (const c of this.#clients) c.send({ t: "compacted", revision });
@@ -32,6 +33,7 @@ export class StoreOwner {
     });
     this.#clients.add(conn);
     conn.start();
+    return { end: () => conn.end() };
   }
 
   /** Number of connected clients. */
