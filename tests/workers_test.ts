@@ -8,7 +8,7 @@
  */
 
 import { assert, assertEquals } from "./assert.ts";
-import { assertConfigError, runPlatform } from "./harness.ts";
+import { assertConfigError, runPlatform, testServer } from "./harness.ts";
 import { kubectlEnv, liveOutput } from "./kubectl.ts";
 
 /** One request on a connection of its own (a fresh client: the kernel picks the thread). */
@@ -114,6 +114,75 @@ Deno.test("--workers=2: kubectl and clients see one store from every thread", as
     events.map((e) => e.object.metadata.name),
     [...Array.from({ length: 10 }, (_, i) => `w${i + 10}`), "by-kubectl"],
   );
+});
+
+Deno.test("--workers=2: a CRD made on one thread is served by every thread", async () => {
+  await using ts = await testServer({ workers: 2 });
+  const { server } = ts;
+  const crd = await onNewConnection(
+    server,
+    "POST",
+    "/apis/apiextensions.platform.io/v1/customresourcedefinitions",
+    {
+      apiVersion: "apiextensions.platform.io/v1",
+      kind: "CustomResourceDefinition",
+      metadata: { name: "gadgets.ops.example.com" },
+      spec: {
+        group: "ops.example.com",
+        scope: "Cluster",
+        names: { plural: "gadgets", kind: "Gadget" },
+        versions: [{
+          name: "v1alpha1",
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: {
+              type: "object",
+              properties: {
+                spec: {
+                  type: "object",
+                  properties: { size: { type: "integer", minimum: 1, maximum: 10 } },
+                },
+              },
+            },
+          },
+        }],
+      },
+    },
+  );
+  assertEquals(crd.status, 201, JSON.stringify(crd.body));
+  // Each thread's CRD controller picks the CRD up from its own store client (as a replica
+  // would): wait until 16 connections in a row are served the new resource.
+  const gadgets = "/apis/ops.example.com/v1alpha1/gadgets";
+  let inARow = 0;
+  for (let tries = 0; inARow < 16; tries++) {
+    assert(tries < 600, "the custom resource was never served by every thread");
+    const res = await onNewConnection(server, "GET", gadgets);
+    inARow = res.status === 200 ? inARow + 1 : 0;
+    if (res.status !== 200) await new Promise((r) => setTimeout(r, 50));
+  }
+  for (let i = 0; i < 10; i++) {
+    const made = await onNewConnection(server, "POST", gadgets, {
+      apiVersion: "ops.example.com/v1alpha1",
+      kind: "Gadget",
+      metadata: { name: `g${i}` },
+      spec: { size: i + 1 },
+    });
+    assertEquals(made.status, 201, JSON.stringify(made.body));
+    const got = await onNewConnection(server, "GET", `${gadgets}/g${i}`);
+    assertEquals((got.body as any).spec, { size: i + 1 });
+  }
+  // Validation by the CRD's schema, whichever thread decides.
+  for (let i = 0; i < 4; i++) {
+    const bad = await onNewConnection(server, "POST", gadgets, {
+      apiVersion: "ops.example.com/v1alpha1",
+      kind: "Gadget",
+      metadata: { name: `bad${i}` },
+      spec: { size: 11 },
+    });
+    assertEquals(bad.status, 422, JSON.stringify(bad.body));
+    assert(JSON.stringify(bad.body).includes("spec.size"), JSON.stringify(bad.body));
+  }
 });
 
 Deno.test("--workers: a bad count and settings workers cannot serve yet exit 2", async () => {

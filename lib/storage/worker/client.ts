@@ -31,7 +31,9 @@ import {
   type Ask,
   fromWire,
   type Notice,
+  Outbox,
   type Port,
+  received,
   type Request,
   type WireKeyValue,
 } from "./protocol.ts";
@@ -79,6 +81,7 @@ function closed(key: string): StoreError {
 /** A {@link Store} served by a {@link StoreOwner} over a port. */
 export class WorkerStoreClient implements Store {
   readonly #port: Port;
+  readonly #out: Outbox;
   readonly #mirror: Mirror;
   readonly #catchUpMs: number;
   readonly #logger: StoreLogger;
@@ -96,6 +99,7 @@ export class WorkerStoreClient implements Store {
 
   private constructor(port: Port, init: Notice & { t: "init" }, opts: WorkerStoreClientOptions) {
     this.#port = port;
+    this.#out = new Outbox(port);
     this.#initial = init.current;
     this.#catchUpMs = opts.catchUpTimeoutMs ?? 10_000;
     this.#logger = opts.logger ?? console;
@@ -113,7 +117,9 @@ export class WorkerStoreClient implements Store {
         .catch((err) => this.#logger.warn(`worker store: ${err?.message ?? err}`));
     }, interval);
     Deno.unrefTimer(this.#timer);
-    port.onmessage = (ev) => this.#onNotice(ev.data as Notice);
+    port.onmessage = (ev) => {
+      for (const n of received<Notice>(ev.data)) this.#onNotice(n);
+    };
   }
 
   /** Resolves once the owner has sent its first state over `port` and the cache has
@@ -124,9 +130,12 @@ export class WorkerStoreClient implements Store {
   ): Promise<WorkerStoreClient> {
     const client = await new Promise<WorkerStoreClient>((resolve, reject) => {
       port.onmessage = (ev) => {
-        const n = ev.data as Notice;
-        if (n.t === "init") resolve(new WorkerStoreClient(port, n, opts));
-        else if (n.t === "closed") reject(closed(""));
+        const [n, ...rest] = received<Notice>(ev.data);
+        if (n.t === "init") {
+          const client = new WorkerStoreClient(port, n, opts);
+          for (const more of rest) client.#onNotice(more);
+          resolve(client);
+        } else if (n.t === "closed") reject(closed(""));
       };
     });
     await client.#catchUp(client.#initial);
@@ -324,7 +333,8 @@ export class WorkerStoreClient implements Store {
     this.#state = "closing";
     if (this.#writes > 0) await new Promise<void>((r) => this.#writesDone = r);
     this.#shutDown();
-    if (!this.#ownerClosed) this.#port.postMessage({ t: "bye" } satisfies Request);
+    if (!this.#ownerClosed) this.#out.send({ t: "bye" } satisfies Request);
+    this.#out.flush();
     this.#port.onmessage = null;
     this.#port.close?.();
   }
@@ -353,7 +363,7 @@ export class WorkerStoreClient implements Store {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      this.#port.postMessage({ ...req, id });
+      this.#out.send({ ...req, id });
     });
   }
 

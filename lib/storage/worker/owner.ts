@@ -11,7 +11,15 @@
  */
 
 import { isStoreError, type KeyValue, type Store, type StoreEvent, type Watch } from "../store.ts";
-import { type Notice, type Port, type Request, toWire, type WireKeyValue } from "./protocol.ts";
+import {
+  type Notice,
+  Outbox,
+  type Port,
+  received,
+  type Request,
+  toWire,
+  type WireKeyValue,
+} from "./protocol.ts";
 
 /** Serves a store to clients; {@link StoreOwner.connect} adds one. */
 export class StoreOwner {
@@ -56,6 +64,7 @@ class OwnerConnection {
   readonly #store: Store;
   readonly #port: Port;
   readonly #hooks: ConnectionHooks;
+  readonly #out: Outbox;
   #feed: Watch | undefined;
   #ended = false;
 
@@ -63,20 +72,24 @@ class OwnerConnection {
     this.#store = store;
     this.#port = port;
     this.#hooks = hooks;
+    this.#out = new Outbox(port);
   }
 
   start(): void {
-    this.#port.onmessage = (ev) => this.#onRequest(ev.data as Request);
+    this.#port.onmessage = (ev) => {
+      for (const req of received<Request>(ev.data)) this.#onRequest(req);
+    };
     void this.#run();
   }
 
   send(n: Notice): void {
-    if (!this.#ended) this.#port.postMessage(n);
+    if (!this.#ended) this.#out.send(n);
   }
 
   end(): void {
     if (this.#ended) return;
     this.send({ t: "closed" });
+    this.#out.flush();
     this.#ended = true;
     this.#feed?.stop();
     this.#port.onmessage = null;

@@ -13,6 +13,38 @@ export interface Port {
   close?(): void;
 }
 
+/**
+ * Messages to one port, coalesced: everything sent in one turn of the event loop (replies to a
+ * burst of writes, a batch of events) crosses as one message, an array, so that a busy channel
+ * costs one structured clone and one wake-up of the other thread per turn, not per message.
+ */
+export class Outbox {
+  readonly #port: Port;
+  #queue: unknown[] = [];
+
+  constructor(port: Port) {
+    this.#port = port;
+  }
+
+  send(message: unknown): void {
+    this.#queue.push(message);
+    if (this.#queue.length === 1) queueMicrotask(() => this.flush());
+  }
+
+  /** Posts what is queued now (before the port closes). */
+  flush(): void {
+    const q = this.#queue;
+    if (q.length === 0) return;
+    this.#queue = [];
+    this.#port.postMessage(q.length === 1 ? q[0] : q);
+  }
+}
+
+/** Each message of what {@link Outbox} posted. */
+export function received<T>(data: unknown): T[] {
+  return (Array.isArray(data) ? data : [data]) as T[];
+}
+
 /** A key-value as sent: `stale` set when the owner's store reports it stale. */
 export type WireKeyValue = KeyValue & { stale?: true };
 
