@@ -35,7 +35,7 @@ import { keepServingCertificate, listen, setNoDelay, Shutdown } from "./start/se
 import { etcdTls, openStorage } from "./start/storage.ts";
 import { joinSharedState } from "./start/bootstrap.ts";
 import { startSnapshotSchedule } from "./start/snapshots.ts";
-import { checkWorkerOptions, startWorkers } from "./start/workers.ts";
+import { checkWorkerOptions, startWorkers, workerStorage } from "./start/workers.ts";
 
 export { ADMIN_GROUP, ADMIN_USER } from "../api/mod.ts";
 export type { StartOptions } from "./start/options.ts";
@@ -80,8 +80,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     }
     const credentials = await prepareCredentials(opts, dataDir, hostname, config, logger);
     const storage = await openStorage(opts, dataDir, config, logger, resources);
-    // With workers, one continue-token key for every thread (a token from one is good on all).
-    if ((opts.workers ?? 1) > 1) storage.continueKey ??= crypto.getRandomValues(new Uint8Array(32));
+    const workers = workerStorage(opts, storage);
     await startSnapshotSchedule(opts, dataDir, storage.store, config, logger, resources);
     const api = await buildRegistries(config, storage, logger, resources);
     const controllers = await startControllers(
@@ -118,7 +117,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     // `--workers`: the other threads serve on the same port, over this thread's store.
     await startWorkers(
       opts,
-      { store: storage.store, continueKey: storage.continueKey, dataDir, port },
+      { ...workers, dataDir, port },
       logger,
       resources,
     );

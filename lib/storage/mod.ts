@@ -64,7 +64,10 @@ export {
   type SnapshotScheduleOptions,
 } from "./snapshot/schedule.ts";
 export {
+  newRevisionCell,
   type Port as StorePort,
+  publishingRevisions,
+  type RevisionCell,
   StoreOwner,
   WorkerStoreClient,
   type WorkerStoreClientOptions,

@@ -15,7 +15,12 @@
 
 import type { Logger } from "../../api/mod.ts";
 import { ConfigError } from "../../config/mod.ts";
-import { instrumentedStore, tracedStore, WorkerStoreClient } from "../../storage/mod.ts";
+import {
+  instrumentedStore,
+  type RevisionCell,
+  tracedStore,
+  WorkerStoreClient,
+} from "../../storage/mod.ts";
 import { WatchPacer } from "../handlers/watch_pacing.ts";
 import type { BodyWriting } from "../respond.ts";
 import { loadConfiguration } from "./configuration.ts";
@@ -36,6 +41,8 @@ export interface WorkerStart {
   /** The store owner's end is in the main thread. */
   storePort: MessagePort;
   continueKey?: Uint8Array;
+  /** The store's revision in shared memory (on a store only this process writes). */
+  revisionCell?: RevisionCell;
 }
 
 export type WorkerIn = WorkerStart | { t: "stop" };
@@ -76,6 +83,7 @@ async function start(init: WorkerStart): Promise<() => Promise<void>> {
     const client = await WorkerStoreClient.connect(init.storePort, {
       historyRetentionMs: opts.historyRetentionMs,
       logger,
+      revisionCell: init.revisionCell,
     });
     resources.add("the store client", () => client.close());
     const measured = config.metrics

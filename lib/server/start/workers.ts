@@ -12,7 +12,14 @@
 
 import type { Logger } from "../../api/mod.ts";
 import { ConfigError } from "../../config/mod.ts";
-import { type Store, StoreOwner } from "../../storage/mod.ts";
+import {
+  newRevisionCell,
+  publishingRevisions,
+  type RevisionCell,
+  type Store,
+  StoreOwner,
+} from "../../storage/mod.ts";
+import type { Storage } from "./storage.ts";
 import type { OpenResources } from "./open_resources.ts";
 import type { StartOptions } from "./options.ts";
 import type { WorkerIn, WorkerOut } from "./worker_thread.ts";
@@ -37,10 +44,32 @@ export function checkWorkerOptions(opts: StartOptions): void {
   }
 }
 
+/**
+ * With workers: one continue-token key for every thread (a token from one is good on all),
+ * and, on a store this process alone writes (not etcd3), every write's revision published in
+ * shared memory (`publishingRevisions`), where the workers' consistent reads find it without
+ * a round trip to this thread. Changes `storage` in place; nothing with one thread.
+ */
+export function workerStorage(
+  opts: StartOptions,
+  storage: Storage,
+): Omit<WorkerShare, "dataDir" | "port"> {
+  if ((opts.workers ?? 1) < 2) return { store: storage.store };
+  storage.continueKey ??= crypto.getRandomValues(new Uint8Array(32));
+  if (opts.storage !== "etcd3") {
+    const revisionCell = newRevisionCell(storage.store.currentRevision());
+    storage.store = publishingRevisions(storage.store, revisionCell);
+    return { store: storage.store, continueKey: storage.continueKey, revisionCell };
+  }
+  return { store: storage.store, continueKey: storage.continueKey };
+}
+
 /** What the workers need from the main thread, once it listens. */
 export interface WorkerShare {
   store: Store;
   continueKey?: Uint8Array;
+  /** The store's revision in shared memory, when every write publishes it there. */
+  revisionCell?: RevisionCell;
   dataDir: string;
   /** The secure port the main thread listens on. */
   port: number;
@@ -83,6 +112,7 @@ export async function startWorkers(
       opts: workerOpts,
       storePort: port2,
       continueKey: share.continueKey,
+      revisionCell: share.revisionCell,
     }, [
       port2,
     ]);

@@ -16,6 +16,7 @@
 import type { Clock } from "../../api/mod.ts";
 import { Mirror } from "../etcd/mirror.ts";
 import type { StoreLogger } from "../logger.ts";
+import { readRevisionCell, type RevisionCell } from "./shared_revision.ts";
 import {
   type KeyValue,
   type ListOptions,
@@ -50,6 +51,9 @@ export interface WorkerStoreClientOptions {
   logger?: StoreLogger;
   /** How long a read or write waits for the cache to reach a revision. @default 10_000 */
   catchUpTimeoutMs?: number;
+  /** The owner's revision in shared memory (shared_revision.ts), when every write to its
+   * store publishes there: consistent reads read it instead of asking the owner. */
+  revisionCell?: RevisionCell;
 }
 
 interface Pending {
@@ -96,11 +100,13 @@ export class WorkerStoreClient implements Store {
   #closing: Promise<void> | undefined;
   #timer: ReturnType<typeof setInterval>;
   readonly #initial: number;
+  readonly #cell: RevisionCell | undefined;
 
   private constructor(port: Port, init: Notice & { t: "init" }, opts: WorkerStoreClientOptions) {
     this.#port = port;
     this.#out = new Outbox(port);
     this.#initial = init.current;
+    this.#cell = opts.revisionCell;
     this.#catchUpMs = opts.catchUpTimeoutMs ?? 10_000;
     this.#logger = opts.logger ?? console;
     this.#mirror = new Mirror(init.kvs.map(fromWireKv), init.revision, {
@@ -213,6 +219,7 @@ export class WorkerStoreClient implements Store {
   /** The owner's current revision as of some moment after this call. Concurrent readers
    * share probes: one in flight, the readers arriving meanwhile share the next. */
   #ownerRevision(): Promise<number> {
+    if (this.#cell) return Promise.resolve(readRevisionCell(this.#cell));
     if (this.#nextProbe) return this.#nextProbe;
     if (!this.#probe) return this.#startProbe();
     this.#nextProbe = this.#probe.catch(() => {}).then(() => {

@@ -20,3 +20,9 @@
 export { StoreOwner } from "./owner.ts";
 export { WorkerStoreClient, type WorkerStoreClientOptions } from "./client.ts";
 export type { Port } from "./protocol.ts";
+export {
+  newRevisionCell,
+  publishingRevisions,
+  readRevisionCell,
+  type RevisionCell,
+} from "./shared_revision.ts";

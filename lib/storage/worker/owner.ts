@@ -21,6 +21,9 @@ import {
   type WireKeyValue,
 } from "./protocol.ts";
 
+/** A key no object has, read to make sure of the store's current revision. */
+const REVISION_PROBE_KEY = "/registry/";
+
 /** Serves a store to clients; {@link StoreOwner.connect} adds one. */
 export class StoreOwner {
   readonly #store: Store;
@@ -201,7 +204,13 @@ class OwnerConnection {
   #onRequest(req: Request): void {
     if (req.t === "bye") return this.end();
     if (req.t === "revision") {
-      return this.send({ t: "reply", id: req.id, result: this.#store.currentRevision() });
+      // A consistent read first: on a store shared with other processes (etcd) the revision
+      // must include what they acknowledged, which this one's copy may not have yet.
+      this.#store.get(REVISION_PROBE_KEY).then(
+        () => this.send({ t: "reply", id: req.id, result: this.#store.currentRevision() }),
+        (err) => this.send({ t: "reply", id: req.id, error: toWire(err) }),
+      );
+      return;
     }
     let p: Promise<unknown>;
     try {

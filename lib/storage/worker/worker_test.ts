@@ -3,7 +3,7 @@ import { openStore } from "../backends.ts";
 import type { KeyValue } from "../store.ts";
 import { MemoryStore } from "../memory.ts";
 import { storeContract } from "../testing/contract.ts";
-import { StoreOwner, WorkerStoreClient } from "./mod.ts";
+import { newRevisionCell, publishingRevisions, StoreOwner, WorkerStoreClient } from "./mod.ts";
 
 // The contract over a MessageChannel in one thread: a memory store served by its owner, the
 // client's cache fed by the owner's event stream.
@@ -23,6 +23,28 @@ storeContract("worker client (memory owner)", async (opts) => {
   };
 });
 
+// The same with the owner's revision in shared memory: consistent reads read it there.
+storeContract("worker client (memory owner, shared revision)", async (opts) => {
+  const store = new MemoryStore(opts);
+  const revisionCell = newRevisionCell(store.currentRevision());
+  const owner = new StoreOwner(publishingRevisions(store, revisionCell));
+  const { port1, port2 } = new MessageChannel();
+  owner.connect(port1);
+  const client = await WorkerStoreClient.connect(port2, {
+    ...opts,
+    logger: { warn: () => {} },
+    revisionCell,
+  });
+  return {
+    store: client,
+    cleanup: async () => {
+      await client.close();
+      owner.close();
+      await store.close();
+    },
+  };
+});
+
 /** Posts one command to the test worker and waits for its answer. */
 function ask(w: Worker, cmd: Record<string, unknown>, transfer: Transferable[] = []) {
   return new Promise<unknown>((resolve, reject) => {
@@ -32,16 +54,28 @@ function ask(w: Worker, cmd: Record<string, unknown>, transfer: Transferable[] =
   });
 }
 
-Deno.test("worker client in a real Worker over a durable file store", async () => {
+for (const shared of [false, true]) {
+  Deno.test(
+    `worker client in a real Worker over a durable file store${
+      shared ? ", revision in shared memory" : ""
+    }`,
+    () => realWorker(shared),
+  );
+}
+
+async function realWorker(shared: boolean): Promise<void> {
   const dir = await Deno.makeTempDir();
-  const store = await openStore({ backend: "file", dir, logger: { warn: () => {} } });
+  const opened = await openStore({ backend: "file", dir, logger: { warn: () => {} } });
+  const revisionCell = shared ? newRevisionCell(0) : undefined;
+  // Every write of this thread goes through `store` (publishing its revision when shared).
+  const store = revisionCell ? publishingRevisions(opened, revisionCell) : opened;
   const owner = new StoreOwner(store);
   const worker = new Worker(new URL("./worker_testdata.ts", import.meta.url), { type: "module" });
   try {
     await store.create("/registry/a/before", "0");
     const { port1, port2 } = new MessageChannel();
     owner.connect(port1);
-    assert.equal(await ask(worker, { t: "connect", port: port2 }, [port2]), 1);
+    assert.equal(await ask(worker, { t: "connect", port: port2, revisionCell }, [port2]), 1);
     // The worker's watch from revision 0 sees the write made before it connected (history),
     // then everything written on either side, each once, in order.
     await ask(worker, { t: "watch", prefix: "/registry/a/", after: 0, n: 41 });
@@ -62,4 +96,4 @@ Deno.test("worker client in a real Worker over a durable file store", async () =
     await store.close();
     await Deno.remove(dir, { recursive: true });
   }
-});
+}

@@ -17,7 +17,7 @@ self.onmessage = async (ev: MessageEvent) => {
     let result: unknown;
     switch (cmd.t) {
       case "connect":
-        client = await WorkerStoreClient.connect(cmd.port);
+        client = await WorkerStoreClient.connect(cmd.port, { revisionCell: cmd.revisionCell });
         result = client.currentRevision();
         break;
       case "watch": {
