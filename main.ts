@@ -252,6 +252,7 @@ async function serve(config: ServerConfig): Promise<number> {
       requestTimeoutMs: config.requestTimeout,
       minRequestTimeoutSeconds: config.minRequestTimeout,
       maxRequestsInflight: config.maxRequestsInflight,
+      workers: config.workers,
       maxMutatingRequestsInflight: config.maxMutatingRequestsInflight,
       connectionLimits: {
         maxConnections: config.maxConnections,

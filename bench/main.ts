@@ -38,6 +38,7 @@ import { tracingFigures } from "./tracing.ts";
 import { crdRulesFigures } from "./crd_rules.ts";
 import { etcdFigures } from "./etcd.ts";
 import { crdVersionsFigures } from "./crd_versions.ts";
+import { workersFigures } from "./workers.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -62,13 +63,25 @@ if (import.meta.main && Deno.args[0] === "--hello-world") {
     logger: { info: () => {} },
   });
   const body = new TextEncoder().encode("Hello, world!\n");
+  // With a thread count (`--only=workers`): that many threads on one port (SO_REUSEPORT).
+  const threads = Number(Deno.args[2] ?? 1);
+  const ready = Promise.withResolvers<number>();
   const server = Deno.serve({
     hostname: "127.0.0.1",
     port: 0,
     cert: pki.servingCertPem,
     key: pki.servingKeyPem,
-    onListen: ({ port }) => console.error(`serving on https://127.0.0.1:${port}`),
+    ...(threads > 1 ? { reusePort: true } : {}),
+    onListen: ({ port }) => ready.resolve(port),
   }, () => new Response(body, { headers: { "content-type": "text/plain" } }));
+  const port = await ready.promise;
+  for (let i = 1; i < threads; i++) {
+    const w = new Worker(new URL("./hello_worker.ts", import.meta.url), { type: "module" });
+    const started = new Promise((r) => w.onmessage = r);
+    w.postMessage({ port, cert: pki.servingCertPem, key: pki.servingKeyPem });
+    await started;
+  }
+  console.error(`serving on https://127.0.0.1:${port}`);
   Deno.addSignalListener("SIGTERM", () => server.shutdown());
   await server.finished;
   Deno.exit(0);
@@ -1278,6 +1291,64 @@ async function metricsRows(
   ];
 }
 
+/** `--workers=N` for N = 1, 2, 4 against N = 1 and against a hello-world with as many threads
+ * (bench/workers.ts), as table rows. */
+async function workersRows(
+  tmp: string,
+  track: (c: Child) => Child,
+  trackApi: (a: Api) => Api,
+  problems: string[],
+): Promise<Row[]> {
+  const dir = `${tmp}/workers`;
+  const w = await workersFigures({
+    ...serverPairOptions(dir, "workers server", track, trackApi),
+    startHello: async (dataDir, threads) => {
+      await Deno.mkdir(dataDir, { recursive: true });
+      const child = track(
+        await spawnServer([SELF, "--hello-world", dataDir, String(threads)], dataDir),
+      );
+      const api = trackApi(await apiFor(child, false));
+      return {
+        api,
+        stop: async () => void await stopServer(child, "SIGTERM", "hello-world server"),
+      };
+    },
+  });
+  problems.push(...w.problems);
+  const ok = w.problems.length === 0;
+  const rows: Row[] = [];
+  for (const n of w.counts) {
+    const scale = (figure: string, values: Record<number, number>, target?: number): Row => ({
+      figure,
+      value: fmt(values[n]),
+      baseline: `${values === w.hello ? "1 thread" : "--workers=1"} ${fmt(values[1])}`,
+      ratio: fmt(values[n] / values[1], 2),
+      target: target ? `≥ ${target}` : "—",
+      met: target ? (ok && values[n] / values[1] >= target ? "yes" : "**no**") : "—",
+    });
+    rows.push(
+      scale(
+        `configmap creates/s, 32 clients, --workers=${n}`,
+        w.creates,
+        n === 2 ? 1.6 : undefined,
+      ),
+      scale(`configmap gets/s, 32 clients, --workers=${n}`, w.gets, n === 2 ? 1.6 : undefined),
+      // What the machine gives more threads now: on a shared machine, the ceiling of the
+      // ratios above.
+      scale(`hello-world req/s, 32 clients, ${n} threads`, w.hello),
+      {
+        figure: `configmap gets/s, --workers=${n}, against a hello-world on ${n} threads`,
+        value: fmt(w.gets[n]),
+        baseline: `hello-world ${fmt(w.hello[n])}`,
+        ratio: `${fmt((w.gets[n] / w.hello[n]) * 100)} %`,
+        target: "≥ 50 %",
+        met: ok && w.gets[n] >= 0.5 * w.hello[n] ? "yes" : "**no**",
+      },
+    );
+  }
+  return rows;
+}
+
 /** The etcd3 backend against etcd itself and against the file store (bench/etcd.ts), as table
  * rows. */
 async function etcdRows(
@@ -1495,6 +1566,8 @@ if (import.meta.main) {
     ? onlyMain(crdVersionsRows)
     : Deno.args.includes("--only=crd-rules")
     ? onlyMain(crdRulesRows)
+    : Deno.args.includes("--only=workers")
+    ? onlyMain(workersRows)
     : Deno.args.includes("--backend=etcd") ||
         Deno.args.some((a, i) => a === "--backend" && Deno.args[i + 1] === "etcd")
     ? onlyMain(etcdRows)

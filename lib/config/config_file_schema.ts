@@ -83,6 +83,7 @@ export const fileSchema = z.strictObject({
   requestTimeout: z.string().optional(),
   minRequestTimeout: z.number().optional(),
   maxRequestsInflight: z.number().optional(),
+  workers: z.number().optional(),
   maxMutatingRequestsInflight: z.number().optional(),
   maxConnections: z.number().optional(),
   maxConnectionsPerClient: z.number().optional(),

@@ -221,6 +221,7 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "auditWebhookBatchBufferSize":
     case "auditWebhookBatchMaxSize":
     case "snapshotRetention":
+    case "workers":
       values[field] = positiveCount(one);
       break;
   }
@@ -350,6 +351,7 @@ function setFromFile(
     case "auditWebhookBatchBufferSize":
     case "auditWebhookBatchMaxSize":
     case "snapshotRetention":
+    case "workers":
       values[field] = positiveCount(value as number);
       return;
     case "anonymousAuth":

@@ -436,6 +436,14 @@ export const FLAGS: readonly FlagSpec[] = [
     help: "Non-mutating requests (watches aside) served at once; more get 429. 0: no limit.",
   },
   {
+    name: "workers",
+    field: "workers",
+    kind: "int",
+    defaultText: "1",
+    help: "Threads that serve requests on the secure port (reusePort): the main thread, which " +
+      "owns the store and runs the controllers, and N-1 workers. 1: one thread.",
+  },
+  {
     name: "max-mutating-requests-inflight",
     field: "maxMutatingRequestsInflight",
     kind: "int",

@@ -108,6 +108,7 @@ Deno.test("every flag but --config has a config-file field and help text", () =>
     "request-timeout",
     "min-request-timeout",
     "max-requests-inflight",
+    "workers",
     "max-mutating-requests-inflight",
     "max-connections",
     "max-connections-per-client",

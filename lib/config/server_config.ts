@@ -133,6 +133,7 @@ export async function loadServerConfig(
     requestTimeout: pick("requestTimeout") ?? DEFAULTS.requestTimeout,
     minRequestTimeout: pick("minRequestTimeout") ?? DEFAULTS.minRequestTimeout,
     maxRequestsInflight: pick("maxRequestsInflight") ?? DEFAULTS.maxRequestsInflight,
+    workers: pick("workers") ?? DEFAULTS.workers,
     maxMutatingRequestsInflight: pick("maxMutatingRequestsInflight") ??
       DEFAULTS.maxMutatingRequestsInflight,
     maxConnections: pick("maxConnections") ?? DEFAULTS.maxConnections,

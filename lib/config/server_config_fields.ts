@@ -137,6 +137,8 @@ export interface ServerConfig {
   minRequestTimeout: number;
   /** 0: no limit. */
   maxRequestsInflight: number;
+  /** Threads serving requests (the main thread and N-1 workers). */
+  workers: number;
   /** 0: no limit. */
   maxMutatingRequestsInflight: number;
   /** 0: derived from the open-file limit. */
@@ -207,6 +209,7 @@ export const DEFAULTS = {
   requestTimeout: 60_000,
   minRequestTimeout: 1800,
   maxRequestsInflight: 400,
+  workers: 1,
   maxMutatingRequestsInflight: 200,
   maxConnections: 0,
   maxConnectionsPerClient: 0,

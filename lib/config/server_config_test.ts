@@ -44,6 +44,7 @@ Deno.test("defaults apply without flags or file", async () => {
     requestTimeout: 60_000,
     minRequestTimeout: 1800,
     maxRequestsInflight: 400,
+    workers: 1,
     maxMutatingRequestsInflight: 200,
     maxConnections: 0,
     maxConnectionsPerClient: 0,

@@ -102,6 +102,7 @@ export function listenTls(
   port: number,
   cert: string,
   key: string,
+  opts: { reusePort?: boolean } = {},
 ): Deno.TlsListener {
   return Deno.listenTls({
     hostname,
@@ -109,6 +110,8 @@ export function listenTls(
     cert,
     key,
     alpnProtocols: ["h2", "http/1.1"],
+    // `--workers`: every thread listens on the port; the kernel spreads the connections.
+    ...(opts.reusePort ? { reusePort: true } : {}),
   });
 }
 

@@ -11,7 +11,8 @@
  *   5. registries         the catalogue, a registry per resource, the system namespaces
  *   6. controllers        namespaces, CRDs, RBAC and the authorizer, CSRs, namespace defaults
  *   7. request handler    authentication, discovery and OpenAPI, the router, the filter chain
- *   8. serving            listen; then the kubernetes Service (it needs the port), serving
+ *   8. serving            listen; the worker threads of `--workers` (workers.ts) on the same
+ *                         port; then the kubernetes Service (it needs the port), serving
  *                         certificate renewal, TCP_NODELAY, the admin kubeconfig
  *
  * Closing runs the stack: renewal stops, serving ends (readiness fails, watches end, accepting
@@ -34,6 +35,7 @@ import { keepServingCertificate, listen, setNoDelay, Shutdown } from "./start/se
 import { etcdTls, openStorage } from "./start/storage.ts";
 import { joinSharedState } from "./start/bootstrap.ts";
 import { startSnapshotSchedule } from "./start/snapshots.ts";
+import { checkWorkerOptions, startWorkers, workerStorage } from "./start/workers.ts";
 
 export { ADMIN_GROUP, ADMIN_USER } from "../api/mod.ts";
 export type { StartOptions } from "./start/options.ts";
@@ -62,6 +64,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
   const logger = opts.logger ?? createLogger("info");
   const resources = new OpenResources();
   try {
+    checkWorkerOptions(opts);
     const config = await loadConfiguration(opts, logger, resources);
     const dataDir = await openDataDir(opts, logger, resources);
     const hostname = opts.bindAddress ?? "127.0.0.1";
@@ -77,6 +80,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     }
     const credentials = await prepareCredentials(opts, dataDir, hostname, config, logger);
     const storage = await openStorage(opts, dataDir, config, logger, resources);
+    const workers = workerStorage(opts, storage);
     await startSnapshotSchedule(opts, dataDir, storage.store, config, logger, resources);
     const api = await buildRegistries(config, storage, logger, resources);
     const controllers = await startControllers(
@@ -110,6 +114,13 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     );
     const serving = await listen(opts, hostname, credentials, chain, shutdown, logger, resources);
     port = serving.port;
+    // `--workers`: the other threads serve on the same port, over this thread's store.
+    await startWorkers(
+      opts,
+      { ...workers, dataDir, port },
+      logger,
+      resources,
+    );
     // The `kubernetes` Service points at the port just opened (while Services are served).
     await controllers.startServiceController(port);
     keepServingCertificate(

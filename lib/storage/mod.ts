@@ -63,3 +63,12 @@ export {
   type SnapshotSchedule,
   type SnapshotScheduleOptions,
 } from "./snapshot/schedule.ts";
+export {
+  newRevisionCell,
+  type Port as StorePort,
+  publishingRevisions,
+  type RevisionCell,
+  StoreOwner,
+  WorkerStoreClient,
+  type WorkerStoreClientOptions,
+} from "./worker/mod.ts";

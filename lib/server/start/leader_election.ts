@@ -34,6 +34,8 @@ export async function runClusterControllers(
   logger: Logger,
   resources: OpenResources,
 ): Promise<void> {
+  // In a worker thread of `--workers`: the main thread runs them.
+  if (opts.workerThread) return;
   const le = opts.leaderElection ?? {};
   if (!SHARED_STORES.includes(opts.storage ?? "file") || le.enabled === false) {
     resources.add("the cluster-wide controllers", () => cluster.stop());

@@ -99,6 +99,14 @@ export interface StartOptions {
    * @default 400 / 200 */
   maxRequestsInflight?: number;
   maxMutatingRequestsInflight?: number;
+  /** `--workers`: threads that serve requests on the secure port (SO_REUSEPORT): this one,
+   * which also owns the store and runs the controllers, and N-1 Deno workers, each with its own
+   * request stack and a store client whose cache the store's events feed (workers.ts).
+   * @default 1 */
+  workers?: number;
+  /** Set only inside a worker thread of `workers` (worker_thread.ts): the cluster-wide
+   * controllers, snapshots and the `kubernetes` Service run on the main thread alone. */
+  workerThread?: boolean;
   /** How often the serving certificate is checked for renewal (a generated one 30 days
    * before it expires; `tlsCertFile` when it changes). @default 3600000 */
   certificateCheckIntervalMs?: number;

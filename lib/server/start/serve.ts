@@ -73,7 +73,9 @@ export async function listen(
     // connection comes from the front's address: the front limits connections per client.
     const listener = front
       ? Deno.listen({ hostname: "127.0.0.1", port: 0 })
-      : listenTls(hostname, opts.securePort ?? 0, pki.servingCertPem, pki.servingKeyPem);
+      : listenTls(hostname, opts.securePort ?? 0, pki.servingCertPem, pki.servingKeyPem, {
+        reusePort: (opts.workers ?? 1) > 1,
+      });
     server = new ConnectionServer({
       listener,
       handler: front ? front.handler(behindFront) : handler,
@@ -129,7 +131,11 @@ export function keepServingCertificate(
         front.setCertificate(pair.certPem, pair.keyPem);
         return;
       }
-      await server.replaceListener(() => listenTls(hostname, port, pair.certPem, pair.keyPem));
+      await server.replaceListener(() =>
+        listenTls(hostname, port, pair.certPem, pair.keyPem, {
+          reusePort: (opts.workers ?? 1) > 1,
+        })
+      );
       setListenerNoDelay(port);
     },
     intervalMs: opts.certificateCheckIntervalMs,

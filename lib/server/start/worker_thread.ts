@@ -1,0 +1,155 @@
+/**
+ * The module each `--workers` worker thread runs: the request stack of one server (TLS,
+ * authentication, authorization, admission, registries, encoding) on the main thread's secure
+ * port (SO_REUSEPORT), over a {@link WorkerStoreClient} of the main thread's store. The
+ * start-up steps are the main thread's (server.ts) less what runs there alone: the data
+ * directory is made, the store opened and snapshotted, the cluster-wide controllers and the
+ * `kubernetes` Service run, and the serving certificate renewed by the main thread.
+ *
+ * Messages: in `start` ({@link WorkerStart}) and `stop`; out `ready`, `failed`, `log` and
+ * `stopped` (workers.ts reads them).
+ * @module
+ */
+
+/// <reference lib="deno.worker" />
+
+import type { Logger } from "../../api/mod.ts";
+import { ConfigError } from "../../config/mod.ts";
+import {
+  instrumentedStore,
+  type RevisionCell,
+  tracedStore,
+  WorkerStoreClient,
+} from "../../storage/mod.ts";
+import { WatchPacer } from "../handlers/watch_pacing.ts";
+import type { BodyWriting } from "../respond.ts";
+import { loadConfiguration } from "./configuration.ts";
+import { startControllers } from "./controllers.ts";
+import { prepareCredentials } from "./credentials.ts";
+import { buildRequestHandler } from "./handler.ts";
+import { OpenResources } from "./open_resources.ts";
+import type { StartOptions } from "./options.ts";
+import { buildRegistries } from "./registries.ts";
+import { listen, setNoDelay, Shutdown } from "./serve.ts";
+
+/** What the main thread sends to start a worker. */
+export interface WorkerStart {
+  t: "start";
+  /** The main thread's options (functions left out), with `dataDir` and `securePort` set to
+   * the ones it uses. */
+  opts: StartOptions;
+  /** The store owner's end is in the main thread. */
+  storePort: MessagePort;
+  continueKey?: Uint8Array;
+  /** The store's revision in shared memory (on a store only this process writes). */
+  revisionCell?: RevisionCell;
+}
+
+export type WorkerIn = WorkerStart | { t: "stop" };
+
+export type WorkerOut =
+  | { t: "ready" }
+  | { t: "failed"; message: string; configError: boolean }
+  | { t: "log"; level: keyof Logger; msg: string; extra: string[] }
+  | { t: "stopped" };
+
+function post(m: WorkerOut): void {
+  self.postMessage(m);
+}
+
+/** Log lines go to the main thread's logger. */
+const logger: Logger = Object.fromEntries(
+  (["debug", "info", "warn", "error"] as const).map((level) => [
+    level,
+    (msg: string, ...extra: unknown[]) =>
+      post({
+        t: "log",
+        level,
+        msg,
+        extra: extra.map((e) => e instanceof Error ? (e.stack ?? e.message) : String(e)),
+      }),
+  ]),
+) as unknown as Logger;
+
+/** Starts the request stack; resolves to its stop. */
+async function start(init: WorkerStart): Promise<() => Promise<void>> {
+  const resources = new OpenResources();
+  try {
+    const opts: StartOptions = { ...init.opts, logger, workerThread: true };
+    const config = await loadConfiguration(opts, logger, resources);
+    const dataDir = opts.dataDir!;
+    const hostname = opts.bindAddress ?? "127.0.0.1";
+    const credentials = await prepareCredentials(opts, dataDir, hostname, config, logger);
+    const client = await WorkerStoreClient.connect(init.storePort, {
+      historyRetentionMs: opts.historyRetentionMs,
+      logger,
+      revisionCell: init.revisionCell,
+    });
+    resources.add("the store client", () => client.close());
+    const measured = config.metrics
+      ? instrumentedStore(client, config.metrics.storageDuration)
+      : client;
+    const store = config.tracer.enabled ? tracedStore(measured, opts.storage ?? "file") : measured;
+    const api = await buildRegistries(
+      config,
+      { store, continueKey: init.continueKey },
+      logger,
+      resources,
+    );
+    const controllers = await startControllers(
+      opts,
+      config,
+      api,
+      credentials.pki,
+      logger,
+      resources,
+    );
+    api.bindAuthorizer(controllers.authorizer);
+    const shutdown = new Shutdown();
+    const bodies: BodyWriting = { streamLarge: false };
+    const chain = await buildRequestHandler(
+      opts,
+      {
+        dataDir,
+        config,
+        credentials,
+        api,
+        controllers,
+        serverAddress: () => `${hostname}:${opts.securePort}`,
+        shuttingDown: () => shutdown.begun,
+        watchPacer: new WatchPacer(),
+        bodies,
+      },
+      logger,
+      resources,
+    );
+    const serving = await listen(opts, hostname, credentials, chain, shutdown, logger, resources);
+    setNoDelay(serving, bodies, logger);
+    return () => resources.closeAll((what, err) => logger.error(`closing ${what}`, err));
+  } catch (err) {
+    await resources.closeAll(() => {});
+    throw err;
+  }
+}
+
+let stop: (() => Promise<void>) | undefined;
+
+self.onmessage = async (ev: MessageEvent<WorkerIn>) => {
+  const msg = ev.data;
+  if (msg.t === "start") {
+    try {
+      stop = await start(msg);
+      post({ t: "ready" });
+    } catch (err) {
+      post({
+        t: "failed",
+        message: err instanceof Error ? err.message : String(err),
+        configError: err instanceof ConfigError,
+      });
+    }
+  } else if (msg.t === "stop") {
+    await stop?.();
+    post({ t: "stopped" });
+    self.close();
+  }
+};
