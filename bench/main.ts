@@ -1524,7 +1524,8 @@ async function crdRulesRows(
 }
 
 /** `deno task bench --only=auth`, `--only=limits`, `--only=encryption`, `--only=admission`,
- * `--only=audit`, `--only=metrics`, `--only=tracing`, `--only=crd-versions` or `--only=crd-rules`:
+ * `--only=audit`, `--only=metrics`, `--only=tracing`, `--only=crd-versions`, `--only=crd-rules` or
+ * `--only=workers`:
  * those figures alone; `--backend etcd`: the
  * etcd3 backend's. */
 async function onlyMain(rowsOf: typeof authRows): Promise<void> {
