@@ -16,7 +16,15 @@ import { type Clock, systemClock } from "../../api/mod.ts";
 import { listAt } from "../engine.ts";
 import { KeyIndex } from "../keyindex.ts";
 import type { StoreLogger } from "../logger.ts";
-import { type KeyValue, type ListResult, StoreError, type StoreEvent } from "../store.ts";
+import {
+  type KeyValue,
+  type ListOptions,
+  type ListResult,
+  StoreError,
+  type StoreEvent,
+  type Watch,
+  type WatchOptions,
+} from "../store.ts";
 import { History } from "../watch/history.ts";
 import { WatchHub } from "../watch/hub.ts";
 
@@ -99,6 +107,76 @@ export class Mirror {
     const r = this.index.range(prefix, opts.after);
     const end = Math.min(r.end, r.start + opts.limit);
     return { items: this.index.slice(r.start, end), revision: rev, remaining: r.end - end };
+  }
+
+  /** `count()` of a store served from this mirror. */
+  count(prefix: string): number {
+    const r = this.index.range(prefix);
+    return r.end - r.start;
+  }
+
+  /** `list()` of a store served from this mirror, at a revision {@link readRevision} gave. */
+  listWith(prefix: string, rev: number, opts: ListOptions): ListResult {
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
+    return this.list(prefix, rev, {
+      after: opts.after,
+      limit,
+      countRemaining: opts.countRemaining ?? true,
+    });
+  }
+
+  /**
+   * The revision a read of `key` at `revision` is served at, once the mirror has caught up as
+   * the read asks: the newest when none is asked for, else the one asked for, checked as the
+   * Store contract says (Invalid, FutureRevision, Compacted).
+   */
+  readRevision(key: string, revision: number | undefined): number {
+    const current = this.#revision;
+    if (!revision) return current;
+    if (!Number.isSafeInteger(revision) || revision < 0) {
+      throw new StoreError("Invalid", key, `Invalid revision ${revision}`);
+    }
+    if (revision > current) {
+      throw new StoreError(
+        "FutureRevision",
+        key,
+        `Revision ${revision} is newer than the current revision ${current}`,
+      );
+    }
+    const floor = this.history.floor;
+    if (revision < floor && revision !== current) {
+      throw new StoreError(
+        "Compacted",
+        key,
+        `Revision ${revision} was compacted; the oldest readable revision is ${floor}`,
+      );
+    }
+    return revision;
+  }
+
+  /** `watch()` of a store served from this mirror, checked as the Store contract says. */
+  watch(prefix: string, opts: WatchOptions): Watch {
+    const after = opts.afterRevision;
+    const current = this.#revision;
+    if (!Number.isSafeInteger(after) || after < 0) {
+      throw new StoreError("Invalid", prefix, `Invalid watch revision ${after}`);
+    }
+    if (after > current) {
+      throw new StoreError(
+        "FutureRevision",
+        prefix,
+        `Revision ${after} is newer than the current revision ${current}`,
+      );
+    }
+    const floor = this.history.floor;
+    if (after < floor - 1) {
+      throw new StoreError(
+        "Compacted",
+        prefix,
+        `Cannot watch after revision ${after}: history before revision ${floor} was compacted`,
+      );
+    }
+    return this.hub.open(prefix, { afterRevision: after, signal: opts.signal });
   }
 
   /**

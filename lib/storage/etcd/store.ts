@@ -235,8 +235,7 @@ export class EtcdStore implements Store {
   }
 
   count(prefix: string): number {
-    const r = this.#mirror.index.range(prefix);
-    return r.end - r.start;
+    return this.#mirror.count(prefix);
   }
 
   // ---- reads ----
@@ -248,12 +247,7 @@ export class EtcdStore implements Store {
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
     const rev = await this.#readRevision(prefix, opts.revision, opts.cached);
-    const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
-    return this.#mirror.list(prefix, rev, {
-      after: opts.after,
-      limit,
-      countRemaining: opts.countRemaining ?? true,
-    });
+    return this.#mirror.listWith(prefix, rev, opts);
   }
 
   /** The revision to read at: the latest (after catching up with etcd, unless `cached`) or a
@@ -268,27 +262,7 @@ export class EtcdStore implements Store {
       await this.#catchUp(key);
       this.#checkReadable(key);
     }
-    const current = this.#mirror.revision;
-    if (!revision) return current;
-    if (!Number.isSafeInteger(revision) || revision < 0) {
-      throw new StoreError("Invalid", key, `Invalid revision ${revision}`);
-    }
-    if (revision > current) {
-      throw new StoreError(
-        "FutureRevision",
-        key,
-        `Revision ${revision} is newer than the current revision ${current}`,
-      );
-    }
-    const floor = this.#mirror.history.floor;
-    if (revision < floor && revision !== current) {
-      throw new StoreError(
-        "Compacted",
-        key,
-        `Revision ${revision} was compacted; the oldest readable revision is ${floor}`,
-      );
-    }
-    return revision;
+    return this.#mirror.readRevision(key, revision);
   }
 
   /** Waits until the mirror holds everything etcd had when this was called. */
@@ -419,27 +393,7 @@ export class EtcdStore implements Store {
 
   watch(prefix: string, opts: WatchOptions): Watch {
     this.#checkReadable(prefix);
-    const after = opts.afterRevision;
-    const current = this.#mirror.revision;
-    if (!Number.isSafeInteger(after) || after < 0) {
-      throw new StoreError("Invalid", prefix, `Invalid watch revision ${after}`);
-    }
-    if (after > current) {
-      throw new StoreError(
-        "FutureRevision",
-        prefix,
-        `Revision ${after} is newer than the current revision ${current}`,
-      );
-    }
-    const floor = this.#mirror.history.floor;
-    if (after < floor - 1) {
-      throw new StoreError(
-        "Compacted",
-        prefix,
-        `Cannot watch after revision ${after}: history before revision ${floor} was compacted`,
-      );
-    }
-    return this.#mirror.hub.open(prefix, { afterRevision: after, signal: opts.signal });
+    return this.#mirror.watch(prefix, opts);
   }
 
   // ---- compaction ----

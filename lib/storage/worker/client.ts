@@ -159,8 +159,7 @@ export class WorkerStoreClient implements Store {
   }
 
   count(prefix: string): number {
-    const r = this.#mirror.index.range(prefix);
-    return r.end - r.start;
+    return this.#mirror.count(prefix);
   }
 
   /** Whether the owner still serves this client. */
@@ -177,12 +176,7 @@ export class WorkerStoreClient implements Store {
 
   async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
     const rev = await this.#readRevision(prefix, opts.revision, opts.cached);
-    const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
-    return this.#mirror.list(prefix, rev, {
-      after: opts.after,
-      limit,
-      countRemaining: opts.countRemaining ?? true,
-    });
+    return this.#mirror.listWith(prefix, rev, opts);
   }
 
   /** The revision to read at: the latest (after catching up with the owner, unless `cached`)
@@ -193,27 +187,7 @@ export class WorkerStoreClient implements Store {
       await this.#catchUp(await this.#ownerRevision());
       this.#checkOpen(key);
     }
-    const current = this.#mirror.revision;
-    if (!revision) return current;
-    if (!Number.isSafeInteger(revision) || revision < 0) {
-      throw new StoreError("Invalid", key, `Invalid revision ${revision}`);
-    }
-    if (revision > current) {
-      throw new StoreError(
-        "FutureRevision",
-        key,
-        `Revision ${revision} is newer than the current revision ${current}`,
-      );
-    }
-    const floor = this.#mirror.history.floor;
-    if (revision < floor && revision !== current) {
-      throw new StoreError(
-        "Compacted",
-        key,
-        `Revision ${revision} was compacted; the oldest readable revision is ${floor}`,
-      );
-    }
-    return revision;
+    return this.#mirror.readRevision(key, revision);
   }
 
   /** The owner's current revision as of some moment after this call. Concurrent readers
@@ -291,27 +265,7 @@ export class WorkerStoreClient implements Store {
 
   watch(prefix: string, opts: WatchOptions): Watch {
     this.#checkOpen(prefix);
-    const after = opts.afterRevision;
-    const current = this.#mirror.revision;
-    if (!Number.isSafeInteger(after) || after < 0) {
-      throw new StoreError("Invalid", prefix, `Invalid watch revision ${after}`);
-    }
-    if (after > current) {
-      throw new StoreError(
-        "FutureRevision",
-        prefix,
-        `Revision ${after} is newer than the current revision ${current}`,
-      );
-    }
-    const floor = this.#mirror.history.floor;
-    if (after < floor - 1) {
-      throw new StoreError(
-        "Compacted",
-        prefix,
-        `Cannot watch after revision ${after}: history before revision ${floor} was compacted`,
-      );
-    }
-    return this.#mirror.hub.open(prefix, { afterRevision: after, signal: opts.signal });
+    return this.#mirror.watch(prefix, opts);
   }
 
   isStale(kv: KeyValue): boolean {
