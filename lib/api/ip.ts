@@ -87,6 +87,11 @@ export function formatIP(ip: IP): string {
   }
   const groups: number[] = [];
   for (let s = 112n; s >= 0n; s -= 16n) groups.push(Number((ip.value >> s) & 0xffffn));
+  return formatIPv6Groups(groups);
+}
+
+/** The canonical text of an IPv6 address from its eight 16-bit groups (RFC 5952). */
+export function formatIPv6Groups(groups: readonly number[]): string {
   // The longest run of two or more zero groups (the first of equal runs) becomes `::`.
   let best = -1, bestLen = 1;
   for (let i = 0; i < 8;) {
@@ -99,7 +104,7 @@ export function formatIP(ip: IP): string {
     if (j - i > bestLen) [best, bestLen] = [i, j - i];
     i = j;
   }
-  const hex = (gs: number[]) => gs.map((g) => g.toString(16)).join(":");
+  const hex = (gs: readonly number[]) => gs.map((g) => g.toString(16)).join(":");
   if (best < 0) return hex(groups);
   return `${hex(groups.slice(0, best))}::${hex(groups.slice(best + bestLen))}`;
 }

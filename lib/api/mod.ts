@@ -38,6 +38,7 @@ export {
   cidrSize,
   formatCIDR,
   formatIP,
+  formatIPv6Groups,
   type IP,
   type IPFamily,
   parseCIDR,

@@ -6,6 +6,8 @@
  * Kubernetes refuses them.
  */
 
+import { formatIPv6Groups } from "../../api/mod.ts";
+
 export class IPAddr {
   /** 4 or 16 bytes. */
   constructor(readonly bytes: Uint8Array) {}
@@ -18,22 +20,7 @@ export class IPAddr {
     const b = this.bytes;
     if (b.length === 4) return b.join(".");
     const groups = Array.from({ length: 8 }, (_, i) => (b[2 * i] << 8) | b[2 * i + 1]);
-    // The longest run of at least two zero groups (the first of equal ones) becomes "::".
-    let best = -1;
-    let bestLen = 1;
-    for (let i = 0; i < 8;) {
-      if (groups[i] !== 0) {
-        i++;
-        continue;
-      }
-      let j = i;
-      while (j < 8 && groups[j] === 0) j++;
-      if (j - i > bestLen) [best, bestLen] = [i, j - i];
-      i = j;
-    }
-    const hex = (g: number[]) => g.map((x) => x.toString(16)).join(":");
-    if (best < 0) return hex(groups);
-    return `${hex(groups.slice(0, best))}::${hex(groups.slice(best + bestLen))}`;
+    return formatIPv6Groups(groups);
   }
 
   isUnspecified(): boolean {
