@@ -6,7 +6,7 @@
  * Kubernetes refuses them.
  */
 
-import { formatIPv6Groups } from "../../api/mod.ts";
+import { formatIPv6Groups, parseIP as parseAddress } from "../../api/mod.ts";
 
 export class IPAddr {
   /** 4 or 16 bytes. */
@@ -57,52 +57,14 @@ export class IPAddr {
   }
 }
 
-function parseIPv4(s: string): Uint8Array | undefined {
-  const parts = s.split(".");
-  if (parts.length !== 4) return undefined;
-  const out = new Uint8Array(4);
-  for (let i = 0; i < 4; i++) {
-    const p = parts[i];
-    if (!/^\d{1,3}$/.test(p) || (p.length > 1 && p[0] === "0") || Number(p) > 255) {
-      return undefined;
-    }
-    out[i] = Number(p);
-  }
-  return out;
-}
-
-function parseIPv6(s: string): Uint8Array | undefined {
-  const halves = s.split("::");
-  if (halves.length > 2) return undefined;
-  const groups = (part: string): number[] | undefined => {
-    if (part === "") return [];
-    const out: number[] = [];
-    const items = part.split(":");
-    for (let i = 0; i < items.length; i++) {
-      const item = items[i];
-      if (i === items.length - 1 && item.includes(".")) {
-        const v4 = parseIPv4(item);
-        if (!v4) return undefined;
-        out.push((v4[0] << 8) | v4[1], (v4[2] << 8) | v4[3]);
-      } else if (/^[0-9a-fA-F]{1,4}$/.test(item)) {
-        out.push(parseInt(item, 16));
-      } else {
-        return undefined;
-      }
-    }
-    return out;
-  };
-  const head = groups(halves[0]);
-  const tail = halves.length === 2 ? groups(halves[1]) : [];
-  if (!head || !tail) return undefined;
-  const missing = 8 - head.length - tail.length;
-  if (halves.length === 2 ? missing < 1 : missing !== 0) return undefined;
-  const all = [...head, ...Array(halves.length === 2 ? missing : 0).fill(0), ...tail];
-  const out = new Uint8Array(16);
-  all.forEach((g, i) => {
-    out[2 * i] = g >> 8;
-    out[2 * i + 1] = g & 0xff;
-  });
+/** The address's bytes (4 or 16), from the server's own parser (the same strict rules). */
+function addressBytes(raw: string): Uint8Array | undefined {
+  const ip = parseAddress(raw);
+  if (!ip) return undefined;
+  const n = ip.family === "IPv4" ? 4 : 16;
+  const out = new Uint8Array(n);
+  let v = ip.value;
+  for (let k = n - 1; k >= 0; k--, v >>= 8n) out[k] = Number(v & 0xffn);
   return out;
 }
 
@@ -111,7 +73,7 @@ export function parseIP(raw: string): IPAddr {
   if (raw.includes("%")) {
     throw new Error(`IP address ${JSON.stringify(raw)} with zone value is not allowed`);
   }
-  const bytes = raw.includes(":") ? parseIPv6(raw) : parseIPv4(raw);
+  const bytes = addressBytes(raw);
   if (!bytes) {
     throw new Error(
       `IP Address ${JSON.stringify(raw)} parse error during conversion from string: ParseAddr(${
