@@ -16,6 +16,7 @@
 import { type FieldError, humanDuration, type KubeObject, type PrinterColumn } from "../api/mod.ts";
 import { type CompiledJsonPath, compileJsonPath } from "../printers/mod.ts";
 import { SchemaSet } from "../schema/mod.ts";
+import { simplePathErrors } from "./scale.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
@@ -108,20 +109,6 @@ function cell(
       return humanDuration(now().getTime() - t);
     }
   }
-}
-
-/** kube's `validateSimpleJSONPath`. */
-function simplePathErrors(s: string, field: string): FieldError[] {
-  if (s.length === 0) return [{ type: "Invalid", field, value: s, detail: "must not be empty" }];
-  if (s[0] !== ".") {
-    return [{
-      type: "Invalid",
-      field,
-      value: s,
-      detail: "must be a simple json path starting with .",
-    }];
-  }
-  return [];
 }
 
 /** Errors of a version's `additionalPrinterColumns` at `path`, worded and placed as kube's

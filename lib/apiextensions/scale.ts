@@ -18,8 +18,8 @@ function isObject(v: unknown): v is Record<string, Json> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** kube's `validateSimpleJSONPath`: `.a.b` form. */
-function simplePathErrors(s: string, field: string): FieldError[] {
+/** kube's `validateSimpleJSONPath`: `.a.b` form (scale paths and printer columns). */
+export function simplePathErrors(s: string, field: string): FieldError[] {
   if (s.length === 0) return [{ type: "Invalid", field, value: s, detail: "must not be empty" }];
   if (s[0] !== ".") {
     return [{
