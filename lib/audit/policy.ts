@@ -23,9 +23,9 @@ import {
   describeValue,
   fieldPath,
   formatIssueAsFieldError,
-  osReason,
   parseYamlConfig,
   quote,
+  readConfigFile,
   valueAt,
 } from "../config/mod.ts";
 
@@ -117,12 +117,7 @@ const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
 
 /** Reads and validates the policy file; a ConfigError lists every problem, one per line. */
 export async function loadAuditPolicy(path: string): Promise<AuditPolicy> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (err) {
-    throw new ConfigError(`--audit-policy-file: cannot read ${quote(path)}: ${osReason(err)}`);
-  }
+  const text = await readConfigFile("--audit-policy-file", path);
   return parseAuditPolicy(parseYamlConfig(text, path), path);
 }
 

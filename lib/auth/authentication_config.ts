@@ -17,7 +17,7 @@
  * @module
  */
 
-import { ConfigError, osReason, parseYamlConfig, quote } from "../config/mod.ts";
+import { ConfigError, parseYamlConfig, readConfigFile } from "../config/mod.ts";
 import type { CompiledExpression } from "../cel/mod.ts";
 import { AuthenticationConfigChecker } from "./authentication_config_checks.ts";
 import {
@@ -124,12 +124,8 @@ export async function loadAuthenticationConfig(
  *
  * @throws {ConfigError} `--authentication-config: cannot read "x.yaml": No such file or directory`
  */
-export async function readAuthenticationConfigFile(path: string): Promise<string> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch (err) {
-    throw new ConfigError(`--authentication-config: cannot read ${quote(path)}: ${osReason(err)}`);
-  }
+export function readAuthenticationConfigFile(path: string): Promise<string> {
+  return readConfigFile("--authentication-config", path);
 }
 
 /**

@@ -30,10 +30,10 @@ import {
   describeValue,
   formatIssue,
   type IssueFormat,
-  osReason,
   parseDuration,
   parseYamlConfig,
   quote,
+  readConfigFile,
   similarField,
 } from "../config/mod.ts";
 import { CelCompileError, compile, type CompiledExpression } from "../cel/mod.ts";
@@ -145,12 +145,7 @@ export async function loadAuthorizationConfig(
   opts: LoadAuthorizationConfigOptions = {},
 ): Promise<AuthorizationConfig> {
   const file = resolve(opts.cwd ?? Deno.cwd(), path);
-  let text: string;
-  try {
-    text = await Deno.readTextFile(file);
-  } catch (err) {
-    throw new ConfigError(`--authorization-config: cannot read ${quote(path)}: ${osReason(err)}`);
-  }
+  const text = await readConfigFile("--authorization-config", path, file);
   const data = parseYamlConfig(text, path);
   if (data === null || data === undefined) {
     throw new ConfigError(

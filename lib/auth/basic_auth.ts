@@ -10,7 +10,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { Buffer } from "node:buffer";
 import type { UserInfo } from "../api/mod.ts";
-import { ConfigError, osReason, quote } from "../config/mod.ts";
+import { ConfigError, quote, readConfigFile } from "../config/mod.ts";
 import type { Authenticator } from "./authenticator.ts";
 import { splitCsvLine } from "./token_file.ts";
 
@@ -55,12 +55,7 @@ export function parseBasicAuthFile(text: string, fileName: string): Map<string, 
  * @throws {ConfigError} `--basic-auth-file: cannot read "x.csv": …` or a parse error.
  */
 export async function loadBasicAuthFile(path: string): Promise<Map<string, BasicUser>> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (err) {
-    throw new ConfigError(`--basic-auth-file: cannot read ${quote(path)}: ${osReason(err)}`);
-  }
+  const text = await readConfigFile("--basic-auth-file", path);
   return parseBasicAuthFile(text, path);
 }
 

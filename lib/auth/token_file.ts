@@ -12,7 +12,7 @@
  * @module
  */
 
-import { ConfigError, osReason, quote } from "../config/mod.ts";
+import { ConfigError, quote, readConfigFile } from "../config/mod.ts";
 
 /** The user a static token authenticates as. */
 export interface TokenUser {
@@ -63,12 +63,7 @@ export function parseTokenFile(text: string, fileName: string): Map<string, Toke
  * @throws {ConfigError} `--token-auth-file: cannot read "x.csv": …` or a parse error.
  */
 export async function loadTokenFile(path: string): Promise<Map<string, TokenUser>> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (err) {
-    throw new ConfigError(`--token-auth-file: cannot read ${quote(path)}: ${osReason(err)}`);
-  }
+  const text = await readConfigFile("--token-auth-file", path);
   return parseTokenFile(text, path);
 }
 

@@ -32,7 +32,7 @@ import type { EgressConnection, EgressProxy, EgressSelections } from "../egress/
 import { ConfigError, osReason, quote } from "./config_error.ts";
 import { readKeyPair } from "./key_pair.ts";
 import { describeValue } from "./schema_issues.ts";
-import { parseYamlConfig } from "./yaml_file.ts";
+import { parseYamlConfig, readConfigFile } from "./yaml_file.ts";
 
 export const EGRESS_SELECTOR_CONFIG_API_VERSIONS = [
   "apiserver.platform.io/v1beta1",
@@ -62,14 +62,7 @@ export async function loadEgressSelectorConfig(
   opts: { cwd?: string } = {},
 ): Promise<EgressSelectorConfig> {
   const file = resolve(opts.cwd ?? Deno.cwd(), path);
-  let text: string;
-  try {
-    text = await Deno.readTextFile(file);
-  } catch (err) {
-    throw new ConfigError(
-      `--egress-selector-config-file: cannot read ${quote(path)}: ${osReason(err)}`,
-    );
-  }
+  const text = await readConfigFile("--egress-selector-config-file", path, file);
   const data = parseYamlConfig(text, path);
   if (data === null || data === undefined) {
     throw new ConfigError(

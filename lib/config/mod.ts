@@ -99,7 +99,7 @@ export {
   type ServiceNetwork,
   serviceNetwork,
 } from "./service_network.ts";
-export { parseYamlConfig } from "./yaml_file.ts";
+export { parseYamlConfig, readConfigFile } from "./yaml_file.ts";
 export {
   loadTracingConfig,
   parseTracingConfig,

@@ -16,9 +16,9 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import { DEFAULT_TRACING_ENDPOINT, endpointProblem, type TracingSettings } from "../tracing/mod.ts";
-import { ConfigError, osReason, quote } from "./config_error.ts";
+import { ConfigError, quote } from "./config_error.ts";
 import { describeValue, formatIssue, similarField } from "./schema_issues.ts";
-import { parseYamlConfig } from "./yaml_file.ts";
+import { parseYamlConfig, readConfigFile } from "./yaml_file.ts";
 
 export const TRACING_CONFIG_API_VERSIONS = [
   "apiserver.platform.io/v1beta1",
@@ -48,12 +48,11 @@ export async function loadTracingConfig(
   path: string,
   opts: { cwd?: string } = {},
 ): Promise<TracingSettings> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(resolve(opts.cwd ?? Deno.cwd(), path));
-  } catch (err) {
-    throw new ConfigError(`--tracing-config-file: cannot read ${quote(path)}: ${osReason(err)}`);
-  }
+  const text = await readConfigFile(
+    "--tracing-config-file",
+    path,
+    resolve(opts.cwd ?? Deno.cwd(), path),
+  );
   return parseTracingConfig(text, path);
 }
 

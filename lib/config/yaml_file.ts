@@ -1,7 +1,22 @@
-/** The text of a YAML (or JSON) configuration file, read into data with one clear error. */
+/** The text of a configuration file named by a flag, and YAML (or JSON) text read into data, each
+ * with one clear error. */
 
 import { parseDocument } from "yaml";
-import { ConfigError } from "./config_error.ts";
+import { ConfigError, osReason, quote } from "./config_error.ts";
+
+/**
+ * The text of the file `flag` names: `file` (default `path`, e.g. resolved against a working
+ * directory) is read, messages name `path` as given.
+ *
+ * @throws {ConfigError} `<flag>: cannot read "<path>": <the OS's reason>`.
+ */
+export async function readConfigFile(flag: string, path: string, file = path): Promise<string> {
+  try {
+    return await Deno.readTextFile(file);
+  } catch (err) {
+    throw new ConfigError(`${flag}: cannot read ${quote(path)}: ${osReason(err)}`);
+  }
+}
 
 /**
  * The data of a configuration file's text; messages name the file as `file` says.

@@ -23,7 +23,13 @@
 
 import { resolve } from "node:path";
 import { Buffer } from "node:buffer";
-import { ConfigError, describeValue, osReason, parseYamlConfig, quote } from "../config/mod.ts";
+import {
+  ConfigError,
+  describeValue,
+  parseYamlConfig,
+  quote,
+  readConfigFile,
+} from "../config/mod.ts";
 import type { CipherProvider } from "./providers.ts";
 
 export const ENCRYPTION_CONFIG_API_VERSIONS = [
@@ -79,14 +85,7 @@ export async function loadEncryptionConfig(
   opts: { cwd?: string } = {},
 ): Promise<EncryptionConfig> {
   const file = resolve(opts.cwd ?? Deno.cwd(), path);
-  let text: string;
-  try {
-    text = await Deno.readTextFile(file);
-  } catch (err) {
-    throw new ConfigError(
-      `--encryption-provider-config: cannot read ${quote(path)}: ${osReason(err)}`,
-    );
-  }
+  const text = await readConfigFile("--encryption-provider-config", path, file);
   return parseEncryptionConfig(text, path);
 }
 
