@@ -33,6 +33,7 @@ export async function startSnapshotSchedule(
     intervalMs,
     retention: opts.snapshotRetention ?? 5,
     take: () => takeSnapshot(store, config.encryption),
+    currentRevision: () => store.currentRevision(),
     logger,
   });
   resources.add("the snapshot schedule", () => schedule.stop());

@@ -1,8 +1,10 @@
 /**
  * Snapshots on a schedule (`--snapshot-interval`, `--snapshot-retention`): every interval a
  * snapshot file `platform-snapshot-<UTC time>-r<revision>.snap` in the snapshot directory,
- * then the oldest beyond the retention count are deleted. A failed round is logged and the
- * next one tries again; a round never overlaps the previous one.
+ * then the oldest beyond the retention count are deleted. A round is skipped when the store has
+ * not changed since the newest file's revision (so an idle server does not rotate its distinct
+ * older snapshots away for copies of one). A failed round is logged and the next one tries
+ * again; a round never overlaps the previous one.
  * @module
  */
 
@@ -23,6 +25,8 @@ export interface SnapshotScheduleOptions {
   retention: number;
   /** Takes one snapshot of the running store. */
   take: () => Promise<SnapshotContent>;
+  /** The store's revision now, to skip a round when nothing changed. */
+  currentRevision?: () => number;
   logger: StoreLogger & { info?(message: string): void };
 }
 
@@ -36,7 +40,9 @@ export interface SnapshotSchedule {
 export function scheduleSnapshots(opts: SnapshotScheduleOptions): SnapshotSchedule {
   let round: Promise<void> | undefined;
   const timer = setInterval(() => {
-    round ??= snapshotRound(opts).then(() => {}, (err) => {
+    round ??= changedSinceNewest(opts).then((changed) => {
+      if (changed) return snapshotRound(opts);
+    }).then(() => {}, (err) => {
       opts.logger.warn(`snapshot: failed: ${(err as Error).message}`);
     }).finally(() => round = undefined);
   }, opts.intervalMs);
@@ -62,13 +68,26 @@ export async function snapshotRound(opts: SnapshotScheduleOptions): Promise<stri
   return path;
 }
 
-/** Deletes all but the newest `keep` scheduled snapshot files of `dir`. */
-export async function pruneSnapshots(dir: string, keep: number): Promise<string[]> {
+/** False when the newest scheduled file of `opts.dir` is at the store's current revision. */
+async function changedSinceNewest(opts: SnapshotScheduleOptions): Promise<boolean> {
+  if (!opts.currentRevision) return true;
+  const names = await scheduledFiles(opts.dir);
+  const newest = names.at(-1)?.match(/-r(\d+)\.snap$/)?.[1];
+  return newest === undefined || Number(newest) !== opts.currentRevision();
+}
+
+/** The scheduled snapshot files of `dir`, oldest first. */
+async function scheduledFiles(dir: string): Promise<string[]> {
   const names: string[] = [];
   for await (const e of Deno.readDir(dir)) {
     if (e.isFile && SNAPSHOT_FILE.test(e.name)) names.push(e.name);
   }
-  names.sort();
+  return names.sort();
+}
+
+/** Deletes all but the newest `keep` scheduled snapshot files of `dir`. */
+export async function pruneSnapshots(dir: string, keep: number): Promise<string[]> {
+  const names = await scheduledFiles(dir);
   const old = names.slice(0, Math.max(0, names.length - keep));
   for (const name of old) {
     await Deno.remove(`${dir}/${name}`).catch((err) => {

@@ -12,6 +12,7 @@ import {
   readSnapshotFile,
   RestoreRefusedError,
   restoreStoreDir,
+  scheduleSnapshots,
   SnapshotError,
   takeSnapshot,
   writeSnapshotFile,
@@ -154,5 +155,41 @@ Deno.test("snapshot: retention keeps the newest scheduled files only", async () 
     const removed = await pruneSnapshots(dir, 2);
     assert.deepEqual(removed, [names[0]]);
     assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name).sort(), names.slice(1).sort());
+  });
+});
+
+Deno.test("snapshot: a scheduled round is skipped while the store is unchanged", async () => {
+  await withDir(async (dir) => {
+    const store = await FileStore.open({ dir: `${dir}/src`, logger: quiet });
+    let asked = 0;
+    const until = async (cond: () => boolean) => {
+      while (!cond()) await new Promise((r) => setTimeout(r, 5));
+    };
+    // Only finished files: a round writes a temporary file first.
+    const files = () =>
+      [...Deno.readDirSync(`${dir}/snaps`)].map((e) => e.name).filter((n) => n.endsWith(".snap"))
+        .sort();
+    await Deno.mkdir(`${dir}/snaps`);
+    await store.create("/registry/core/configmaps/ns/a", '{"v":1}');
+    const schedule = scheduleSnapshots({
+      dir: `${dir}/snaps`,
+      intervalMs: 10,
+      retention: 5,
+      take: () => takeSnapshot(store),
+      currentRevision: () => (asked++, store.currentRevision()),
+      logger: quiet,
+    });
+    try {
+      await until(() => files().length === 1);
+      const seen = asked;
+      await until(() => asked >= seen + 3); // three more rounds, nothing changed
+      assert.equal(files().length, 1);
+      await store.create("/registry/core/configmaps/ns/b", '{"v":1}');
+      await until(() => files().length === 2);
+      assert.match(files()[1], new RegExp(`-r${store.currentRevision()}\\.snap$`));
+    } finally {
+      await schedule.stop();
+      await store.close();
+    }
   });
 });
