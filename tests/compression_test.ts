@@ -19,7 +19,12 @@ interface RawResponse {
 }
 
 /** One GET over its own TLS connection, read to the end, without decoding the body. */
-async function rawGet(t: TestServer, path: string, acceptEncoding: string): Promise<RawResponse> {
+async function rawGet(
+  t: TestServer,
+  path: string,
+  acceptEncoding: string,
+  accept = "*/*",
+): Promise<RawResponse> {
   const { hostname, port, caCertPem, adminToken } = t.server;
   const conn = await Deno.connectTls({ hostname, port, caCerts: [caCertPem] });
   const head = [
@@ -27,6 +32,7 @@ async function rawGet(t: TestServer, path: string, acceptEncoding: string): Prom
     `Host: ${hostname}:${port}`,
     `Authorization: Bearer ${adminToken}`,
     `Accept-Encoding: ${acceptEncoding}`,
+    `Accept: ${accept}`,
     "Connection: close",
   ];
   await conn.write(encoder.encode(head.join("\r\n") + "\r\n\r\n"));
@@ -99,10 +105,10 @@ async function identityBody(t: TestServer, path: string): Promise<string> {
   return decoder.decode(res.body);
 }
 
-function assertCompressed(res: RawResponse): void {
+function assertCompressed(res: RawResponse, vary = "Accept-Encoding"): void {
   assertEquals(res.status, 200);
   assertEquals(res.headers.get("Content-Encoding"), "gzip");
-  assertEquals(res.headers.get("Vary"), "Accept-Encoding");
+  assertEquals(res.headers.get("Vary"), vary);
   const length = res.headers.get("Content-Length");
   if (length !== null) assertEquals(Number(length), res.body.length);
   assertEquals([res.body[0], res.body[1]], [0x1f, 0x8b], "the gzip magic number");
@@ -184,6 +190,23 @@ Deno.test("the OpenAPI documents are gzipped too, with a weak ETag", async () =>
   assertCompressed(res);
   assertEquals(res.headers.get("ETag"), `W/${plain.headers.get("ETag")}`);
   assertEquals(await gunzip(res.body), decoder.decode(plain.body));
+});
+
+Deno.test("OpenAPI v2's JSON and protobuf forms share an ETag but each gets its own gzip, also when kept", async () => {
+  await using t = await testServer();
+  const PROTO = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
+  for (const accept of ["application/json", PROTO, "application/json", PROTO]) {
+    const plain = await rawGet(t, "/openapi/v2", "identity", accept);
+    const res = await rawGet(t, "/openapi/v2", "gzip", accept);
+    assertCompressed(res, "Accept, Accept-Encoding");
+    assertEquals(res.headers.get("Content-Type"), plain.headers.get("Content-Type"));
+    assertEquals(res.headers.get("ETag"), `W/${plain.headers.get("ETag")}`);
+    const unzipped = new Uint8Array(
+      await new Response(new Blob([res.body]).stream().pipeThrough(new DecompressionStream("gzip")))
+        .arrayBuffer(),
+    );
+    assertEquals(unzipped, plain.body, accept);
+  }
 });
 
 Deno.test("--feature-gates=APIResponseCompression=false turns compression off", async () => {
