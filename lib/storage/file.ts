@@ -32,6 +32,7 @@ import type { Journal, JournalStats } from "./journal/journal.ts";
 import type { ObjectFiles, ObjectFileStats, ObjectWritePolicy } from "./objects.ts";
 import { DIR_MODE, FILE_MODE } from "./permissions.ts";
 import { recover } from "./recovery.ts";
+import { removeAtomicTemps } from "./fsutil.ts";
 import type { KeyValue, StoreEvent } from "./store.ts";
 import type { StoredValues, ValueTransformer } from "./transformer.ts";
 
@@ -149,6 +150,10 @@ export class FileStore extends Engine {
     try {
       if (!await lock.tryLock(true)) {
         throw new StoreLockedError(opts.dir);
+      }
+      // A checkpoint write cut short by a crash; the lock says no one writes here now.
+      for (const name of await removeAtomicTemps(opts.dir)) {
+        logger.warn(`removing "${opts.dir}/${name}", left by an interrupted write`);
       }
       const r = await recover(opts.dir, {
         logger,

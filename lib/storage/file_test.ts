@@ -136,6 +136,24 @@ Deno.test("file store: the directory is locked while open", async () => {
   await b.close();
 });
 
+Deno.test("file store: a checkpoint write cut short by a crash leaves no file behind", async () => {
+  await using dir = await tempDir();
+  const a = await open(dir.path);
+  await a.create(`${P}a`, "a1");
+  await a.close();
+  // What a crash between writeFileAtomic's create and rename leaves; and a file of the user's.
+  await Deno.writeTextFile(`${dir.path}/checkpoint.tmp-0a1b2c3d`, '{"revision":');
+  await Deno.writeTextFile(`${dir.path}/notes.txt`, "mine");
+  const warnings = new Warnings();
+  const b = await open(dir.path, { logger: warnings });
+  assert.equal((await b.get(`${P}a`))?.value, "a1");
+  const names = [...Deno.readDirSync(dir.path)].map((e) => e.name);
+  assert(!names.includes("checkpoint.tmp-0a1b2c3d"));
+  assert(names.includes("notes.txt"));
+  assert(warnings.lines.some((l) => l.includes("checkpoint.tmp-0a1b2c3d")), warnings.lines.join());
+  await b.close();
+});
+
 Deno.test("file store: after a crash every acknowledged write is there and history too", async () => {
   await using dir = await tempDir();
   await using copy = await tempDir();

@@ -54,6 +54,25 @@ export async function writeFileAtomic(
 
 const WINDOWS = Deno.build.os === "windows";
 
+/** The temporary files {@link writeFileAtomic} names. */
+const ATOMIC_TEMP = /\.tmp-[0-9a-f]{8}$/;
+
+/**
+ * Removes what a crash in the middle of {@link writeFileAtomic} left in `dir` (not below it);
+ * resolves to the names removed. Only for a directory no one else is writing into now.
+ */
+export async function removeAtomicTemps(dir: string): Promise<string[]> {
+  const removed: string[] = [];
+  for await (const e of Deno.readDir(dir)) {
+    if (!e.isFile || !ATOMIC_TEMP.test(e.name)) continue;
+    await Deno.remove(`${dir}/${e.name}`).catch((err) => {
+      if (!isNotFound(err)) throw err;
+    });
+    removed.push(e.name);
+  }
+  return removed;
+}
+
 /** Writes every byte of `data` (a single `write` may be partial). */
 export async function writeAll(file: Deno.FsFile, data: Uint8Array): Promise<void> {
   let at = 0;
