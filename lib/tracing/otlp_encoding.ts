@@ -14,7 +14,7 @@
  * @module
  */
 
-import { ProtoWriter, varintSize } from "./proto_writer.ts";
+import { ProtoWriter, utf8Size, varintSize } from "./proto_writer.ts";
 
 /** An attribute value; attributes are kept as alternating keys and values. */
 export type FlatValue = string | number | boolean;
@@ -61,17 +61,29 @@ function fieldSize(length: number): number {
   return 1 + varintSize(length) + length;
 }
 
-/** Writes a key and value as a `KeyValue` message (field `field` of the writer's message). */
+/** Writes a key and value as a `KeyValue` message (field `field` of the writer's message),
+ * its sizes computed first so that nothing is moved once written. */
 function keyValue(w: ProtoWriter, field: number, key: string, value: FlatValue): void {
-  const kv = w.begin(field);
-  w.string(1, key);
-  const any = w.begin(2);
-  if (typeof value === "string") w.string(1, value);
+  const keySize = utf8Size(key);
+  let valueSize: number;
+  let any: number;
+  if (typeof value === "string") {
+    valueSize = utf8Size(value);
+    any = 1 + varintSize(valueSize) + valueSize;
+  } else if (typeof value === "boolean") {
+    any = 2;
+  } else if (Number.isInteger(value)) {
+    any = 1 + (value < 0 ? 10 : varintSize(value));
+  } else {
+    any = 9;
+  }
+  w.header(field, 1 + varintSize(keySize) + keySize + 1 + varintSize(any) + any);
+  w.stringOfSize(1, key, keySize);
+  w.header(2, any);
+  if (typeof value === "string") w.stringOfSize(1, value, valueSize!);
   else if (typeof value === "boolean") w.uint(2, value ? 1 : 0);
   else if (Number.isInteger(value)) w.int64(3, value);
   else w.double(4, value);
-  w.end(any);
-  w.end(kv);
 }
 
 function attributes(w: ProtoWriter, field: number, flat: readonly FlatValue[]): void {

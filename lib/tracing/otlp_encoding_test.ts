@@ -74,6 +74,8 @@ Deno.test("otlp encoding: a batch decodes with the OTLP protos, every field as w
       UNICODE,
       "long",
       LONG,
+      "lone surrogates",
+      "a\ud800b\udc00",
       "yes",
       true,
       "no",
@@ -133,6 +135,8 @@ Deno.test("otlp encoding: a batch decodes with the OTLP protos, every field as w
   assert.deepEqual(attribute(attrs, "http.request.method"), ["stringValue", "GET"]);
   assert.deepEqual(attribute(attrs, "unicode"), ["stringValue", UNICODE]);
   assert.deepEqual(attribute(attrs, "long"), ["stringValue", LONG]);
+  // As the UTF-8 encoder writes them: U+FFFD.
+  assert.deepEqual(attribute(attrs, "lone surrogates"), ["stringValue", "a\ufffdb\ufffd"]);
   assert.deepEqual(attribute(attrs, "yes"), ["boolValue", true]);
   assert.deepEqual(attribute(attrs, "no"), ["boolValue", false]);
   assert.deepEqual(attribute(attrs, "zero"), ["intValue", "0"]);
@@ -141,7 +145,7 @@ Deno.test("otlp encoding: a batch decodes with the OTLP protos, every field as w
   assert.deepEqual(attribute(attrs, "negative"), ["intValue", "-5"]);
   assert.deepEqual(attribute(attrs, "ratio"), ["doubleValue", 1.5]);
   assert.deepEqual(attribute(attrs, "negative ratio"), ["doubleValue", -0.25]);
-  assert.equal(attrs.length, 11);
+  assert.equal(attrs.length, 12);
   assert.deepEqual(
     request.links.map((l: Decoded) => [hex(l.traceId), hex(l.spanId), l.flags]),
     [

@@ -32,6 +32,26 @@ export function varintSize(n: number): number {
   return size;
 }
 
+/** The UTF-8 size of `s`; a lone surrogate counts three bytes (U+FFFD, as the encoder
+ * writes it). */
+export function utf8Size(s: string): number {
+  const n = s.length;
+  let size = n;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) {
+      size += 1;
+      continue;
+    }
+    size += 2;
+    // A surrogate pair: four bytes for its two units.
+    const next = i + 1 < n ? s.charCodeAt(i + 1) : 0;
+    if (c >= 0xd800 && c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) i++;
+  }
+  return size;
+}
+
 export class ProtoWriter {
   buf: Uint8Array<ArrayBuffer>;
   pos = 0;
@@ -123,26 +143,22 @@ export class ProtoWriter {
 
   /** A string field, UTF-8. */
   string(field: number, s: string): void {
-    const n = s.length;
-    this.ensure(16 + n * 3);
+    this.stringOfSize(field, s, utf8Size(s));
+  }
+
+  /** A string field whose UTF-8 size (from {@link utf8Size}) is known. */
+  stringOfSize(field: number, s: string, size: number): void {
+    this.ensure(16 + size);
     this.#tag(field, LEN);
+    this.#varint(size);
     const buf = this.buf;
-    // ASCII (names, keys, paths) is copied as is; anything else goes through the encoder.
-    let ascii = true;
-    for (let i = 0; i < n; i++) {
-      if (s.charCodeAt(i) > 0x7f) {
-        ascii = false;
-        break;
-      }
-    }
-    if (ascii) {
-      this.#varint(n);
+    const n = s.length;
+    if (size === n) {
+      // ASCII (names, keys, paths): copied as is.
       for (let i = 0; i < n; i++) buf[this.pos++] = s.charCodeAt(i);
-      return;
+    } else {
+      this.pos += utf8.encodeInto(s, buf.subarray(this.pos)).written;
     }
-    const start = this.#reserve();
-    this.pos += utf8.encodeInto(s, buf.subarray(this.pos)).written;
-    this.#close(start);
   }
 
   /** A bytes field from lower- or upper-case hex (trace and span ids). */
