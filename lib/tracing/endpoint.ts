@@ -2,7 +2,7 @@
  * The `endpoint` of a `TracingConfiguration`, as kube reads it: a gRPC target, `host:port`
  * (the default `localhost:4317`), `dns://[authority]/host:port` or `unix:///path`; the
  * connection is insecure (no TLS), as kube's. kube also takes `unix-abstract:name`, which the
- * OpenTelemetry JS exporter cannot dial: refused here, by name.
+ * gRPC client (grpc-js) cannot dial: refused here, by name.
  *
  * @module
  */
@@ -30,13 +30,15 @@ export function endpointProblem(endpoint: string): string | undefined {
   return undefined;
 }
 
-/** The URL the OTLP exporter takes for `endpoint` (already checked). */
-export function exporterUrl(endpoint: string): string {
-  if (!endpoint.includes("//")) return `http://${endpoint}`;
+/** The gRPC target the export worker dials for `endpoint` (already checked): `host:port`
+ * (a `dns://` endpoint's host and port; its authority is not used, as the OpenTelemetry
+ * exporter did not use it) or `unix:///path`. */
+export function grpcTarget(endpoint: string): string {
+  if (!endpoint.includes("//")) return endpoint;
   const url = new URL(endpoint);
   if (url.protocol !== "dns:") return endpoint;
   const { host, port } = hostPort(url);
-  return `http://${host}${port ? `:${port}` : ""}`;
+  return port ? `${host}:${port}` : host;
 }
 
 /** `dns://host:port` or `dns://authority/host:port`: the target's host and port. */

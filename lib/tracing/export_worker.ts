@@ -1,35 +1,43 @@
 /**
- * The export worker: the OpenTelemetry SDK's batch span processor and OTLP/gRPC exporter, on
- * a thread of their own. Encoding spans as OTLP protobuf and the gRPC client cost more than
- * making the spans (a third of the server's CPU per traced GET, measured), and on the request
- * thread they took it from requests; here they use another core.
+ * The export worker: sends the tracer's encoded OTLP requests to the collector over gRPC
+ * (`opentelemetry.proto.collector.trace.v1.TraceService/Export`, grpc-js, insecure as kube's),
+ * one at a time, each within the export timeout, on a thread of its own so that the gRPC
+ * client's work is not on the request thread. The requests arrive encoded (otlp_encoding.ts):
+ * the method's serializer passes the bytes through, as the OpenTelemetry SDK's exporter did
+ * with the bytes of its own serializer. A failed batch is dropped, as the SDK's gRPC exporter
+ * drops it (it does not retry over gRPC); the first failure is logged, and the recovery.
  *
- * Messages in: `start` (the exporter's settings), `spans` (a batch of finished spans, answered
- * with `taken`), `close` (export what is queued, within its timeout, then `closed`).
+ * Messages in: `start`, `export` (answered with `done` once sent or failed), `close` (send
+ * what is queued, each within its timeout, then `closed`).
  *
  * @module
  */
 
-import { TraceFlags } from "@opentelemetry/api";
-import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace";
-import { type Resource, resourceFromAttributes } from "@opentelemetry/resources";
-// @ts-types="./grpc_credentials_types.d.ts"
+// @ts-types="./grpc_types.d.ts"
 import * as grpc from "@grpc/grpc-js";
-// @ts-types="./otlp_exporter_types.d.ts"
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-grpc";
-import {
-  type FlatValue,
-  type FromExportWorker,
-  type SpanRecord,
-  type ToExportWorker,
-  unflatten,
-} from "./span_record.ts";
+import { Buffer } from "node:buffer";
+import type { FromExportWorker, ToExportWorker } from "./export_messages.ts";
 
-/** The instrumentation scope of every span. */
-const SCOPE = { name: "platform-apiserver" };
+const identity = (bytes: Uint8Array) => bytes;
 
-let processor: BatchSpanProcessor | undefined;
-let resource: Resource | undefined;
+const TRACE_SERVICE = {
+  export: {
+    path: "/opentelemetry.proto.collector.trace.v1.TraceService/Export",
+    requestStream: false as const,
+    responseStream: false as const,
+    // grpc-js frames a Buffer; the request's bytes are one (no copy).
+    requestSerialize: (bytes: Uint8Array) =>
+      Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length),
+    requestDeserialize: identity,
+    responseSerialize: identity,
+    responseDeserialize: identity,
+  },
+};
+
+/** grpc-js's DEADLINE_EXCEEDED. */
+const DEADLINE_EXCEEDED = 4;
+/** Deadlines missed in a row after which the connection is made anew (as the SDK's). */
+const MAX_DEADLINES_MISSED = 5;
 
 /** The worker's global scope, as far as this module uses it. */
 const scope = globalThis as unknown as {
@@ -39,119 +47,122 @@ const scope = globalThis as unknown as {
 
 const post = (m: FromExportWorker) => scope.postMessage(m);
 
+type Call = (
+  request: Uint8Array,
+  metadata: grpc.Metadata,
+  options: { deadline: number },
+  callback: (err: grpc.ServiceError | null) => void,
+) => void;
+
+class Sender {
+  #client?: grpc.GenericClient;
+  readonly #queue: { request: Uint8Array; spans: number }[] = [];
+  #sending = false;
+  #failing = false;
+  #deadlinesMissed = 0;
+  #idle?: () => void;
+
+  constructor(
+    readonly target: string,
+    readonly endpoint: string,
+    readonly timeoutMs: number,
+  ) {}
+
+  enqueue(request: Uint8Array, spans: number): void {
+    this.#queue.push({ request, spans });
+    if (!this.#sending) this.#next();
+  }
+
+  /** Resolves once everything queued has been sent or has failed. */
+  drained(): Promise<void> {
+    if (!this.#sending) return Promise.resolve();
+    return new Promise((r) => this.#idle = r);
+  }
+
+  close(): void {
+    this.#client?.close();
+  }
+
+  #next(): void {
+    const batch = this.#queue.shift();
+    if (!batch) {
+      this.#sending = false;
+      this.#idle?.();
+      return;
+    }
+    this.#sending = true;
+    this.#send(batch.request, (err) => {
+      this.#result(err);
+      if (batch.spans) post({ type: "done", spans: batch.spans });
+      this.#next();
+    });
+  }
+
+  #send(request: Uint8Array, done: (err: grpc.ServiceError | Error | null) => void): void {
+    try {
+      if (!this.#client) {
+        const Client = grpc.makeGenericClientConstructor(TRACE_SERVICE, "TraceService");
+        this.#client = new Client(this.target, grpc.credentials.createInsecure());
+      }
+      const call = this.#client.export as Call;
+      call.call(
+        this.#client,
+        request,
+        new grpc.Metadata(),
+        { deadline: Date.now() + this.timeoutMs },
+        (err) => done(err),
+      );
+    } catch (err) {
+      done(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  /** Logs when exports start failing and when they work again (not each failure: a
+   * collector that is down would fill the log). */
+  #result(err: grpc.ServiceError | Error | null): void {
+    if (err && "code" in err && err.code === DEADLINE_EXCEEDED) {
+      if (++this.#deadlinesMissed > MAX_DEADLINES_MISSED) {
+        this.#client?.close();
+        this.#client = undefined;
+        this.#deadlinesMissed = 0;
+      }
+    } else {
+      this.#deadlinesMissed = 0;
+    }
+    if (err && !this.#failing) {
+      this.#failing = true;
+      post({
+        type: "log",
+        level: "warn",
+        message: `tracing: cannot export spans to ${this.endpoint} (dropping them until it ` +
+          `answers): ${err.message}`,
+      });
+    } else if (!err && this.#failing) {
+      this.#failing = false;
+      post({
+        type: "log",
+        level: "info",
+        message: `tracing: exporting spans to ${this.endpoint} again`,
+      });
+    }
+  }
+}
+
+let sender: Sender | undefined;
+
 scope.onmessage = (e: MessageEvent<ToExportWorker>) => {
   const m = e.data;
   if (m.type === "start") {
-    const otlp = new OTLPTraceExporter({
-      url: m.url,
-      // Insecure, as kube's (the exporter would take TLS for anything but http://).
-      credentials: grpc.credentials.createInsecure(),
-      timeoutMillis: m.timeoutMs,
-    });
-    const exporter = new LoggedExporter(otlp, m.endpoint);
-    // An empty export now: a collector that cannot be reached is logged at once.
-    exporter.export([], () => {});
-    resource = resourceFromAttributes(m.resource);
-    processor = new BatchSpanProcessor({
-      exporter,
-      maxQueueSize: m.maxQueueSize,
-      maxExportBatchSize: Math.min(2048, m.maxQueueSize),
-      scheduledDelayMillis: 1000,
-      exportTimeoutMillis: m.timeoutMs,
-    });
-  } else if (m.type === "spans") {
-    // Past the processor's queue, spans are dropped (a collector down or slow).
-    const values = JSON.parse(m.json) as FlatValue[];
-    for (const r of unflatten(values)) processor?.onEnd(readable(r, resource!));
-    post({ type: "taken" });
+    sender = new Sender(m.target, m.endpoint, m.timeoutMs);
+    // An empty request now: a collector that cannot be reached is logged at once.
+    sender.enqueue(new Uint8Array(0), 0);
+  } else if (m.type === "export") {
+    sender?.enqueue(m.request, m.spans);
   } else if (m.type === "close") {
-    (processor?.shutdown() ?? Promise.resolve()).catch(() => {}).finally(() =>
-      post({ type: "closed" })
-    );
+    const s = sender;
+    (s?.drained() ?? Promise.resolve()).finally(() => {
+      s?.close();
+      post({ type: "closed" });
+    });
   }
 };
-
-/** A record in the shape the processor and the OTLP serializer read (`ReadableSpan`). */
-function readable(r: SpanRecord, resource: Resource): ReadableSpan {
-  const startTime = hrTime(r.startMs);
-  const endTime = hrTime(r.endMs);
-  const context = { traceId: r.traceId, spanId: r.spanId, traceFlags: TraceFlags.SAMPLED };
-  return {
-    name: r.name,
-    kind: r.kind,
-    spanContext: () => context,
-    parentSpanContext: r.parentSpanId === undefined ? undefined : {
-      traceId: r.traceId,
-      spanId: r.parentSpanId,
-      traceFlags: TraceFlags.SAMPLED,
-      isRemote: r.parentRemote ?? false,
-    },
-    startTime,
-    endTime,
-    duration: hrTime(r.endMs - r.startMs),
-    status: r.error === undefined ? { code: 0 } : { code: 2, message: r.error },
-    attributes: r.attributes,
-    links: (r.links ?? []).map((l) => ({
-      context: {
-        traceId: l.traceId,
-        spanId: l.spanId,
-        traceFlags: l.sampled ? TraceFlags.SAMPLED : TraceFlags.NONE,
-        isRemote: true,
-      },
-      attributes: {},
-      droppedAttributesCount: 0,
-    })),
-    events: [],
-    ended: true,
-    resource,
-    instrumentationScope: SCOPE,
-    droppedAttributesCount: 0,
-    droppedEventsCount: 0,
-    droppedLinksCount: 0,
-  } as ReadableSpan;
-}
-
-/** Milliseconds as OTel's [seconds, nanoseconds]. */
-function hrTime(ms: number): [number, number] {
-  const seconds = Math.floor(ms / 1000);
-  const nanos = Math.round((ms - seconds * 1000) * 1e6);
-  return nanos >= 1e9 ? [seconds + 1, nanos - 1e9] : [seconds, Math.max(0, nanos)];
-}
-
-/** The exporter, logging when exports start failing and when they work again (not each
- * failure: a collector that is down would fill the log). */
-class LoggedExporter implements SpanExporter {
-  #failing = false;
-
-  constructor(readonly inner: SpanExporter, readonly endpoint: string) {}
-
-  export(spans: ReadableSpan[], done: (result: { code: number; error?: Error }) => void): void {
-    this.inner.export(spans, (result) => {
-      if (result.code !== 0 && !this.#failing) {
-        this.#failing = true;
-        post({
-          type: "log",
-          level: "warn",
-          message: `tracing: cannot export spans to ${this.endpoint} (dropping them until it ` +
-            `answers): ${result.error?.message ?? "export failed"}`,
-        });
-      } else if (result.code === 0 && this.#failing) {
-        this.#failing = false;
-        post({
-          type: "log",
-          level: "info",
-          message: `tracing: exporting spans to ${this.endpoint} again`,
-        });
-      }
-      done(result);
-    });
-  }
-
-  shutdown(): Promise<void> {
-    return this.inner.shutdown();
-  }
-
-  forceFlush(): Promise<void> {
-    return this.inner.forceFlush?.() ?? Promise.resolve();
-  }
-}

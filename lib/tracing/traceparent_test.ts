@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { formatTraceParent, parseTraceParent } from "./traceparent.ts";
-import { endpointProblem, exporterUrl } from "./endpoint.ts";
+import { endpointProblem, grpcTarget } from "./endpoint.ts";
 import { childSpan, currentTraceparent, NOOP_SPAN, traced } from "./span.ts";
 
 const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -42,10 +42,10 @@ Deno.test("tracing endpoint: kube's gRPC targets, as the exporter dials them", (
   assert.equal(endpointProblem("unix:///run/otel.sock"), undefined);
   assert.match(endpointProblem("http://collector:4317")!, /unsupported scheme: http/);
   assert.match(endpointProblem("unix-abstract:otel")!, /unsupported scheme: unix-abstract/);
-  assert.equal(exporterUrl("localhost:4317"), "http://localhost:4317");
-  assert.equal(exporterUrl("dns:///collector:4317"), "http://collector:4317");
-  assert.equal(exporterUrl("dns://8.8.8.8/collector:4317"), "http://collector:4317");
-  assert.equal(exporterUrl("unix:///run/otel.sock"), "unix:///run/otel.sock");
+  assert.equal(grpcTarget("localhost:4317"), "localhost:4317");
+  assert.equal(grpcTarget("dns:///collector:4317"), "collector:4317");
+  assert.equal(grpcTarget("dns://8.8.8.8/collector:4317"), "collector:4317");
+  assert.equal(grpcTarget("unix:///run/otel.sock"), "unix:///run/otel.sock");
 });
 
 Deno.test("tracing off: children are the shared no-op span and nothing is sent", async () => {

@@ -50,7 +50,7 @@ export interface OpenTracerOptions {
   logger: Logger;
   /** The resource's `service.instance.id`. @default `apiserver-<random uuid>` */
   serviceInstanceId?: string;
-  /** Spans kept for export at most (past it new ones are dropped). @default 8192 */
+  /** Spans kept for export at most encoded and not yet sent at most (past it new ones are dropped). @default 16384 */
   maxQueueSize?: number;
   /** How long one export may take. @default 10000 */
   exportTimeoutMs?: number;

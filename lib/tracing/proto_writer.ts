@@ -1,0 +1,233 @@
+/**
+ * A protobuf writer for the few wire types OTLP's trace messages use (varint, fixed32,
+ * fixed64, length-delimited), writing into one growing buffer that is reused from batch to
+ * batch. A nested message's length is written once its body is: {@link ProtoWriter.begin}
+ * leaves room for it and {@link ProtoWriter.end} fills it in (moving the body when the
+ * length took another number of bytes than was left).
+ *
+ * @module
+ */
+
+const VARINT = 0;
+const FIXED64 = 1;
+const LEN = 2;
+const FIXED32 = 5;
+
+/** Hex digit → value (-1: not a hex digit). */
+const HEX_VALUE = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) {
+  HEX_VALUE["0123456789abcdef".charCodeAt(i)] = i;
+  HEX_VALUE["0123456789ABCDEF".charCodeAt(i)] = i;
+}
+
+const utf8 = new TextEncoder();
+
+/** The bytes of `n` (non-negative, below 2^53) as a varint. */
+export function varintSize(n: number): number {
+  let size = 1;
+  while (n > 0x7f) {
+    n = Math.floor(n / 128);
+    size++;
+  }
+  return size;
+}
+
+/** The UTF-8 size of `s`; a lone surrogate counts three bytes (U+FFFD, as the encoder
+ * writes it). */
+export function utf8Size(s: string): number {
+  const n = s.length;
+  let size = n;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) {
+      size += 1;
+      continue;
+    }
+    size += 2;
+    // A surrogate pair: four bytes for its two units.
+    const next = i + 1 < n ? s.charCodeAt(i + 1) : 0;
+    if (c >= 0xd800 && c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) i++;
+  }
+  return size;
+}
+
+export class ProtoWriter {
+  buf: Uint8Array<ArrayBuffer>;
+  pos = 0;
+  #view: DataView;
+
+  constructor(initialBytes = 64 * 1024) {
+    this.buf = new Uint8Array(initialBytes);
+    this.#view = new DataView(this.buf.buffer);
+  }
+
+  /** Room for `n` more bytes. */
+  ensure(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.pos + n) size *= 2;
+    const bigger = new Uint8Array(size);
+    bigger.set(this.buf.subarray(0, this.pos));
+    this.buf = bigger;
+    this.#view = new DataView(bigger.buffer);
+  }
+
+  /** A non-negative integer up to 2^53 as a varint (the caller has made room: 10 bytes). */
+  #varint(n: number): void {
+    const buf = this.buf;
+    while (n > 0x7f) {
+      // Past 2^31 the bit operators would truncate: divide instead.
+      buf[this.pos++] = (n % 128) | 0x80;
+      n = Math.floor(n / 128);
+    }
+    buf[this.pos++] = n;
+  }
+
+  #tag(field: number, wire: number): void {
+    this.#varint((field << 3) | wire);
+  }
+
+  /** A varint field (uint32, enum, bool, a non-negative int64). */
+  uint(field: number, n: number): void {
+    this.ensure(16);
+    this.#tag(field, VARINT);
+    this.#varint(n);
+  }
+
+  /** An int64 field: negative values as 64-bit two's complement (ten bytes). */
+  int64(field: number, n: number): void {
+    if (n >= 0) return this.uint(field, n);
+    this.ensure(16);
+    this.#tag(field, VARINT);
+    let v = BigInt.asUintN(64, BigInt(n));
+    while (v > 0x7fn) {
+      this.buf[this.pos++] = Number(v & 0x7fn) | 0x80;
+      v >>= 7n;
+    }
+    this.buf[this.pos++] = Number(v);
+  }
+
+  fixed32(field: number, n: number): void {
+    this.ensure(16);
+    this.#tag(field, FIXED32);
+    this.#view.setUint32(this.pos, n, true);
+    this.pos += 4;
+  }
+
+  double(field: number, x: number): void {
+    this.ensure(16);
+    this.#tag(field, FIXED64);
+    this.#view.setFloat64(this.pos, x, true);
+    this.pos += 8;
+  }
+
+  /**
+   * A fixed64 field of nanoseconds since the epoch from milliseconds (fractional): exact to
+   * the nanosecond, though the nanoseconds pass 2^53 (the high and low words are computed
+   * apart).
+   */
+  unixNanos(field: number, ms: number): void {
+    this.ensure(16);
+    this.#tag(field, FIXED64);
+    const whole = Math.floor(ms);
+    const fraction = Math.round((ms - whole) * 1e6);
+    const high = Math.floor(whole / 0x1_0000_0000);
+    // (high·2^32 + low)·10^6 + fraction, each product below 2^53.
+    const low = (whole - high * 0x1_0000_0000) * 1e6 + fraction;
+    const carry = Math.floor(low / 0x1_0000_0000);
+    this.#view.setUint32(this.pos, low - carry * 0x1_0000_0000, true);
+    this.#view.setUint32(this.pos + 4, high * 1e6 + carry, true);
+    this.pos += 8;
+  }
+
+  /** A string field, UTF-8. */
+  string(field: number, s: string): void {
+    this.stringOfSize(field, s, utf8Size(s));
+  }
+
+  /** A string field whose UTF-8 size (from {@link utf8Size}) is known. */
+  stringOfSize(field: number, s: string, size: number): void {
+    this.ensure(16 + size);
+    this.#tag(field, LEN);
+    this.#varint(size);
+    const buf = this.buf;
+    const n = s.length;
+    if (size === n) {
+      // ASCII (names, keys, paths): copied as is.
+      for (let i = 0; i < n; i++) buf[this.pos++] = s.charCodeAt(i);
+    } else {
+      this.pos += utf8.encodeInto(s, buf.subarray(this.pos)).written;
+    }
+  }
+
+  /** A bytes field from lower- or upper-case hex (trace and span ids). */
+  hexBytes(field: number, hex: string): void {
+    const n = hex.length >> 1;
+    this.ensure(16 + n);
+    this.#tag(field, LEN);
+    this.#varint(n);
+    const buf = this.buf;
+    for (let i = 0; i < n; i++) {
+      const hi = HEX_VALUE[hex.charCodeAt(2 * i) & 0x7f];
+      const lo = HEX_VALUE[hex.charCodeAt(2 * i + 1) & 0x7f];
+      buf[this.pos++] = (hi << 4) | lo;
+    }
+  }
+
+  /** Raw bytes of already encoded fields. */
+  raw(bytes: Uint8Array): void {
+    this.ensure(bytes.length);
+    this.buf.set(bytes, this.pos);
+    this.pos += bytes.length;
+  }
+
+  /** The tag and length of a length-delimited field whose `length` bytes follow. */
+  header(field: number, length: number): void {
+    this.ensure(16);
+    this.#tag(field, LEN);
+    this.#varint(length);
+  }
+
+  /** Starts an embedded message field; returns what {@link end} takes. */
+  begin(field: number): number {
+    this.ensure(16);
+    this.#tag(field, LEN);
+    return this.#reserve();
+  }
+
+  /** Ends the embedded message {@link begin} started: writes its length. */
+  end(start: number): void {
+    this.#close(start);
+  }
+
+  /** Leaves two bytes for a length (enough below 16 KiB, the usual case). */
+  #reserve(): number {
+    const start = this.pos;
+    this.pos += 2;
+    return start;
+  }
+
+  #close(start: number): void {
+    const length = this.pos - start - 2;
+    const size = varintSize(length);
+    if (size !== 2) {
+      this.ensure(size);
+      this.buf.copyWithin(start + size, start + 2, this.pos);
+      this.pos += size - 2;
+    }
+    const end = this.pos;
+    this.pos = start;
+    this.#varint(length);
+    this.pos = end;
+  }
+
+  /** The bytes written so far (a view, valid until the next write). */
+  bytes(): Uint8Array<ArrayBuffer> {
+    return this.buf.subarray(0, this.pos);
+  }
+
+  reset(): void {
+    this.pos = 0;
+  }
+}
