@@ -4,7 +4,8 @@
  * port (SO_REUSEPORT), over a {@link WorkerStoreClient} of the main thread's store. The
  * start-up steps are the main thread's (server.ts) less what runs there alone: the data
  * directory is made, the store opened and snapshotted, the cluster-wide controllers and the
- * `kubernetes` Service run, and the serving certificate renewed by the main thread.
+ * `kubernetes` Service run, and the serving certificate renewed by the main thread (which
+ * hands a new one over the link, thread_link.ts, as it does the audit log and metrics).
  *
  * Messages: in `start` ({@link WorkerStart}) and `stop`; out `ready`, `failed`, `log` and
  * `stopped` (workers.ts reads them).

@@ -3,7 +3,9 @@
  * thread on the same secure port. The main thread keeps the store and serves it to them with a
  * {@link StoreOwner} (lib/storage/worker/), one MessagePort each; it alone runs the
  * cluster-wide controllers, leader election, snapshots and the serving certificate's renewal.
- * With N = 1 (the default) nothing here runs.
+ * A second port per worker, its link (thread_link.ts, design in workers.md), carries the audit
+ * log's lines, metrics scrapes and renewed certificates. With N = 1 (the default) nothing here
+ * runs.
  *
  * A worker that dies is logged and started again (its in-flight requests fail with their
  * connections; its acknowledged writes are in the store, which the main thread owns). Closing
