@@ -49,6 +49,12 @@ export {
   unionBackend,
 } from "./log_backend.ts";
 export {
+  AuditLogWriter,
+  type DeliverLines,
+  type ForwardingLogOptions,
+  openForwardingLogBackend,
+} from "./shared_log.ts";
+export {
   eventList,
   httpPost,
   MAX_BATCH_BYTES,

@@ -79,6 +79,11 @@ abstract class Vec<C> implements Collectable {
     return entry.child;
   }
 
+  /** Every child with its label values, in no order (for merging threads' samples). */
+  entries(): { values: string[]; child: C }[] {
+    return [...this.children.values()];
+  }
+
   /** Children sorted by their label values, as Prometheus clients write them. */
   protected sorted(): { values: string[]; child: C }[] {
     return [...this.children.entries()].sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)

@@ -19,6 +19,13 @@ export {
   type StabilityLevel,
 } from "./metric.ts";
 export {
+  type ChildSamples,
+  exposeFamilies,
+  type FamilySamples,
+  familySamples,
+  mergeFamilies,
+} from "./merge.ts";
+export {
   type MetricDescriptor,
   MetricsRegistry,
   type RegistryOptions,

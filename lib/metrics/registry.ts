@@ -145,6 +145,12 @@ export class MetricsRegistry {
     return out.length ? out.join("\n") + "\n" : "";
   }
 
+  /** Every shown metric (none when the registry is off), with its HELP and TYPE lines. */
+  shown(): { metric: Collectable; helpLine: string; typeLine: string }[] {
+    if (!this.enabled) return [];
+    return [...this.#entries.values()].filter((e) => !e.descriptor.hidden);
+  }
+
   /** Registers the declaration; whether the metric records (shown and the registry on). */
   #admit(type: MetricType, options: MetricOptions): boolean {
     if (this.#entries.has(options.name)) {

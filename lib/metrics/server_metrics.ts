@@ -12,6 +12,7 @@ import {
   REQUEST_DURATION_BUCKETS,
   WEBHOOK_DURATION_BUCKETS,
 } from "./buckets.ts";
+import type { FamilySamples } from "./merge.ts";
 import type { Counter, Gauge, Histogram } from "./metric.ts";
 import { registerProcessMetrics } from "./process.ts";
 import { MetricsRegistry, type RegistryOptions } from "./registry.ts";
@@ -36,6 +37,9 @@ export interface ScrapeSources {
   inflight?: () => { readOnly: number; mutating: number };
   /** Stored objects per group-resource (`configmaps`, `leases.coordination.platform.io`). */
   storageObjects?: () => Iterable<[resource: string, count: number]>;
+  /** With `--workers`: the samples of every other thread, for a scrape that answers for all
+   * (merge.ts). */
+  peers?: () => Promise<FamilySamples[][]>;
 }
 
 export class ServerMetrics {

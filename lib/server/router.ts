@@ -35,8 +35,9 @@ export interface RouterDeps {
   health: Record<"livez" | "readyz" | "healthz", HealthCheck[]>;
   serverAddress: () => string;
   resources: (ctx: RequestContext) => Promise<Response>;
-  /** `/metrics`: the registry's text exposition. Absent: not served. */
-  metrics?: () => string;
+  /** `/metrics`: the registry's text exposition (with `--workers`, every thread's, a promise
+   * while the others answer). Absent: not served. */
+  metrics?: () => string | Promise<string>;
   /** `GET /storage/snapshot` (snapshot_endpoint.ts). */
   snapshot?: (ctx: RequestContext) => Promise<Response>;
 }
@@ -63,7 +64,8 @@ export function router(deps: RouterDeps) {
     const accept = ctx.req.headers.get("Accept");
     if (path === "/version") return json(ctx, versionInfo());
     if (path === "/metrics" && deps.metrics) {
-      return new Response(deps.metrics(), {
+      const text = deps.metrics();
+      return new Response(typeof text === "string" ? text : streamOf(text), {
         headers: { "Content-Type": TEXT_FORMAT_CONTENT_TYPE },
       });
     }
@@ -113,4 +115,11 @@ export function router(deps: RouterDeps) {
 
 function json(ctx: RequestContext, body: unknown): Response {
   return objectResponse(ctx, 200, body, negotiateOutput(ctx.req.headers.get("Accept")));
+}
+
+/** A body that is `text` once it resolves. */
+function streamOf(text: Promise<string>): ReadableStream<Uint8Array> {
+  return ReadableStream.from((async function* () {
+    yield new TextEncoder().encode(await text);
+  })());
 }

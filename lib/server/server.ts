@@ -115,9 +115,9 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     const serving = await listen(opts, hostname, credentials, chain, shutdown, logger, resources);
     port = serving.port;
     // `--workers`: the other threads serve on the same port, over this thread's store.
-    await startWorkers(
+    serving.workers = await startWorkers(
       opts,
-      { ...workers, dataDir, port },
+      { ...workers, dataDir, port, auditLog: config.auditLogWriter, metrics: config.metrics },
       logger,
       resources,
     );

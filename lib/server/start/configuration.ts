@@ -21,6 +21,7 @@ import { type AdmissionSettings, loadAdmissionSettings } from "../../admission/m
 import { PolicyIndex } from "../../rbac/mod.ts";
 import {
   type AuditBackend,
+  type AuditLogWriter,
   httpPost,
   loadAuditPolicy,
   openLogBackend,
@@ -56,6 +57,7 @@ import { KUBE_MAJOR, KUBE_MINOR, versionInfo } from "../version.ts";
 import { rbacAuthorizes, servedDefinitions } from "../served_apis.ts";
 import type { OpenResources } from "./open_resources.ts";
 import type { StartOptions } from "./options.ts";
+import { openThreadsAuditLog } from "./worker_audit.ts";
 
 /** The settings every later step reads, checked. */
 export interface Configuration {
@@ -88,6 +90,9 @@ export interface Configuration {
   /** `--audit-policy-file` and where events go: the log (`--audit-log-*`), the webhook
    * (`--audit-webhook-*`), or both; when the policy and a backend are given. */
   audit?: { policy: PolicyEvaluator; backend: AuditBackend };
+  /** With `--workers` > 1, on the main thread: the one audit log writer, which the workers'
+   * events go to too (worker_audit.ts). */
+  auditLogWriter?: AuditLogWriter;
   /** `--tracing-config-file`: where request spans go; the no-op tracer without it. */
   tracer: Tracer;
   /** `--egress-selector-config-file`: the one dialer of every outbound call (all `Direct`
@@ -177,6 +182,9 @@ export async function loadConfiguration(
         "AnonymousAuthConfigurableEndpoints feature gate, which is off",
     );
   }
+  const auditLog = auditPolicy && opts.audit?.logPath
+    ? openAuditLog(opts, opts.audit.logPath, logger, resources, metrics)
+    : undefined;
   return {
     featureGates,
     network,
@@ -194,15 +202,14 @@ export async function loadConfiguration(
       ? {
         policy: new PolicyEvaluator(auditPolicy),
         backend: countedBackends([
-          ...(opts.audit?.logPath
-            ? [openAuditLog(opts, opts.audit.logPath, logger, resources, metrics)]
-            : []),
+          ...(auditLog ? [auditLog.backend] : []),
           ...(auditWebhook
             ? [openAuditWebhook(opts, auditWebhook, egress, logger, resources, metrics)]
             : []),
         ], metrics),
       }
       : undefined,
+    auditLogWriter: auditLog?.writer,
     egress,
     metrics,
   };
@@ -276,25 +283,32 @@ function openAuditLog(
   logger: Logger,
   resources: OpenResources,
   metrics: ServerMetrics | undefined,
-): AuditBackend {
+): { backend: AuditBackend; writer?: AuditLogWriter } {
   const a = opts.audit ?? {};
-  let backend: AuditBackend;
+  const log = {
+    path,
+    mode: a.logMode,
+    maxSizeMB: a.logMaxSizeMB,
+    maxBackups: a.logMaxBackups,
+    maxAgeDays: a.logMaxAgeDays,
+    batchBufferSize: a.logBatchBufferSize,
+    logger,
+    onError: auditErrors(metrics),
+  };
+  let opened: { backend: AuditBackend; writer?: AuditLogWriter; close(): Promise<void> };
   try {
-    backend = openLogBackend({
-      path,
-      mode: a.logMode,
-      maxSizeMB: a.logMaxSizeMB,
-      maxBackups: a.logMaxBackups,
-      maxAgeDays: a.logMaxAgeDays,
-      batchBufferSize: a.logBatchBufferSize,
-      logger,
-      onError: auditErrors(metrics),
-    });
+    if ((opts.workers ?? 1) > 1) {
+      // Every thread's events to the main thread's one writer.
+      opened = openThreadsAuditLog(opts, log);
+    } else {
+      const backend = openLogBackend(log);
+      opened = { backend, close: () => backend.close() };
+    }
   } catch (err) {
     throw new ConfigError(`--audit-log-path: cannot open ${quote(path)}: ${osReason(err)}`);
   }
-  resources.add("the audit log", () => backend.close());
-  return backend;
+  resources.add("the audit log", () => opened.close());
+  return opened;
 }
 
 /** `--audit-webhook-config-file`, read and checked; a configuration error naming the flag. */

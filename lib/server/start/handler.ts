@@ -30,6 +30,7 @@ import type { OpenResources } from "./open_resources.ts";
 import type { StartOptions } from "./options.ts";
 import type { ApiRegistries } from "./registries.ts";
 import { countStoredObjects } from "./metrics.ts";
+import { scrapeThreads } from "./thread_link.ts";
 import { snapshotHandler } from "../snapshot_endpoint.ts";
 
 /** A server's request handler: the whole chain, for requests on connections it accepts. */
@@ -145,7 +146,7 @@ export async function buildRequestHandler(
         healthz: [{ name: "ping", check: () => true }, { name: "storage", check: () => true }],
       },
       serverAddress: parts.serverAddress,
-      metrics: metrics && (() => metrics.registry.expose()),
+      metrics: metrics && (() => scrapeThreads(metrics)),
       snapshot: snapshotHandler(store, config.encryption),
       resources: resourceHandler({
         catalogue: api.catalogue,

@@ -5,6 +5,7 @@
 
 import type { ConnectionLimits } from "../connections.ts";
 import type { Logger } from "../../api/mod.ts";
+import type { DeliverLines } from "../../audit/mod.ts";
 
 export interface StartOptions {
   /** Where certificates, credentials and (for the file store) objects live. Default: a new
@@ -107,6 +108,9 @@ export interface StartOptions {
   /** Set only inside a worker thread of `workers` (worker_thread.ts): the cluster-wide
    * controllers, snapshots and the `kubernetes` Service run on the main thread alone. */
   workerThread?: boolean;
+  /** Set only inside a worker thread: where its audit log lines go, the main thread's one
+   * writer (thread_link.ts). */
+  auditLogDelivery?: DeliverLines;
   /** How often the serving certificate is checked for renewal (a generated one 30 days
    * before it expires; `tlsCertFile` when it changes). @default 3600000 */
   certificateCheckIntervalMs?: number;

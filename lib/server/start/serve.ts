@@ -11,7 +11,7 @@ import { connectionLimits, ConnectionServer, listenTls } from "../connections.ts
 import type { Logger } from "../../api/mod.ts";
 import { setListenerNoDelay } from "../nodelay.ts";
 import type { BodyWriting } from "../respond.ts";
-import { renewServingCertificate } from "../serving_cert.ts";
+import { renewServingCertificate, type ServingPair } from "../serving_cert.ts";
 import type { Credentials } from "./credentials.ts";
 import type { RequestHandler } from "./handler.ts";
 import type { OpenResources } from "./open_resources.ts";
@@ -40,6 +40,8 @@ export interface Serving {
   server: ConnectionServer;
   /** The secure port (the one asked for, or the free one picked). */
   port: number;
+  /** With `--workers`: the other threads, handed a renewed serving certificate too. */
+  workers?: { servingCertificate(pair: ServingPair): Promise<void> };
 }
 
 /**
@@ -118,7 +120,6 @@ export function keepServingCertificate(
   resources: OpenResources,
 ): void {
   const { pki, front } = credentials;
-  const { server, port } = serving;
   const stopRenewing = renewServingCertificate({
     current: { certPem: pki.servingCertPem, keyPem: pki.servingKeyPem },
     check: async () => {
@@ -131,17 +132,29 @@ export function keepServingCertificate(
         front.setCertificate(pair.certPem, pair.keyPem);
         return;
       }
-      await server.replaceListener(() =>
-        listenTls(hostname, port, pair.certPem, pair.keyPem, {
-          reusePort: (opts.workers ?? 1) > 1,
-        })
-      );
-      setListenerNoDelay(port);
+      await serving.workers?.servingCertificate(pair);
+      await serveCertificate(opts, hostname, serving, pair);
     },
     intervalMs: opts.certificateCheckIntervalMs,
     logger,
   });
   resources.add("the serving certificate's renewal", stopRenewing);
+}
+
+/** Serves `pair` to new connections (a new listener on the same port); connections open on
+ * the old one keep it. */
+export async function serveCertificate(
+  opts: StartOptions,
+  hostname: string,
+  serving: Serving,
+  pair: ServingPair,
+): Promise<void> {
+  await serving.server.replaceListener(() =>
+    listenTls(hostname, serving.port, pair.certPem, pair.keyPem, {
+      reusePort: (opts.workers ?? 1) > 1,
+    })
+  );
+  setListenerNoDelay(serving.port);
 }
 
 /**

@@ -4,7 +4,8 @@
  * port (SO_REUSEPORT), over a {@link WorkerStoreClient} of the main thread's store. The
  * start-up steps are the main thread's (server.ts) less what runs there alone: the data
  * directory is made, the store opened and snapshotted, the cluster-wide controllers and the
- * `kubernetes` Service run, and the serving certificate renewed by the main thread.
+ * `kubernetes` Service run, and the serving certificate renewed by the main thread (which
+ * hands a new one over the link, thread_link.ts, as it does the audit log and metrics).
  *
  * Messages: in `start` ({@link WorkerStart}) and `stop`; out `ready`, `failed`, `log` and
  * `stopped` (workers.ts reads them).
@@ -30,7 +31,8 @@ import { buildRequestHandler } from "./handler.ts";
 import { OpenResources } from "./open_resources.ts";
 import type { StartOptions } from "./options.ts";
 import { buildRegistries } from "./registries.ts";
-import { listen, setNoDelay, Shutdown } from "./serve.ts";
+import { listen, serveCertificate, setNoDelay, Shutdown } from "./serve.ts";
+import { MainThreadLink } from "./thread_link.ts";
 
 /** What the main thread sends to start a worker. */
 export interface WorkerStart {
@@ -40,6 +42,8 @@ export interface WorkerStart {
   opts: StartOptions;
   /** The store owner's end is in the main thread. */
   storePort: MessagePort;
+  /** The link to the main thread for the rest it shares (thread_link.ts). */
+  linkPort: MessagePort;
   continueKey?: Uint8Array;
   /** The store's revision in shared memory (on a store only this process writes). */
   revisionCell?: RevisionCell;
@@ -75,8 +79,17 @@ const logger: Logger = Object.fromEntries(
 async function start(init: WorkerStart): Promise<() => Promise<void>> {
   const resources = new OpenResources();
   try {
-    const opts: StartOptions = { ...init.opts, logger, workerThread: true };
+    // Closed last: the audit log's last lines go over it.
+    const link = new MainThreadLink(init.linkPort);
+    resources.add("the link to the main thread", () => link.close());
+    const opts: StartOptions = {
+      ...init.opts,
+      logger,
+      workerThread: true,
+      auditLogDelivery: link.deliverAuditLines,
+    };
     const config = await loadConfiguration(opts, logger, resources);
+    if (config.metrics) link.shareMetrics(config.metrics, logger);
     const dataDir = opts.dataDir!;
     const hostname = opts.bindAddress ?? "127.0.0.1";
     const credentials = await prepareCredentials(opts, dataDir, hostname, config, logger);
@@ -125,6 +138,7 @@ async function start(init: WorkerStart): Promise<() => Promise<void>> {
     );
     const serving = await listen(opts, hostname, credentials, chain, shutdown, logger, resources);
     setNoDelay(serving, bodies, logger);
+    link.onServingCertificate((pair) => serveCertificate(opts, hostname, serving, pair));
     return () => resources.closeAll((what, err) => logger.error(`closing ${what}`, err));
   } catch (err) {
     await resources.closeAll(() => {});

@@ -3,7 +3,9 @@
  * thread on the same secure port. The main thread keeps the store and serves it to them with a
  * {@link StoreOwner} (lib/storage/worker/), one MessagePort each; it alone runs the
  * cluster-wide controllers, leader election, snapshots and the serving certificate's renewal.
- * With N = 1 (the default) nothing here runs.
+ * A second port per worker, its link (thread_link.ts, design in workers.md), carries the audit
+ * log's lines, metrics scrapes and renewed certificates. With N = 1 (the default) nothing here
+ * runs.
  *
  * A worker that dies is logged and started again (its in-flight requests fail with their
  * connections; its acknowledged writes are in the store, which the main thread owns). Closing
@@ -11,6 +13,8 @@
  */
 
 import type { Logger } from "../../api/mod.ts";
+import type { AuditLogWriter } from "../../audit/mod.ts";
+import type { ServerMetrics } from "../../metrics/mod.ts";
 import { ConfigError } from "../../config/mod.ts";
 import {
   newRevisionCell,
@@ -23,6 +27,7 @@ import type { Storage } from "./storage.ts";
 import type { OpenResources } from "./open_resources.ts";
 import type { StartOptions } from "./options.ts";
 import type { WorkerIn, WorkerOut } from "./worker_thread.ts";
+import { WorkerLinks } from "./thread_link.ts";
 
 /** The settings `--workers` > 1 cannot serve yet: a one-line ConfigError, before anything
  * opens. */
@@ -35,11 +40,6 @@ export function checkWorkerOptions(opts: StartOptions): void {
   if (opts.clientCertAuth || opts.clientCAFile !== undefined) {
     throw new ConfigError(
       "--workers: more than 1 does not work with client certificates (--client-ca-file) yet",
-    );
-  }
-  if (opts.audit?.logPath) {
-    throw new ConfigError(
-      "--workers: more than 1 does not work with --audit-log-path yet (use --audit-webhook-*)",
     );
   }
 }
@@ -73,19 +73,26 @@ export interface WorkerShare {
   dataDir: string;
   /** The secure port the main thread listens on. */
   port: number;
+  /** The one audit log writer (`--audit-log-path`) and the main thread's metrics, which the
+   * workers' links reach (thread_link.ts). */
+  auditLog?: AuditLogWriter;
+  metrics?: ServerMetrics;
 }
 
-/** Starts `opts.workers - 1` workers; resolves once every one serves. */
+/** Starts `opts.workers - 1` workers; resolves once every one serves, to the links to them
+ * (none with one thread). */
 export async function startWorkers(
   opts: StartOptions,
   share: WorkerShare,
   logger: Logger,
   resources: OpenResources,
-): Promise<void> {
+): Promise<WorkerLinks | undefined> {
   const count = (opts.workers ?? 1) - 1;
   if (count < 1) return;
   const owner = new StoreOwner(share.store);
   resources.add("the store owner", () => owner.close());
+  const links = new WorkerLinks({ auditLog: share.auditLog, metrics: share.metrics, logger });
+  resources.add("the links to the workers", () => links.close());
   // Functions stay behind: the worker has its own logger (lines come back here) and clock.
   const { logger: _logger, clock: _clock, ...data } = opts;
   const workerOpts: StartOptions = {
@@ -106,15 +113,21 @@ export async function startWorkers(
     running.add(w);
     const { port1, port2 } = new MessageChannel();
     const conn = owner.connect(port1);
-    w.onEnd = () => conn.end();
+    const linkPort = links.connect(index);
+    w.onEnd = () => {
+      conn.end();
+      links.end(index);
+    };
     await w.start({
       t: "start",
       opts: workerOpts,
       storePort: port2,
+      linkPort,
       continueKey: share.continueKey,
       revisionCell: share.revisionCell,
     }, [
       port2,
+      linkPort,
     ]);
   };
   resources.add("the workers", async () => {
@@ -123,6 +136,7 @@ export async function startWorkers(
   });
   await Promise.all(Array.from({ length: count }, (_, i) => spawn(i + 1)));
   logger.info(`serving on ${count + 1} threads (--workers=${count + 1})`);
+  return links;
 }
 
 /** One worker thread and its messages. */

@@ -1,0 +1,156 @@
+/**
+ * What the threads of `--workers` share besides the store: one link (a MessagePort with
+ * {@link PortRpc} calls) between the main thread and each worker, over which
+ *
+ * - the audit log: each worker's events, as JSON lines, go to the main thread's one writer
+ *   (`audit`, worker → main; the modes are in lib/audit/shared_log.ts);
+ * - metrics: a scrape on any thread asks the others for their samples and merges them
+ *   (lib/metrics/merge.ts): on the main thread it asks every worker (`threadMetrics`); on a
+ *   worker it asks the main thread (`otherThreadsMetrics`), which answers with its own and
+ *   every other worker's. A thread that does not answer within {@link SCRAPE_TIMEOUT_MS} is
+ *   left out of that scrape (logged), so a dead worker never hangs a scrape;
+ * - the serving certificate: a renewed or replaced one reaches every worker
+ *   (`servingCertificate`, main → worker), which serves it to new connections as the main
+ *   thread does, without a restart.
+ *
+ * The main thread's side is {@link WorkerLinks}, a worker's {@link MainThreadLink}.
+ */
+
+import type { Logger } from "../../api/mod.ts";
+import type { AuditLogWriter, DeliverLines } from "../../audit/mod.ts";
+import {
+  exposeFamilies,
+  type FamilySamples,
+  familySamples,
+  mergeFamilies,
+  type ServerMetrics,
+} from "../../metrics/mod.ts";
+import type { ServingPair } from "../serving_cert.ts";
+import { PortRpc } from "./port_rpc.ts";
+
+/** How long a scrape waits for another thread's samples. */
+export const SCRAPE_TIMEOUT_MS = 2_000;
+/** How long the main thread waits for a worker to take a renewed certificate. */
+const CERTIFICATE_TIMEOUT_MS = 10_000;
+
+interface AuditLines {
+  text: string;
+  events: number;
+}
+
+/** `/metrics`: this thread's exposition, or with other threads linked, every thread's
+ * samples merged (this thread's first: its values stand where only one counts). */
+export function scrapeThreads(metrics: ServerMetrics): string | Promise<string> {
+  const peers = metrics.sources.peers;
+  if (!peers) return metrics.registry.expose();
+  const own = familySamples(metrics.registry);
+  return peers().then((others) => exposeFamilies(mergeFamilies([own, ...others])));
+}
+
+/** The main thread's ends of the links, one per running worker. */
+export class WorkerLinks {
+  readonly #links = new Map<number, PortRpc>();
+  readonly #auditLog?: AuditLogWriter;
+  readonly #metrics?: ServerMetrics;
+  readonly #logger: Logger;
+
+  constructor(opts: { auditLog?: AuditLogWriter; metrics?: ServerMetrics; logger: Logger }) {
+    this.#auditLog = opts.auditLog;
+    this.#metrics = opts.metrics;
+    this.#logger = opts.logger;
+    if (this.#metrics) this.#metrics.sources.peers = () => this.#scrapeWorkers();
+  }
+
+  /** Opens the link to worker `index` (replacing one it had); the port goes to the worker. */
+  connect(index: number): MessagePort {
+    this.#links.get(index)?.close();
+    const { port1, port2 } = new MessageChannel();
+    const rpc = new PortRpc(port1);
+    rpc.handle("audit", (arg) => {
+      const { text, events } = arg as AuditLines;
+      if (!this.#auditLog) throw new Error("the main thread writes no audit log");
+      return this.#auditLog.write(text, events);
+    });
+    rpc.handle("otherThreadsMetrics", async () => {
+      const own = this.#metrics ? familySamples(this.#metrics.registry) : [];
+      return [own, ...await this.#scrapeWorkers(index)];
+    });
+    this.#links.set(index, rpc);
+    return port2;
+  }
+
+  /** Closes worker `index`'s link (it ended). */
+  end(index: number): void {
+    this.#links.get(index)?.close();
+    this.#links.delete(index);
+  }
+
+  /** Hands a renewed serving certificate to every worker; resolves once each took it (or
+   * failed, logged). */
+  async servingCertificate(pair: ServingPair): Promise<void> {
+    await Promise.all(
+      [...this.#links].map(([index, rpc]) =>
+        rpc.call("servingCertificate", pair, { timeoutMs: CERTIFICATE_TIMEOUT_MS }).catch((err) =>
+          this.#logger.warn(`worker ${index} did not take the renewed serving certificate: ${err}`)
+        )
+      ),
+    );
+  }
+
+  /** Closes every link. */
+  close(): void {
+    for (const rpc of this.#links.values()) rpc.close();
+    this.#links.clear();
+    if (this.#metrics) this.#metrics.sources.peers = undefined;
+  }
+
+  /** The samples of every worker but `except`, leaving out those that do not answer. */
+  async #scrapeWorkers(except?: number): Promise<FamilySamples[][]> {
+    const answers = await Promise.all(
+      [...this.#links].filter(([index]) => index !== except).map(([index, rpc]) =>
+        rpc.call<FamilySamples[]>("threadMetrics", undefined, { timeoutMs: SCRAPE_TIMEOUT_MS })
+          .catch((err) => {
+            this.#logger.warn(`/metrics: worker ${index} left out: ${err}`);
+            return undefined;
+          })
+      ),
+    );
+    return answers.filter((a) => a !== undefined);
+  }
+}
+
+/** A worker's end of its link to the main thread. */
+export class MainThreadLink {
+  readonly #rpc: PortRpc;
+
+  constructor(port: MessagePort) {
+    this.#rpc = new PortRpc(port);
+  }
+
+  /** Where this worker's audit log lines go: the main thread's writer. */
+  readonly deliverAuditLines: DeliverLines = (text, events) =>
+    this.#rpc.call<boolean>("audit", { text, events } satisfies AuditLines);
+
+  /** Answers the main thread's scrapes with this thread's samples, and makes this thread's
+   * scrapes ask for every other thread's. */
+  shareMetrics(metrics: ServerMetrics, logger: Logger): void {
+    this.#rpc.handle("threadMetrics", () => familySamples(metrics.registry));
+    // The main thread waits up to SCRAPE_TIMEOUT_MS for each worker: a margin over it.
+    metrics.sources.peers = () =>
+      this.#rpc.call<FamilySamples[][]>("otherThreadsMetrics", undefined, {
+        timeoutMs: SCRAPE_TIMEOUT_MS + 1_000,
+      }).catch((err) => {
+        logger.warn(`/metrics: the other threads left out: ${err}`);
+        return [];
+      });
+  }
+
+  /** Serves a certificate the main thread renewed with `serve`. */
+  onServingCertificate(serve: (pair: ServingPair) => Promise<void>): void {
+    this.#rpc.handle("servingCertificate", (pair) => serve(pair as ServingPair));
+  }
+
+  close(): void {
+    this.#rpc.close();
+  }
+}
