@@ -32,11 +32,6 @@ export function checkWorkerOptions(opts: StartOptions): void {
     throw new ConfigError(`--workers: must be a whole number of at least 1, not ${n}`);
   }
   if (n === 1) return;
-  if (opts.clientCertAuth || opts.clientCAFile !== undefined) {
-    throw new ConfigError(
-      "--workers: more than 1 does not work with client certificates (--client-ca-file) yet",
-    );
-  }
   if (opts.audit?.logPath) {
     throw new ConfigError(
       "--workers: more than 1 does not work with --audit-log-path yet (use --audit-webhook-*)",
