@@ -120,6 +120,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
       { ...workers, dataDir, port },
       logger,
       resources,
+      config.metrics,
     );
     // The `kubernetes` Service points at the port just opened (while Services are served).
     await controllers.startServiceController(port);
