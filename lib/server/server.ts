@@ -121,6 +121,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
       logger,
       resources,
       config.metrics,
+      () => shutdown.begin(),
     );
     // The `kubernetes` Service points at the port just opened (while Services are served).
     await controllers.startServiceController(port);

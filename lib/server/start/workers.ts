@@ -13,7 +13,9 @@
  * - replaces a worker whose V8 heap in use is past `--worker-max-heap-mb` at one of its
  *   periodic reports: a new worker with the same number starts and serves first, then the
  *   old one drains (as on shutdown) and ends, so the port never has fewer threads;
- * - on close, drains every worker (each as the main thread drains) before the store closes.
+ * - on close, begins the main thread's shutdown (its watches end) and drains every worker
+ *   (each as the main thread drains) before the store owner closes; the main thread's own
+ *   drain (serve.ts) follows.
  */
 
 import type { Logger } from "../../api/mod.ts";
@@ -78,13 +80,18 @@ export interface WorkerShare {
   port: number;
 }
 
-/** Starts `opts.workers - 1` workers; resolves once every one serves. */
+/**
+ * Starts `opts.workers - 1` workers; resolves once every one serves. `beginMainShutdown` (the
+ * main thread's `Shutdown.begin`, serve.ts) is called when they are told to drain, so that the
+ * main thread's watches end and its readiness fails at the same time as theirs.
+ */
 export async function startWorkers(
   opts: StartOptions,
   share: WorkerShare,
   logger: Logger,
   resources: OpenResources,
   metrics?: ServerMetrics,
+  beginMainShutdown: () => void = () => {},
 ): Promise<void> {
   const count = (opts.workers ?? 1) - 1;
   if (count < 1) return;
@@ -92,7 +99,10 @@ export async function startWorkers(
   resources.add("the store owner", () => owner.close());
   registerThreadHeap(metrics, "main");
   const supervisor = new WorkerSupervisor(opts, share, owner, logger);
-  resources.add("the workers", () => supervisor.close());
+  resources.add("the workers", () => {
+    beginMainShutdown();
+    return supervisor.close();
+  });
   await Promise.all(Array.from({ length: count }, (_, i) => supervisor.startFirst(i + 1)));
   logger.info(
     `serving on ${count + 1} threads (--workers=${count + 1}); main thread V8 heap ` +
