@@ -4,11 +4,14 @@
  * `platform_thread_heap_used_bytes{thread}`; past `--worker-max-heap-mb` (here 1 MiB, which
  * every worker is past) a worker is replaced at its next heap report: a new worker serves
  * first, then the old one drains and ends, while requests on the port keep being answered.
+ * The flag itself on the real `platform serve`: its value is checked, and it bounds the
+ * workers of that process.
  */
 
 import { createLogger } from "../lib/api/log.ts";
 import { assert, assertEquals } from "./assert.ts";
-import { testServer } from "./harness.ts";
+import { assertConfigError, runPlatform, testServer } from "./harness.ts";
+import { startPlatform } from "./workers_process.ts";
 
 /** One request on a connection of its own (the kernel picks the thread). */
 async function onNewConnection(
@@ -98,4 +101,47 @@ Deno.test("--worker-max-heap-mb: a worker past it is replaced, then drained", as
     }
   }
   assertEquals([...seen].sort(), ["main", "worker-1"]);
+});
+
+Deno.test("--worker-max-heap-mb: a value that is not a count exits 2 naming the flag", async () => {
+  assertConfigError(
+    await runPlatform("serve", "--workers=2", "--worker-max-heap-mb=lots"),
+    /--worker-max-heap-mb/,
+  );
+  assertConfigError(
+    await runPlatform("serve", "--workers=2", "--worker-max-heap-mb=-5"),
+    /--worker-max-heap-mb/,
+  );
+});
+
+Deno.test("--worker-max-heap-mb=1 on the command line: worker 1 is replaced at its report", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "platform-workers-heap-" });
+  try {
+    await using server = await startPlatform(dir, ["--workers=2", "--worker-max-heap-mb=1"]);
+    // The first periodic report comes 10 s after the worker serves; 120 s is the limit here.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) =>
+      timer = setTimeout(
+        () => reject(new Error(`no replacement in 120 s:\n${server.lines.join("\n")}`)),
+        120_000,
+      )
+    );
+    try {
+      await Promise.race([
+        server.waitFor(/worker 1: the replaced one has drained and ended/),
+        late,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+    assert(
+      server.lines.some((l) =>
+        /worker 1: V8 heap [\d.]+ MiB is over --worker-max-heap-mb=1; starting a new worker/
+          .test(l)
+      ),
+      server.lines.join("\n"),
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
