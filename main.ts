@@ -253,6 +253,7 @@ async function serve(config: ServerConfig): Promise<number> {
       minRequestTimeoutSeconds: config.minRequestTimeout,
       maxRequestsInflight: config.maxRequestsInflight,
       workers: config.workers,
+      workerMaxHeapMB: config.workerMaxHeapMb,
       maxMutatingRequestsInflight: config.maxMutatingRequestsInflight,
       connectionLimits: {
         maxConnections: config.maxConnections,

@@ -84,6 +84,7 @@ export const fileSchema = z.strictObject({
   minRequestTimeout: z.number().optional(),
   maxRequestsInflight: z.number().optional(),
   workers: z.number().optional(),
+  workerMaxHeapMb: z.number().optional(),
   maxMutatingRequestsInflight: z.number().optional(),
   maxConnections: z.number().optional(),
   maxConnectionsPerClient: z.number().optional(),

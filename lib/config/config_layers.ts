@@ -212,6 +212,7 @@ function setFromText(values: Partial<Settings>, field: Field, texts: string[], b
     case "maxMutatingRequestsInflight":
     case "maxConnections":
     case "maxConnectionsPerClient":
+    case "workerMaxHeapMb":
     case "auditLogMaxage":
     case "auditLogMaxbackup":
     case "auditLogMaxsize":
@@ -342,6 +343,7 @@ function setFromFile(
     case "maxMutatingRequestsInflight":
     case "maxConnections":
     case "maxConnectionsPerClient":
+    case "workerMaxHeapMb":
     case "auditLogMaxage":
     case "auditLogMaxbackup":
     case "auditLogMaxsize":

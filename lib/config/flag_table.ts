@@ -444,6 +444,14 @@ export const FLAGS: readonly FlagSpec[] = [
       "owns the store and runs the controllers, and N-1 workers. 1: one thread.",
   },
   {
+    name: "worker-max-heap-mb",
+    field: "workerMaxHeapMb",
+    kind: "int",
+    defaultText: "0",
+    help: "Megabytes of V8 heap a --workers worker thread may use; past it the worker is " +
+      "replaced by a new one and drained. 0: no bound.",
+  },
+  {
     name: "max-mutating-requests-inflight",
     field: "maxMutatingRequestsInflight",
     kind: "int",

@@ -134,6 +134,7 @@ export async function loadServerConfig(
     minRequestTimeout: pick("minRequestTimeout") ?? DEFAULTS.minRequestTimeout,
     maxRequestsInflight: pick("maxRequestsInflight") ?? DEFAULTS.maxRequestsInflight,
     workers: pick("workers") ?? DEFAULTS.workers,
+    workerMaxHeapMb: pick("workerMaxHeapMb") ?? DEFAULTS.workerMaxHeapMb,
     maxMutatingRequestsInflight: pick("maxMutatingRequestsInflight") ??
       DEFAULTS.maxMutatingRequestsInflight,
     maxConnections: pick("maxConnections") ?? DEFAULTS.maxConnections,

@@ -139,6 +139,8 @@ export interface ServerConfig {
   maxRequestsInflight: number;
   /** Threads serving requests (the main thread and N-1 workers). */
   workers: number;
+  /** Megabytes of V8 heap a worker thread may use before it is replaced; 0: no bound. */
+  workerMaxHeapMb: number;
   /** 0: no limit. */
   maxMutatingRequestsInflight: number;
   /** 0: derived from the open-file limit. */
@@ -210,6 +212,7 @@ export const DEFAULTS = {
   minRequestTimeout: 1800,
   maxRequestsInflight: 400,
   workers: 1,
+  workerMaxHeapMb: 0,
   maxMutatingRequestsInflight: 200,
   maxConnections: 0,
   maxConnectionsPerClient: 0,

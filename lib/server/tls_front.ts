@@ -82,7 +82,8 @@ export class TlsFront {
 
   /**
    * Start listening on `hostname:port` (0: a free port), forwarding to `upstream`, the
-   * loopback HTTP server; resolves with the port. On failure `upstream` is shut down, the worker
+   * loopback HTTP server; resolves with the port. `reusePort` (`--workers`): every thread has
+   * its own front, registry and loopback server, all listening on the port. On failure `upstream` is shut down, the worker
    * ended, and the error thrown is Deno's for the case (`Deno.errors.AddrInUse`, …).
    */
   async listen(
@@ -90,6 +91,7 @@ export class TlsFront {
     port: number,
     upstream: { addr: Deno.NetAddr; shutdown(): Promise<void> },
     limits: ConnectionLimits = connectionLimits(),
+    reusePort = false,
   ): Promise<number> {
     const worker = new Worker(new URL("./tls_front_worker.ts", import.meta.url).href, {
       type: "module",
@@ -129,6 +131,7 @@ export class TlsFront {
       keyPem: this.#opts.keyPem,
       clientCAPem: this.#opts.clientCAPem,
       upstream: { hostname: upstream.addr.hostname, port: upstream.addr.port },
+      reusePort,
       // Each client connection holds three descriptors here: the client's, and both ends of
       // its loopback connection.
       limits: {

@@ -27,6 +27,8 @@ export interface ListenMessage {
   keyPem: string;
   clientCAPem: string;
   upstream: { hostname: string; port: number };
+  /** `--workers`: every thread's front listens on the port (SO_REUSEPORT). */
+  reusePort: boolean;
   /** Connections at most, overall and per client address; the TLS handshake's time limit. */
   limits: { maxConnections: number; maxConnectionsPerClient: number; handshakeTimeoutMs: number };
 }
@@ -135,7 +137,7 @@ function listen(m: ListenMessage) {
   server.once("error", (err: NodeJS.ErrnoException) => {
     scope.postMessage({ type: "listen-error", code: err.code, message: err.message });
   });
-  server.listen(m.port, m.hostname, () => {
+  server.listen({ port: m.port, host: m.hostname, reusePort: m.reusePort }, () => {
     const address = server!.address() as net.AddressInfo;
     scope.postMessage({ type: "listening", port: address.port });
   });

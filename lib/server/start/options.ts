@@ -105,6 +105,12 @@ export interface StartOptions {
    * request stack and a store client whose cache the store's events feed (workers.ts).
    * @default 1 */
   workers?: number;
+  /** `--worker-max-heap-mb`: a worker thread whose V8 heap in use is past this many megabytes
+   * is replaced by a new one and drained (workers.ts). 0 or absent: no bound. */
+  workerMaxHeapMB?: number;
+  /** How often each worker thread reports its heap (the bound is checked then). Embedding
+   * and tests only. @default 10_000 */
+  workerHeapCheckIntervalMs?: number;
   /** Set only inside a worker thread of `workers` (worker_thread.ts): the cluster-wide
    * controllers, snapshots and the `kubernetes` Service run on the main thread alone. */
   workerThread?: boolean;

@@ -85,7 +85,15 @@ export async function listen(
       limits: front ? { ...limits, maxConnectionsPerClient: limits.maxConnections } : limits,
       logger,
     });
-    if (front) port = await front.listen(hostname, opts.securePort ?? 0, server, limits);
+    if (front) {
+      port = await front.listen(
+        hostname,
+        opts.securePort ?? 0,
+        server,
+        limits,
+        (opts.workers ?? 1) > 1,
+      );
+    }
   } catch (err) {
     throw listenError(err, hostname, opts.securePort ?? 0);
   }

@@ -47,9 +47,18 @@ export function scrapeThreads(metrics: ServerMetrics): string | Promise<string> 
   return peers().then((others) => exposeFamilies(mergeFamilies([own, ...others])));
 }
 
-/** The main thread's ends of the links, one per running worker. */
+/** The main thread's end of one worker's link. */
+export interface WorkerLink {
+  /** Goes to the worker. */
+  port: MessagePort;
+  /** Closes the link (the worker ended). */
+  end(): void;
+}
+
+/** The main thread's ends of the links, one per running worker thread (a replaced worker
+ * still draining has its own beside its successor's), each with the worker's name. */
 export class WorkerLinks {
-  readonly #links = new Map<number, PortRpc>();
+  readonly #links = new Map<PortRpc, string>();
   readonly #auditLog?: AuditLogWriter;
   readonly #metrics?: ServerMetrics;
   readonly #logger: Logger;
@@ -61,9 +70,8 @@ export class WorkerLinks {
     if (this.#metrics) this.#metrics.sources.peers = () => this.#scrapeWorkers();
   }
 
-  /** Opens the link to worker `index` (replacing one it had); the port goes to the worker. */
-  connect(index: number): MessagePort {
-    this.#links.get(index)?.close();
+  /** Opens a link to a new worker thread, `name` in logs. */
+  connect(name: string): WorkerLink {
     const { port1, port2 } = new MessageChannel();
     const rpc = new PortRpc(port1);
     rpc.handle("audit", (arg) => {
@@ -73,25 +81,25 @@ export class WorkerLinks {
     });
     rpc.handle("otherThreadsMetrics", async () => {
       const own = this.#metrics ? familySamples(this.#metrics.registry) : [];
-      return [own, ...await this.#scrapeWorkers(index)];
+      return [own, ...await this.#scrapeWorkers(rpc)];
     });
-    this.#links.set(index, rpc);
-    return port2;
-  }
-
-  /** Closes worker `index`'s link (it ended). */
-  end(index: number): void {
-    this.#links.get(index)?.close();
-    this.#links.delete(index);
+    this.#links.set(rpc, name);
+    return {
+      port: port2,
+      end: () => {
+        rpc.close();
+        this.#links.delete(rpc);
+      },
+    };
   }
 
   /** Hands a renewed serving certificate to every worker; resolves once each took it (or
    * failed, logged). */
   async servingCertificate(pair: ServingPair): Promise<void> {
     await Promise.all(
-      [...this.#links].map(([index, rpc]) =>
+      [...this.#links].map(([rpc, name]) =>
         rpc.call("servingCertificate", pair, { timeoutMs: CERTIFICATE_TIMEOUT_MS }).catch((err) =>
-          this.#logger.warn(`worker ${index} did not take the renewed serving certificate: ${err}`)
+          this.#logger.warn(`${name} did not take the renewed serving certificate: ${err}`)
         )
       ),
     );
@@ -99,18 +107,18 @@ export class WorkerLinks {
 
   /** Closes every link. */
   close(): void {
-    for (const rpc of this.#links.values()) rpc.close();
+    for (const rpc of this.#links.keys()) rpc.close();
     this.#links.clear();
     if (this.#metrics) this.#metrics.sources.peers = undefined;
   }
 
   /** The samples of every worker but `except`, leaving out those that do not answer. */
-  async #scrapeWorkers(except?: number): Promise<FamilySamples[][]> {
+  async #scrapeWorkers(except?: PortRpc): Promise<FamilySamples[][]> {
     const answers = await Promise.all(
-      [...this.#links].filter(([index]) => index !== except).map(([index, rpc]) =>
+      [...this.#links].filter(([rpc]) => rpc !== except).map(([rpc, name]) =>
         rpc.call<FamilySamples[]>("threadMetrics", undefined, { timeoutMs: SCRAPE_TIMEOUT_MS })
           .catch((err) => {
-            this.#logger.warn(`/metrics: worker ${index} left out: ${err}`);
+            this.#logger.warn(`/metrics: ${name} left out: ${err}`);
             return undefined;
           })
       ),

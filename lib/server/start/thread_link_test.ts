@@ -27,10 +27,10 @@ Deno.test("a scrape merges the threads that answer and leaves out one that does 
   const main = new ServerMetrics({ version: "1.32" });
   const worker = new ServerMetrics({ version: "1.32" });
   const links = new WorkerLinks({ metrics: main, logger: silentLogger });
-  const live = new MainThreadLink(links.connect(1));
+  const live = new MainThreadLink(links.connect("worker 1").port);
   live.shareMetrics(worker, silentLogger);
   // Worker 2's port is never answered: a stuck thread.
-  const stuck = links.connect(2);
+  const stuck = links.connect("worker 2").port;
   main.watchEvents.child("", "v1", "ConfigMap").inc(2);
   worker.watchEvents.child("", "v1", "ConfigMap").inc(3);
   const sample = 'apiserver_watch_events_total{group="",version="v1",kind="ConfigMap"}';

@@ -7,8 +7,9 @@
  * `kubernetes` Service run, and the serving certificate renewed by the main thread (which
  * hands a new one over the link, thread_link.ts, as it does the audit log and metrics).
  *
- * Messages: in `start` ({@link WorkerStart}) and `stop`; out `ready`, `failed`, `log` and
- * `stopped` (workers.ts reads them).
+ * Messages: in `start` ({@link WorkerStart}) and `stop`; out `ready`, `failed`, `log`, `heap`
+ * (the thread's V8 heap in use, at `ready` and every `heapCheckIntervalMs`) and `stopped`
+ * (server_worker.ts reads them). A test can make it crash (worker_crash_trigger.ts).
  * @module
  */
 
@@ -33,10 +34,16 @@ import type { StartOptions } from "./options.ts";
 import { buildRegistries } from "./registries.ts";
 import { listen, serveCertificate, setNoDelay, Shutdown } from "./serve.ts";
 import { MainThreadLink } from "./thread_link.ts";
+import { registerThreadHeap, reportHeap } from "./thread_heap.ts";
+import { armCrashTrigger } from "./worker_crash_trigger.ts";
 
 /** What the main thread sends to start a worker. */
 export interface WorkerStart {
   t: "start";
+  /** The worker's number, 1 to N-1 (a replacement keeps the number of the one it replaces). */
+  index: number;
+  /** How often the worker reports its heap. */
+  heapCheckIntervalMs: number;
   /** The main thread's options (functions left out), with `dataDir` and `securePort` set to
    * the ones it uses. */
   opts: StartOptions;
@@ -55,6 +62,7 @@ export type WorkerOut =
   | { t: "ready" }
   | { t: "failed"; message: string; configError: boolean }
   | { t: "log"; level: keyof Logger; msg: string; extra: string[] }
+  | { t: "heap"; used: number; atStart: boolean }
   | { t: "stopped" };
 
 function post(m: WorkerOut): void {
@@ -90,6 +98,7 @@ async function start(init: WorkerStart): Promise<() => Promise<void>> {
     };
     const config = await loadConfiguration(opts, logger, resources);
     if (config.metrics) link.shareMetrics(config.metrics, logger);
+    registerThreadHeap(config.metrics, `worker-${init.index}`);
     const dataDir = opts.dataDir!;
     const hostname = opts.bindAddress ?? "127.0.0.1";
     const credentials = await prepareCredentials(opts, dataDir, hostname, config, logger);
@@ -139,6 +148,7 @@ async function start(init: WorkerStart): Promise<() => Promise<void>> {
     const serving = await listen(opts, hostname, credentials, chain, shutdown, logger, resources);
     setNoDelay(serving, bodies, logger);
     link.onServingCertificate((pair) => serveCertificate(opts, hostname, serving, pair));
+    resources.add("the crash trigger", armCrashTrigger(init.index));
     return () => resources.closeAll((what, err) => logger.error(`closing ${what}`, err));
   } catch (err) {
     await resources.closeAll(() => {});
@@ -147,21 +157,36 @@ async function start(init: WorkerStart): Promise<() => Promise<void>> {
 }
 
 let stop: (() => Promise<void>) | undefined;
+/** The start in progress: a `stop` that comes meanwhile waits for it, then stops. */
+let starting: Promise<void> | undefined;
+
+async function onStart(msg: WorkerStart): Promise<void> {
+  try {
+    const stopServing = await start(msg);
+    post({ t: "ready" });
+    const stopReporting = reportHeap(
+      msg.heapCheckIntervalMs,
+      (used, atStart) => post({ t: "heap", used, atStart }),
+    );
+    stop = () => {
+      stopReporting();
+      return stopServing();
+    };
+  } catch (err) {
+    post({
+      t: "failed",
+      message: err instanceof Error ? err.message : String(err),
+      configError: err instanceof ConfigError,
+    });
+  }
+}
 
 self.onmessage = async (ev: MessageEvent<WorkerIn>) => {
   const msg = ev.data;
   if (msg.t === "start") {
-    try {
-      stop = await start(msg);
-      post({ t: "ready" });
-    } catch (err) {
-      post({
-        t: "failed",
-        message: err instanceof Error ? err.message : String(err),
-        configError: err instanceof ConfigError,
-      });
-    }
+    starting = onStart(msg);
   } else if (msg.t === "stop") {
+    await starting;
     await stop?.();
     post({ t: "stopped" });
     self.close();

@@ -1,20 +1,25 @@
 /**
- * `--workers=N`: N-1 worker threads (worker_thread.ts) that serve requests beside the main
- * thread on the same secure port. The main thread keeps the store and serves it to them with a
- * {@link StoreOwner} (lib/storage/worker/), one MessagePort each; it alone runs the
- * cluster-wide controllers, leader election, snapshots and the serving certificate's renewal.
- * A second port per worker, its link (thread_link.ts, design in workers.md), carries the audit
- * log's lines, metrics scrapes and renewed certificates. With N = 1 (the default) nothing here
- * runs.
+ * `--workers=N`: N-1 worker threads (worker_thread.ts, each a {@link ServerWorker}) that serve
+ * requests beside the main thread on the same secure port, and their supervisor. The main
+ * thread keeps the store and serves it to them with a {@link StoreOwner}
+ * (lib/storage/worker/), one MessagePort each; it alone runs the cluster-wide controllers,
+ * leader election, snapshots and the serving certificate's renewal. A second port per worker,
+ * its link (thread_link.ts, design in workers.md), carries the audit log's lines, metrics
+ * scrapes and renewed certificates. With N = 1 (the default) nothing here runs.
  *
- * A worker that dies is logged and started again (its in-flight requests fail with their
- * connections; its acknowledged writes are in the store, which the main thread owns). Closing
- * stops every worker (each drains as the main thread does) before the store closes.
+ * The supervisor:
+ * - restarts a worker that dies (its in-flight requests fail with their connections; its
+ *   acknowledged writes are in the store, which the main thread owns): at once, or, when it
+ *   dies again within a minute of starting, after 1 s, 2 s, … up to 30 s;
+ * - replaces a worker whose V8 heap in use is past `--worker-max-heap-mb` at one of its
+ *   periodic reports: a new worker with the same number starts and serves first, then the
+ *   old one drains (as on shutdown) and ends, so the port never has fewer threads;
+ * - on close, begins the main thread's shutdown (its watches end) and drains every worker
+ *   (each as the main thread drains) before the store owner closes; the main thread's own
+ *   drain (serve.ts) follows.
  */
 
 import type { Logger } from "../../api/mod.ts";
-import type { AuditLogWriter } from "../../audit/mod.ts";
-import type { ServerMetrics } from "../../metrics/mod.ts";
 import { ConfigError } from "../../config/mod.ts";
 import {
   newRevisionCell,
@@ -26,8 +31,11 @@ import {
 import type { Storage } from "./storage.ts";
 import type { OpenResources } from "./open_resources.ts";
 import type { StartOptions } from "./options.ts";
-import type { WorkerIn, WorkerOut } from "./worker_thread.ts";
+import type { ServerMetrics } from "../../metrics/mod.ts";
+import type { AuditLogWriter } from "../../audit/mod.ts";
+import { ServerWorker } from "./server_worker.ts";
 import { WorkerLinks } from "./thread_link.ts";
+import { heapUsed, registerThreadHeap } from "./thread_heap.ts";
 
 /** The settings `--workers` > 1 cannot serve yet: a one-line ConfigError, before anything
  * opens. */
@@ -35,12 +43,6 @@ export function checkWorkerOptions(opts: StartOptions): void {
   const n = opts.workers ?? 1;
   if (!Number.isSafeInteger(n) || n < 1) {
     throw new ConfigError(`--workers: must be a whole number of at least 1, not ${n}`);
-  }
-  if (n === 1) return;
-  if (opts.clientCertAuth || opts.clientCAFile !== undefined) {
-    throw new ConfigError(
-      "--workers: more than 1 does not work with client certificates (--client-ca-file) yet",
-    );
   }
 }
 
@@ -79,13 +81,18 @@ export interface WorkerShare {
   metrics?: ServerMetrics;
 }
 
-/** Starts `opts.workers - 1` workers; resolves once every one serves, to the links to them
- * (none with one thread). */
+/**
+ * Starts `opts.workers - 1` workers; resolves once every one serves, to the links to them
+ * (none with one thread). `beginMainShutdown` (the
+ * main thread's `Shutdown.begin`, serve.ts) is called when they are told to drain, so that the
+ * main thread's watches end and its readiness fails at the same time as theirs.
+ */
 export async function startWorkers(
   opts: StartOptions,
   share: WorkerShare,
   logger: Logger,
   resources: OpenResources,
+  beginMainShutdown: () => void = () => {},
 ): Promise<WorkerLinks | undefined> {
   const count = (opts.workers ?? 1) - 1;
   if (count < 1) return;
@@ -93,129 +100,177 @@ export async function startWorkers(
   resources.add("the store owner", () => owner.close());
   const links = new WorkerLinks({ auditLog: share.auditLog, metrics: share.metrics, logger });
   resources.add("the links to the workers", () => links.close());
-  // Functions stay behind: the worker has its own logger (lines come back here) and clock.
-  const { logger: _logger, clock: _clock, ...data } = opts;
-  const workerOpts: StartOptions = {
-    ...data,
-    dataDir: share.dataDir,
-    securePort: share.port,
-    writeKubeconfig: false,
-  };
-  const running = new Set<ServerWorker>();
-  let closing = false;
-  const spawn = async (index: number): Promise<void> => {
-    const w = new ServerWorker(index, logger, (crashed) => {
-      running.delete(crashed);
-      if (closing) return;
-      logger.warn(`worker ${index} stopped unexpectedly; starting it again`);
-      spawn(index).catch((err) => logger.error(`worker ${index} did not start again`, err));
-    });
-    running.add(w);
-    const { port1, port2 } = new MessageChannel();
-    const conn = owner.connect(port1);
-    const linkPort = links.connect(index);
-    w.onEnd = () => {
-      conn.end();
-      links.end(index);
-    };
-    await w.start({
-      t: "start",
-      opts: workerOpts,
-      storePort: port2,
-      linkPort,
-      continueKey: share.continueKey,
-      revisionCell: share.revisionCell,
-    }, [
-      port2,
-      linkPort,
-    ]);
-  };
-  resources.add("the workers", async () => {
-    closing = true;
-    await Promise.all([...running].map((w) => w.stop(opts.shutdownTimeoutMs ?? 30_000)));
+  registerThreadHeap(share.metrics, "main");
+  const supervisor = new WorkerSupervisor(opts, share, owner, links, logger);
+  resources.add("the workers", () => {
+    beginMainShutdown();
+    return supervisor.close();
   });
-  await Promise.all(Array.from({ length: count }, (_, i) => spawn(i + 1)));
-  logger.info(`serving on ${count + 1} threads (--workers=${count + 1})`);
+  await Promise.all(Array.from({ length: count }, (_, i) => supervisor.startFirst(i + 1)));
+  logger.info(
+    `serving on ${count + 1} threads (--workers=${count + 1}); main thread V8 heap ` +
+      `${mib(heapUsed())} MiB`,
+  );
   return links;
 }
 
-/** One worker thread and its messages. */
-class ServerWorker {
-  readonly #index: number;
-  readonly #logger: Logger;
-  readonly #worker: Worker;
-  readonly #onCrash: (w: ServerWorker) => void;
-  #ready = Promise.withResolvers<void>();
-  #stopped = Promise.withResolvers<void>();
-  #state: "starting" | "serving" | "stopping" | "ended" = "starting";
-  onEnd: () => void = () => {};
+/** A worker that dies within this long of starting counts as dying again (back-off). */
+const QUICK_DEATH_MS = 60_000;
+const MAX_RESTART_DELAY_MS = 30_000;
 
-  constructor(index: number, logger: Logger, onCrash: (w: ServerWorker) => void) {
-    this.#index = index;
+/** The workers: which serves each number, restarts, replacements, the drain at close. */
+class WorkerSupervisor {
+  readonly #opts: StartOptions;
+  readonly #share: WorkerShare;
+  readonly #owner: StoreOwner;
+  readonly #links: WorkerLinks;
+  readonly #logger: Logger;
+  readonly #workerOpts: StartOptions;
+  /** Every live thread, replaced ones still draining included. */
+  readonly #running = new Set<ServerWorker>();
+  /** The worker serving each number. */
+  readonly #current = new Map<number, ServerWorker>();
+  readonly #replacing = new Set<number>();
+  readonly #quickDeaths = new Map<number, number>();
+  readonly #restartTimers = new Set<ReturnType<typeof setTimeout>>();
+  #closing = false;
+
+  constructor(
+    opts: StartOptions,
+    share: WorkerShare,
+    owner: StoreOwner,
+    links: WorkerLinks,
+    logger: Logger,
+  ) {
+    this.#opts = opts;
+    this.#share = share;
+    this.#owner = owner;
+    this.#links = links;
     this.#logger = logger;
-    this.#onCrash = onCrash;
-    this.#worker = new Worker(new URL("./worker_thread.ts", import.meta.url), {
-      type: "module",
-      name: `platform worker ${index}`,
-    });
-    this.#worker.onmessage = (ev: MessageEvent<WorkerOut>) => this.#onMessage(ev.data);
-    this.#worker.onerror = (ev) => {
-      ev.preventDefault();
-      this.#logger.error(`worker ${this.#index}: ${ev.message}`);
-      this.#end(new Error(`worker ${this.#index} failed: ${ev.message}`));
+    // Functions stay behind: the worker has its own logger (lines come back here) and clock.
+    const { logger: _logger, clock: _clock, ...data } = opts;
+    this.#workerOpts = {
+      ...data,
+      dataDir: share.dataDir,
+      securePort: share.port,
+      writeKubeconfig: false,
     };
   }
 
-  /** Sends `start`; resolves once the worker serves. */
-  start(msg: WorkerIn, transfer: Transferable[]): Promise<void> {
-    this.#worker.postMessage(msg, transfer);
-    return this.#ready.promise;
+  /** Worker `index` at start: a failure fails the server's start. */
+  async startFirst(index: number): Promise<void> {
+    this.#current.set(index, await this.#spawn(index));
   }
 
-  /** Lets the worker drain and close; terminates it after `timeoutMs` (and a margin). */
-  async stop(timeoutMs: number): Promise<void> {
-    if (this.#state === "ended") return;
-    this.#state = "stopping";
-    this.#worker.postMessage({ t: "stop" } satisfies WorkerIn);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      this.#stopped.promise,
-      new Promise<void>((r) => timer = setTimeout(r, timeoutMs + 5_000)),
-    ]);
-    clearTimeout(timer);
-    this.#end();
+  /** Drains every worker (up to the shutdown timeout each, all at once). */
+  async close(): Promise<void> {
+    this.#closing = true;
+    for (const t of this.#restartTimers) clearTimeout(t);
+    await Promise.all([...this.#running].map((w) => w.stop(this.#shutdownTimeoutMs())));
   }
 
-  #onMessage(m: WorkerOut): void {
-    switch (m.t) {
-      case "ready":
-        this.#state = "serving";
-        this.#ready.resolve();
-        break;
-      case "failed":
-        this.#end(
-          m.configError
-            ? new ConfigError(m.message)
-            : new Error(`worker ${this.#index}: ${m.message}`),
-        );
-        break;
-      case "log":
-        this.#logger[m.level](`worker ${this.#index}: ${m.msg}`, ...m.extra);
-        break;
-      case "stopped":
-        this.#stopped.resolve();
-        break;
+  #shutdownTimeoutMs(): number {
+    return this.#opts.shutdownTimeoutMs ?? 30_000;
+  }
+
+  async #spawn(index: number): Promise<ServerWorker> {
+    const w = new ServerWorker(index, this.#logger, {
+      crashed: (crashed) => this.#crashed(crashed),
+      heap: (from, used, atStart) => this.#heap(from, used, atStart),
+    });
+    this.#running.add(w);
+    const { port1, port2 } = new MessageChannel();
+    const conn = this.#owner.connect(port1);
+    // One link per thread, not per number: a replaced worker draining keeps its own.
+    const link = this.#links.connect(`worker ${index}`);
+    w.onEnd = () => {
+      conn.end();
+      link.end();
+      this.#running.delete(w);
+    };
+    await w.start({
+      t: "start",
+      index,
+      heapCheckIntervalMs: this.#opts.workerHeapCheckIntervalMs ?? 10_000,
+      opts: this.#workerOpts,
+      storePort: port2,
+      linkPort: link.port,
+      continueKey: this.#share.continueKey,
+      revisionCell: this.#share.revisionCell,
+    }, [port2, link.port]);
+    return w;
+  }
+
+  #crashed(w: ServerWorker): void {
+    const index = w.index;
+    if (this.#closing || this.#current.get(index) !== w) return;
+    this.#current.delete(index);
+    if (this.#replacing.has(index)) {
+      this.#logger.warn(`worker ${index} stopped unexpectedly; its replacement is starting`);
+      return;
     }
+    const quick = performance.now() - w.servingSince < QUICK_DEATH_MS;
+    const deaths = quick ? (this.#quickDeaths.get(index) ?? 0) : 0;
+    this.#quickDeaths.set(index, deaths + 1);
+    const delayMs = deaths === 0 ? 0 : Math.min(MAX_RESTART_DELAY_MS, 1000 * 2 ** (deaths - 1));
+    this.#logger.warn(
+      `worker ${index} stopped unexpectedly; starting it again` +
+        (delayMs ? ` in ${delayMs / 1000}s (it died ${deaths + 1} times in a row)` : ""),
+    );
+    const timer = setTimeout(() => {
+      this.#restartTimers.delete(timer);
+      if (this.#closing) return;
+      this.#spawn(index).then(
+        (again) => {
+          this.#current.set(index, again);
+          this.#logger.info(`worker ${index} serving again`);
+        },
+        (err) => {
+          if (!this.#closing) this.#logger.error(`worker ${index} did not start again`, err);
+        },
+      );
+    }, delayMs);
+    this.#restartTimers.add(timer);
   }
 
-  #end(err?: Error): void {
-    if (this.#state === "ended") return;
-    const was = this.#state;
-    this.#state = "ended";
-    this.#worker.terminate();
-    this.onEnd();
-    this.#stopped.resolve();
-    if (was === "starting") this.#ready.reject(err ?? new Error(`worker ${this.#index} ended`));
-    else if (was === "serving") this.#onCrash(this);
+  #heap(w: ServerWorker, used: number, atStart: boolean): void {
+    const index = w.index;
+    if (atStart) this.#logger.info(`worker ${index} serving; V8 heap ${mib(used)} MiB`);
+    const maxMB = this.#opts.workerMaxHeapMB ?? 0;
+    // At start a worker is not replaced: one over the bound already would be replaced over
+    // and over; at its first periodic report it is, at most once per report period.
+    if (maxMB <= 0 || atStart || used <= maxMB * MB) return;
+    if (this.#closing || this.#current.get(index) !== w || this.#replacing.has(index)) return;
+    this.#replacing.add(index);
+    this.#logger.warn(
+      `worker ${index}: V8 heap ${mib(used)} MiB is over --worker-max-heap-mb=${maxMB}; ` +
+        "starting a new worker in its place, then draining it",
+    );
+    this.#spawn(index).then(
+      async (fresh) => {
+        this.#replacing.delete(index);
+        if (this.#current.get(index) === w) this.#current.set(index, fresh);
+        else if (!this.#current.has(index)) this.#current.set(index, fresh);
+        this.#logger.info(`worker ${index} replaced; draining the old one`);
+        await w.stop(this.#shutdownTimeoutMs());
+        this.#logger.info(`worker ${index}: the replaced one has drained and ended`);
+      },
+      (err) => {
+        this.#replacing.delete(index);
+        if (!this.#closing) {
+          this.#logger.error(
+            `worker ${index}: its replacement did not start; it keeps serving`,
+            err,
+          );
+        }
+      },
+    );
   }
+}
+
+const MB = 1024 * 1024;
+
+/** Bytes as MiB with one decimal. */
+function mib(bytes: number): string {
+  return (bytes / MB).toFixed(1);
 }
