@@ -5,6 +5,7 @@
  * the server has closed, the log holds each request's events exactly once, under the
  * `Audit-ID` its answer carried, whole lines only; in each mode. blocking-strict fails a
  * request whose first event cannot be written, whichever thread serves it; blocking does not.
+ * The one log rotates by size as with one thread, no event lost or doubled across files.
  */
 
 import { assert, assertEquals, assertMatch } from "./assert.ts";
@@ -128,5 +129,44 @@ Deno.test("--workers=2: blocking-strict fails requests whose event cannot be wri
         assertEquals(res.status, status, `${mode}, request ${i}`);
         assertMatch(res.auditID, UUID);
       }
+    }
+  }));
+
+Deno.test("--workers=2: the one log rotates past --audit-log-maxsize with every thread's events", () =>
+  withPolicy(async (dir) => {
+    const log = `${dir}/audit.log`;
+    const ts = await testServer({
+      workers: 2,
+      audit: { policyFile: `${dir}/policy.yaml`, logPath: log, logMaxSizeMB: 1 },
+    });
+    const big = "x".repeat(200 * 1024);
+    const ids: string[] = [];
+    try {
+      for (let i = 0; i < 12; i++) {
+        const res = await onNewConnection(ts.server, "POST", CONFIGMAPS, {
+          metadata: { name: `big-${i}` },
+          data: { big },
+        });
+        assertEquals(res.status, 201);
+        ids.push(res.auditID);
+      }
+    } finally {
+      await ts[Symbol.asyncDispose]();
+    }
+    const files = [...Deno.readDirSync(dir)].map((e) => e.name)
+      .filter((n) => n === "audit.log" || /^audit-.*\.log$/.test(n))
+      .sort(); // oldest backup first, the current log ("audit.log") last
+    assert(files.length > 2, `no rotation: ${files}`);
+    const events: any[] = [];
+    for (const f of files) {
+      assert((await Deno.stat(`${dir}/${f}`)).size <= 1024 * 1024, `${f} is over the limit`);
+      const text = await Deno.readTextFile(`${dir}/${f}`);
+      events.push(...text.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l)));
+    }
+    for (const id of ids) {
+      assertEquals(
+        events.filter((e) => e.auditID === id).map((e) => e.stage),
+        ["RequestReceived", "ResponseComplete"],
+      );
     }
   }));

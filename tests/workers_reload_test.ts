@@ -1,7 +1,7 @@
 /**
  * What the server takes up while it runs reaches every thread of `--workers`: a changed
- * `--tls-cert-file` pair (the main thread checks it and hands it to the workers, which serve it
- * without a restart) and a changed `--authentication-config` (each thread reads it again).
+ * `--tls-cert-file` pair or a renewed generated certificate (the main thread checks it and hands
+ * it to the workers, which serve it without a restart) and a changed `--authentication-config` (each thread reads it again).
  * Each is judged over many new connections (the kernel picks the thread of each): once one
  * sees the new behaviour, 16 in a row must, which a thread keeping the old one would break.
  */
@@ -71,6 +71,32 @@ Deno.test("--workers=2: a changed --tls-cert-file pair is served by every thread
     }
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+const DAY_MS = 86_400_000;
+
+Deno.test("--workers=2: a renewed generated serving certificate is served by every thread", async () => {
+  let now = Date.now();
+  await using t = await testServer({
+    workers: 2,
+    clock: () => new Date(now),
+    certificateCheckIntervalMs: 100,
+  });
+  const before = await servedFingerprint(t.server.port);
+  for (let i = 0; i < 8; i++) assertEquals(await servedFingerprint(t.server.port), before);
+  now += 340 * DAY_MS; // the one-year certificate now expires within 30 days
+  await sixteenInARow(
+    "the renewed certificate",
+    async () => (await servedFingerprint(t.server.port)) !== before,
+  );
+  // Issued at the real time: back to it, or every check would renew again.
+  now = Date.now();
+  // The same CA: clients that trusted it before still do, on every thread.
+  for (let i = 0; i < 8; i++) {
+    const res = await t.request("GET", "/version");
+    assertEquals(res.status, 200);
+    await res.body?.cancel();
   }
 });
 

@@ -177,16 +177,20 @@ class ForwardingBackend implements AuditBackend {
       const { promise, resolve } = Promise.withResolvers<boolean>();
       this.#sent = promise;
       this.#resolveSent = resolve;
-      // After the current turn: the events of requests that run meanwhile cross together.
-      this.#timer = setTimeout(() => this.#flush(), 0);
+      // Batch mode: after the current turn, so that the events of requests that run meanwhile
+      // cross together. A blocking mode waits for no timer (setTimeout(0) costs 1 to 4 ms): the
+      // events queued by the same run of callbacks cross together.
+      if (this.#mode === "batch") this.#timer = setTimeout(() => this.#flush(), 0);
+      else queueMicrotask(() => this.#flush());
     }
     return this.#sent;
   }
 
   #flush(): void {
     clearTimeout(this.#timer);
+    const resolve = this.#resolveSent;
+    if (!resolve) return; // flushed already (by close)
     const lines = this.#lines;
-    const resolve = this.#resolveSent!;
     this.#lines = [];
     this.#sent = this.#resolveSent = undefined;
     if (lines.length === 0) return resolve(true);
