@@ -1291,8 +1291,9 @@ async function metricsRows(
   ];
 }
 
-/** `--workers=N` for N = 1, 2, 4 against N = 1 and against a hello-world with as many threads
- * (bench/workers.ts), as table rows. */
+/** `--workers=N` for N = 1, 2, 4 against N = 1 and against a hello-world with as many threads,
+ * the scaling curve, 1,000 watchers' lag at N = 2 against N = 1, and N = 2's creates against
+ * etcd's puts (bench/workers.ts), as table rows. */
 async function workersRows(
   tmp: string,
   track: (c: Child) => Child,
@@ -1346,6 +1347,45 @@ async function workersRows(
       },
     );
   }
+  // The scaling curve: each figure at N = 1, 2, 4 and as multiples of N = 1.
+  const curve = (figure: string, values: Record<number, number>): Row => ({
+    figure: `scaling, ${figure}, N = ${w.counts.join(" / ")}`,
+    value: w.counts.map((n) => fmt(values[n])).join(" / "),
+    baseline: "N = 1",
+    ratio: w.counts.map((n) => fmt(values[n] / values[1], 2)).join(" / "),
+    target: "—",
+    met: "—",
+  });
+  rows.push(
+    curve("configmap creates/s", w.creates),
+    curve("configmap gets/s", w.gets),
+    curve("hello-world req/s", w.hello),
+  );
+  const lagRatio = w.lagP99[2] / w.lagP99[1];
+  rows.push({
+    figure: "watch lag p99, 1,000 watchers, 200 writes/s, --workers=2, ms",
+    value: fmt(w.lagP99[2], 1),
+    baseline: `--workers=1 ${fmt(w.lagP99[1], 1)}`,
+    ratio: fmt(lagRatio, 2),
+    target: "≤ 0.5",
+    met: ok && lagRatio <= 0.5 ? "yes" : "**no**",
+  }, {
+    figure: "watch lag p50, 1,000 watchers, 200 writes/s, --workers=2, ms",
+    value: fmt(w.lagP50[2], 1),
+    baseline: `--workers=1 ${fmt(w.lagP50[1], 1)}`,
+    ratio: fmt(w.lagP50[2] / w.lagP50[1], 2),
+    target: "—",
+    met: "—",
+  });
+  const etcdRatio = w.etcdPuts === undefined ? NaN : w.creates[2] / w.etcdPuts;
+  rows.push({
+    figure: "durable configmap creates/s, 32 clients, --workers=2, against etcd 3.4 puts (wrk)",
+    value: fmt(w.creates[2]),
+    baseline: `etcd puts ${w.etcdPuts === undefined ? "n/a" : fmt(w.etcdPuts)}`,
+    ratio: fmt(etcdRatio, 2),
+    target: "≥ 2",
+    met: ok && etcdRatio >= 2 ? "yes" : "**no**",
+  });
   return rows;
 }
 

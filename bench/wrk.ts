@@ -94,15 +94,26 @@ export function parseWrk(out: string): WrkResult {
  * Runs wrk with `connections` connections on one thread for `ms` against `url` (TLS is
  * verified by nobody: wrk does not check certificates, which costs the server nothing).
  */
-export async function wrk(
+export function wrk(
   url: string,
   req: WrkRequest,
   connections: number,
   ms: number,
 ): Promise<WrkResult> {
+  return wrkScript(url + req.paths[0], script(req), connections, ms);
+}
+
+/** Runs wrk as {@link wrk} does, with a Lua script of the caller's (its `request` builds
+ * every request); `url` names the server (and the first path). */
+export async function wrkScript(
+  url: string,
+  lua: string,
+  connections: number,
+  ms: number,
+): Promise<WrkResult> {
   const file = await Deno.makeTempFile({ prefix: "bench-wrk-", suffix: ".lua" });
   try {
-    await Deno.writeTextFile(file, script(req));
+    await Deno.writeTextFile(file, lua);
     const out = await new Deno.Command("wrk", {
       args: [
         "-t1",
@@ -113,7 +124,7 @@ export async function wrk(
         "--latency",
         "-s",
         file,
-        url + req.paths[0],
+        url,
       ],
       stdout: "piped",
       stderr: "piped",

@@ -22,6 +22,7 @@
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { assert } from "./assert.ts";
+import { assertThreadsServed } from "./threads.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CM = "/api/v1/namespaces/default/configmaps";
@@ -437,11 +438,18 @@ Deno.test({
   sanitizeResources: true,
 }, () => crashSafety(["--workers=2"], { http2: false }));
 
+Deno.test({
+  name: "crash safety with --workers=4: acknowledged writes survive SIGKILL",
+  sanitizeOps: true,
+  sanitizeResources: true,
+}, () => crashSafety(["--workers=4"], { http2: false }));
+
 async function crashSafety(
   flags: string[],
   clientOptions: Deno.CreateHttpClientOptions = {},
 ): Promise<void> {
   const dataDir = await Deno.makeTempDir({ prefix: "platform-crash-" });
+  const workers = Number(flags.find((f) => f.startsWith("--workers="))?.slice(10) ?? 1);
   let child: Child | undefined;
   const model: Model = {
     objects: new Map(),
@@ -519,6 +527,10 @@ async function crashSafety(
       await new Promise((r) => setTimeout(r, 100));
       phase.stopped = true;
       await Promise.all(writers);
+      // The last server spreads new connections over its threads (with workers) as the
+      // writers' were spread.
+      const caCertPem = await Deno.readTextFile(`${dataDir}/pki/ca.crt`);
+      await assertThreadsServed({ url: phase.url, caCertPem, adminToken: phase.token }, workers);
     });
     const live = [...model.objects.values()].filter((o) => o.acked?.present).length;
     summary.push(

@@ -1,7 +1,8 @@
 // deno-lint-ignore-file no-explicit-any
 /**
  * Watches against the durable store across restarts: a watch resumed after a restart gets
- * exactly the events it missed, and a randomized run (several writers, watchers with
+ * exactly the events it missed (with `--workers` 1, 2 and 4, each request then on a new
+ * connection), and a randomized run (several writers, watchers with
  * different selectors and start versions, two restarts) in which every watcher sees every
  * matching change exactly once, in revision order, with no gaps.
  */
@@ -10,14 +11,18 @@ import { assert, assertEquals } from "./assert.ts";
 import { type ServerHandle, startServer } from "../mod.ts";
 import { silentLogger } from "../lib/api/log.ts";
 import { freePort } from "./harness.ts";
+import { assertThreadsServed } from "./threads.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";
 
-/** A server on a fixed port and data directory that can be restarted. */
+/** A server on a fixed port and data directory that can be restarted. With `workers` > 1,
+ * every request goes over a new connection (the kernel spreads them over the threads). */
 class Restartable {
   server!: ServerHandle;
   client!: Deno.HttpClient;
-  constructor(readonly dataDir: string, readonly port: number) {}
+  /** New clients whose responses may still be read (watches): closed by stop(). */
+  #fresh = new Set<Deno.HttpClient>();
+  constructor(readonly dataDir: string, readonly port: number, readonly workers = 1) {}
   async start(): Promise<void> {
     this.server = await startServer({
       dataDir: this.dataDir,
@@ -25,33 +30,56 @@ class Restartable {
       storage: "file",
       logger: silentLogger,
       shutdownTimeoutMs: 2000,
+      workers: this.workers,
     });
     this.client = Deno.createHttpClient({ caCerts: [this.server.caCertPem] });
   }
   async stop(): Promise<void> {
     await this.server.close();
-    try {
-      this.client.close();
-    } catch {
-      // Closed already.
+    const clients = [this.client, ...this.#fresh];
+    this.#fresh.clear();
+    for (const c of clients) {
+      try {
+        c.close();
+      } catch {
+        // Closed already.
+      }
     }
   }
   fetch(path: string, init: RequestInit = {}): Promise<Response> {
-    return fetch(this.server.url + path, {
+    return this.#send(path, init).response;
+  }
+  /** The request, and the new client it went over (closed by the caller) if any. */
+  #send(path: string, init: RequestInit): { response: Promise<Response>; fresh?: Deno.HttpClient } {
+    let fresh: Deno.HttpClient | undefined;
+    if (this.workers > 1) {
+      fresh = Deno.createHttpClient({ caCerts: [this.server.caCertPem] });
+      this.#fresh.add(fresh);
+    }
+    const response = fetch(this.server.url + path, {
       ...init,
-      client: this.client,
+      client: fresh ?? this.client,
       headers: {
         Authorization: `Bearer ${this.server.adminToken}`,
         "Content-Type": "application/json",
       },
     });
+    return { response, fresh };
   }
   async json(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-    const res = await this.fetch(path, {
+    const { response, fresh } = this.#send(path, {
       method,
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: res.status, body: await res.json() };
+    try {
+      const res = await response;
+      return { status: res.status, body: await res.json() };
+    } finally {
+      if (fresh) {
+        this.#fresh.delete(fresh);
+        fresh.close();
+      }
+    }
   }
 }
 
@@ -78,9 +106,16 @@ async function readWatch(res: Response, onEvent: (ev: any) => void): Promise<voi
   }
 }
 
-Deno.test("a watch resumed after a restart gets exactly the events it missed", async () => {
+for (const workers of [1, 2, 4]) {
+  Deno.test(
+    `a watch resumed after a restart gets exactly the events it missed, --workers=${workers}`,
+    () => resumedAfterRestart(workers),
+  );
+}
+
+async function resumedAfterRestart(workers: number): Promise<void> {
   const dataDir = await Deno.makeTempDir({ prefix: "platform-watch-" });
-  const srv = new Restartable(dataDir, freePort());
+  const srv = new Restartable(dataDir, freePort(), workers);
   try {
     await srv.start();
     const rvs: string[] = [];
@@ -105,11 +140,12 @@ Deno.test("a watch resumed after a restart gets exactly the events it missed", a
     const seen: string[] = [];
     await readWatch(res, (ev) => seen.push(`${ev.type} ${ev.object.metadata.name}`));
     assertEquals(seen, ["MODIFIED a", "ADDED c", "MODIFIED b", "DELETED c"]);
+    await assertThreadsServed(srv.server, workers);
   } finally {
     await srv.stop().catch(() => {});
     await Deno.remove(dataDir, { recursive: true });
   }
-});
+}
 
 interface Change {
   rv: number;
@@ -126,13 +162,19 @@ interface WatcherSpec {
   start: "0" | "past";
 }
 
-Deno.test({
-  name: "randomized: every watcher sees every matching change once, in order, across restarts",
-  sanitizeResources: false,
-  sanitizeOps: false,
-}, async () => {
+// With 4 threads the writers' and watchers' requests each go over a new connection.
+for (const workers of [1, 4]) {
+  Deno.test({
+    name:
+      `randomized: every watcher sees every matching change once, in order, across restarts, --workers=${workers}`,
+    sanitizeResources: false,
+    sanitizeOps: false,
+  }, () => randomized(workers));
+}
+
+async function randomized(workers: number): Promise<void> {
   const dataDir = await Deno.makeTempDir({ prefix: "platform-watch-rand-" });
-  const srv = new Restartable(dataDir, freePort());
+  const srv = new Restartable(dataDir, freePort(), workers);
   let seed = 20261122;
   const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   const names = Array.from({ length: 24 }, (_, i) => `k${i}`);
@@ -320,8 +362,9 @@ Deno.test({
       );
       assertEquals(got, expected, w.spec.label);
     }
+    await assertThreadsServed(srv.server, workers);
   } finally {
     await srv.stop().catch(() => {});
     await Deno.remove(dataDir, { recursive: true });
   }
-});
+}

@@ -40,6 +40,8 @@ export class RequestMetrics {
   readonly #sizes;
   /** Series by verb, dry run, group, version, resource, subresource, scope, component. */
   readonly #series = new Map<string, unknown>();
+  /** Every request recorded (with `--workers`, this thread's: `platform_thread_requests_total`). */
+  count = 0;
 
   constructor(registry: MetricsRegistry) {
     const labels = ["verb", "group", "version", "resource", "subresource", "scope", "component"];
@@ -100,6 +102,7 @@ export class RequestMetrics {
     let total = s.byCode.get(code);
     if (!total) s.byCode.set(code, total = this.#total.child(...s.labels, String(code)));
     total.inc();
+    this.count++;
     s.duration.observe(seconds);
     if (bytes !== undefined) {
       (s.sizes ??= this.#sizes.child(s.labels[0], ...s.labels.slice(2))).observe(bytes);

@@ -1,5 +1,7 @@
 /**
- * Each thread's V8 heap with `--workers`: the gauge `platform_thread_heap_used_bytes{thread}`
+ * Each thread's requests and V8 heap with `--workers`: the counter
+ * `platform_thread_requests_total{thread}` (how the kernel spread connections over the threads)
+ * and the gauge `platform_thread_heap_used_bytes{thread}`
  * in the thread's own metrics (`main`, or `worker-N`), and in a worker thread the periodic
  * report to the main thread, which bounds it (`--worker-max-heap-mb`, workers.ts). Kube has
  * no per-thread figure to reuse (Go's `go_memstats_*` are the process's); `deno_heap_used_bytes`
@@ -13,9 +15,16 @@ export function heapUsed(): number {
   return Deno.memoryUsage().heapUsed;
 }
 
-/** Registers this thread's heap gauge, labelled `thread`. */
-export function registerThreadHeap(metrics: ServerMetrics | undefined, thread: string): void {
-  metrics?.registry.collected("gauge", {
+/** Registers this thread's request counter and heap gauge, labelled `thread`. */
+export function registerThreadMetrics(metrics: ServerMetrics | undefined, thread: string): void {
+  if (!metrics) return;
+  metrics.registry.collected("counter", {
+    name: "platform_thread_requests_total",
+    help: "Requests served by one thread of --workers (main, or worker-N), as counted in " +
+      "apiserver_request_total.",
+    labels: ["thread"],
+  }, (emit) => emit(metrics.requests.count, thread));
+  metrics.registry.collected("gauge", {
     name: "platform_thread_heap_used_bytes",
     help: "Bytes of the V8 heap in use by one thread of --workers (main, or worker-N); each " +
       "thread reports its own.",

@@ -34,7 +34,7 @@ import type { StartOptions } from "./options.ts";
 import { buildRegistries } from "./registries.ts";
 import { listen, serveCertificate, setNoDelay, Shutdown } from "./serve.ts";
 import { MainThreadLink } from "./thread_link.ts";
-import { registerThreadHeap, reportHeap } from "./thread_heap.ts";
+import { registerThreadMetrics, reportHeap } from "./thread_heap.ts";
 import { armCrashTrigger } from "./worker_crash_trigger.ts";
 
 /** What the main thread sends to start a worker. */
@@ -98,7 +98,7 @@ async function start(init: WorkerStart): Promise<() => Promise<void>> {
     };
     const config = await loadConfiguration(opts, logger, resources);
     if (config.metrics) link.shareMetrics(config.metrics, logger);
-    registerThreadHeap(config.metrics, `worker-${init.index}`);
+    registerThreadMetrics(config.metrics, `worker-${init.index}`);
     const dataDir = opts.dataDir!;
     const hostname = opts.bindAddress ?? "127.0.0.1";
     const credentials = await prepareCredentials(opts, dataDir, hostname, config, logger);

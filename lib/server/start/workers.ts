@@ -35,7 +35,7 @@ import type { ServerMetrics } from "../../metrics/mod.ts";
 import type { AuditLogWriter } from "../../audit/mod.ts";
 import { ServerWorker } from "./server_worker.ts";
 import { WorkerLinks } from "./thread_link.ts";
-import { heapUsed, registerThreadHeap } from "./thread_heap.ts";
+import { heapUsed, registerThreadMetrics } from "./thread_heap.ts";
 
 /** The settings `--workers` > 1 cannot serve yet: a one-line ConfigError, before anything
  * opens. */
@@ -100,7 +100,7 @@ export async function startWorkers(
   resources.add("the store owner", () => owner.close());
   const links = new WorkerLinks({ auditLog: share.auditLog, metrics: share.metrics, logger });
   resources.add("the links to the workers", () => links.close());
-  registerThreadHeap(share.metrics, "main");
+  registerThreadMetrics(share.metrics, "main");
   const supervisor = new WorkerSupervisor(opts, share, owner, links, logger);
   resources.add("the workers", () => {
     beginMainShutdown();
