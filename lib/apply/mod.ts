@@ -361,3 +361,10 @@ function keepLastAppliedCurrent(live: KubeObject, merged: KubeObject, config: Ku
     if (typeof live.metadata.annotations[key] === "string") merged.metadata.annotations[key] = text;
   }
 }
+
+export {
+  parentManagedFields,
+  SCALE_GROUP_VERSION,
+  type ScaleFieldsContext,
+  scaleManagedFields,
+} from "./scale_fields.ts";
