@@ -53,6 +53,54 @@ export interface FieldManagerContext {
   ignoredFields: string[];
   /** What a create is compared with (the kind's empty object); default `{}`. */
   emptyObject?: KubeObject;
+  /**
+   * The write's changes as seen at other apiVersions (see {@link changesBetween}): managers
+   * recorded at such a version lose, and conflict on, these instead of this version's (kube
+   * compares the objects converted to each manager's version). A version not here is taken to
+   * have this version's shape (None conversion).
+   */
+  changesAt?: ReadonlyMap<string, VersionChanges>;
+}
+
+/** What a write changed, as field sets: what it added or modified, and what it removed. */
+export interface VersionChanges {
+  changed: FieldSet;
+  removed: FieldSet;
+}
+
+/** No changes at each of `versions` (managers there neither conflict nor lose fields). */
+export function unchangedAt(versions: readonly string[]): Map<string, VersionChanges> {
+  return new Map(versions.map((v) => [v, { changed: new FieldSet(), removed: new FieldSet() }]));
+}
+
+/** The apiVersions of `obj`'s managed fields other than `apiVersion`. */
+export function otherManagerVersions(obj: KubeObject | undefined, apiVersion: string): string[] {
+  const entries = decodeManagedFields(obj?.metadata?.managedFields) ?? [];
+  return [...new Set(entries.map((e) => e.apiVersion))].filter((v) => v !== apiVersion);
+}
+
+/** The changes from `before` to `after` (the same object at one other apiVersion), as a
+ * manager recorded at that version owns fields there. */
+export function changesBetween(
+  before: KubeObject,
+  after: KubeObject,
+  ctx: Pick<FieldManagerContext, "type" | "ignoredFields">,
+): VersionChanges {
+  const c = compare(withoutManagedFields(before), withoutManagedFields(after), ctx.type);
+  const owned = { ...ctx, manager: "", apiVersion: "", subresource: "", now: "" };
+  return {
+    changed: ownable(c.added.merge(c.modified), owned),
+    removed: ownable(c.removed, owned),
+  };
+}
+
+/** The changes a manager recorded at `e.apiVersion` sees. */
+function changesFor(
+  e: ManagerEntry,
+  ctx: FieldManagerContext,
+  here: VersionChanges,
+): VersionChanges {
+  return (e.apiVersion !== ctx.apiVersion && ctx.changesAt?.get(e.apiVersion)) || here;
 }
 
 /** The manager kubectl uses for server-side apply: it keeps the client-side apply
@@ -98,9 +146,11 @@ export function applyConfig(
   // The change sets are this function's own: merged and trimmed in place from here on.
   const changed = ownable(changes.added.merge(changes.modified), ctx);
   const removed = ownable(changes.removed, ctx);
+  const here = { changed, removed };
   let conflicts: Conflict[] = [];
   for (const other of others) {
-    conflicts.push(...conflictsOf(other, other.fields.intersection(changed)));
+    const seen = changesFor(other, ctx, here);
+    conflicts.push(...conflictsOf(other, other.fields.intersection(seen.changed)));
   }
   if (conflicts.length && !ctx.force) {
     if (ctx.manager === KUBECTL_MANAGER && live) {
@@ -110,7 +160,10 @@ export function applyConfig(
     }
     if (conflicts.length) throw conflictError(conflicts);
   }
-  for (const other of others) other.fields = other.fields.difference(changed).difference(removed);
+  for (const other of others) {
+    const seen = changesFor(other, ctx, here);
+    other.fields = other.fields.difference(seen.changed).difference(seen.removed);
+  }
 
   const keepTime = previous && unchanged && previous.fields.equals(applied) &&
     previous.apiVersion === ctx.apiVersion;
@@ -154,8 +207,10 @@ export function trackUpdate(
 
   const id = entryId({ ...ctx, operation: "Update" });
   let mine = entries.find((e) => entryId(e) === id);
+  const here = { changed, removed };
   for (const e of entries) {
-    if (e !== mine) e.fields = e.fields.difference(changed).difference(removed);
+    const seen = changesFor(e, ctx, here);
+    if (e !== mine) e.fields = e.fields.difference(seen.changed).difference(seen.removed);
   }
   if (mine) {
     mine.fields = mine.fields.difference(removed);

@@ -5,7 +5,15 @@
  */
 
 import { badRequest, rfc3339 } from "../api/mod.ts";
-import type { FieldManagerContext } from "../apply/mod.ts";
+import {
+  applyConfig,
+  changesBetween,
+  type FieldManagerContext,
+  otherManagerVersions,
+  unchangedAt,
+  type VersionChanges,
+} from "../apply/mod.ts";
+import { isBatchConversion } from "./definition.ts";
 import type { KubeObject } from "./definition.ts";
 import type { RegistryCore } from "./core.ts";
 import { checkName } from "./validation.ts";
@@ -92,4 +100,62 @@ export function withoutObsoleteManagers(core: RegistryCore, old: KubeObject): Ku
   if (kept.length) metadata.managedFields = kept;
   else delete metadata.managedFields;
   return { ...old, metadata };
+}
+
+/**
+ * For a resource whose versions convert through a webhook (their shapes may differ): the
+ * write from `old` to `obj` as seen at each other version some manager of `old` is recorded
+ * at, as kube's field manager compares the objects converted to each manager's version. One
+ * conversion call per such version, with both objects. Undefined when there is nothing to
+ * convert (no such managers, or versions of one shape).
+ */
+export async function changesAtOtherVersions(
+  core: RegistryCore,
+  old: KubeObject,
+  obj: KubeObject,
+  ctx: FieldManagerContext,
+): Promise<Map<string, VersionChanges> | undefined> {
+  const conversion = shapeConversion(core);
+  if (!conversion) return undefined;
+  const versions = otherManagerVersions(old, ctx.apiVersion);
+  if (!versions.length) return undefined;
+  const out = new Map<string, VersionChanges>();
+  for (const version of versions) {
+    const [before, after] = await conversion.toVersionAll(
+      [withApiVersion(old, core.apiVersion), withApiVersion(obj, core.apiVersion)],
+      version,
+    );
+    // The other version's schema is not at hand: its objects are read with this one's.
+    out.set(version, changesBetween(before, after, ctx));
+  }
+  return out;
+}
+
+/** The conversion to other versions when they may differ in shape (a webhook). */
+function shapeConversion(core: RegistryCore) {
+  const conversion = core.def.storage?.conversion;
+  if (!conversion || !isBatchConversion(conversion) || !conversion.toVersionAll) return undefined;
+  return conversion as typeof conversion & Required<Pick<typeof conversion, "toVersionAll">>;
+}
+
+/**
+ * {@link applyConfig} where managers may be recorded at versions of another shape: a first
+ * pass leaves those managers be, the objects before and after are converted to their versions
+ * ({@link changesAtOtherVersions}), and a second pass settles their conflicts and fields.
+ */
+export async function applyAcrossVersions(
+  core: RegistryCore,
+  old: KubeObject,
+  config: KubeObject,
+  ctx: FieldManagerContext & { force: boolean },
+): Promise<KubeObject> {
+  const others = shapeConversion(core) ? otherManagerVersions(old, ctx.apiVersion) : [];
+  if (!others.length) return applyConfig(old, config, ctx);
+  const first = applyConfig(old, config, { ...ctx, changesAt: unchangedAt(others) });
+  const changesAt = await changesAtOtherVersions(core, old, first, ctx);
+  return applyConfig(old, config, { ...ctx, changesAt });
+}
+
+function withApiVersion(obj: KubeObject, apiVersion: string): KubeObject {
+  return { ...obj, apiVersion, kind: obj.kind };
 }
