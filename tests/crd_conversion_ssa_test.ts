@@ -172,3 +172,25 @@ Deno.test("webhook conversion: SSA S4, one Apply entry per manager across versio
   assertEquals(hook.received.length, 0);
   assertMatch(JSON.stringify(entries(again.body)), /"f:size"/);
 });
+
+Deno.test("webhook conversion: S4 removal, an apply at another version prunes what it omits", async () => {
+  await using hook = await startTestWebhook();
+  hook.respond = convert;
+  await using t = await testServer();
+  await setUp(t, hook);
+  assertEquals((await apply(t, "v1", "default", { color: "red", size: "S" })).status, 201);
+  // At v1beta1 the omitted field is `colour`: pruned as the previous v1 apply's `color`.
+  let res = await apply(t, "v1beta1", "default", { size: "S" });
+  assertEquals(res.status, 200, JSON.stringify(res.body));
+  assertEquals(res.body.spec, { size: "S" });
+  assertEquals(entries(res.body), [
+    ["default", "Apply", "conv.example.com/v1beta1", { "f:spec": { "f:size": {} } }],
+  ]);
+
+  // What another manager also owns stays.
+  assertEquals((await apply(t, "v1", "default", { color: "red", size: "S" })).status, 200);
+  assertEquals((await apply(t, "v1", "other", { color: "red" })).status, 200);
+  res = await apply(t, "v1beta1", "default", { size: "M" });
+  assertEquals(res.status, 200, JSON.stringify(res.body));
+  assertEquals(res.body.spec, { colour: "red", size: "M" });
+});

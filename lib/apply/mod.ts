@@ -11,7 +11,9 @@
  *
  * Both work on {@link FieldSet}s computed from the values and the resource's schema
  * ({@link FieldType}); fields the endpoint resets (status on the main resource, everything
- * but status on `/status`) are neither changed nor owned there.
+ * but status on `/status`) are neither changed nor owned there. Managers recorded at another
+ * apiVersion of another shape see the write as the caller converted it to their version
+ * (`changesAt`, `prunedElsewhere`; the registry does the conversion calls).
  */
 
 import { badRequest, type FieldError, isJsonObject as isObject } from "../api/mod.ts";
@@ -60,6 +62,13 @@ export interface FieldManagerContext {
    * have this version's shape (None conversion).
    */
   changesAt?: ReadonlyMap<string, VersionChanges>;
+  /**
+   * For an applier whose previous entry is at another apiVersion (of another shape): the
+   * fields its previous apply leaves unowned, as paths of this version (see
+   * {@link pruneAtVersion}); they are pruned instead of the previous entry's own paths, which
+   * name that version's fields. Absent: the previous entry's paths are pruned here.
+   */
+  prunedElsewhere?: FieldSet;
 }
 
 /** What a write changed, as field sets: what it added or modified, and what it removed. */
@@ -92,6 +101,36 @@ export function changesBetween(
     changed: ownable(c.added.merge(c.modified), owned),
     removed: ownable(c.removed, owned),
   };
+}
+
+/** The apiVersion of `ctx.manager`'s previous Apply entry on `live`, if it has one. */
+export function previousApplyVersion(
+  live: KubeObject,
+  ctx: FieldManagerContext,
+): string | undefined {
+  const id = entryId({ ...ctx, operation: "Apply" });
+  return storedEntries(live.metadata?.managedFields, ctx.type).find((e) => entryId(e) === id)
+    ?.apiVersion;
+}
+
+/**
+ * kube's prune at the applier's previous version: `mergedThere` (the applied object converted
+ * to `version`) without the fields the previous Apply entry (recorded at `version`) owned and
+ * no other manager recorded there owns. Read with `ctx.type` (the other version's schema is
+ * not at hand).
+ */
+export function pruneAtVersion(
+  mergedThere: KubeObject,
+  live: KubeObject,
+  ctx: FieldManagerContext,
+  version: string,
+): KubeObject {
+  const entries = storedEntries(live.metadata?.managedFields, ctx.type);
+  const id = entryId({ ...ctx, operation: "Apply" });
+  const previous = entries.find((e) => entryId(e) === id);
+  if (!previous || previous.apiVersion !== version) return mergedThere;
+  const others = entries.filter((e) => e !== previous && e.apiVersion === version);
+  return prune(mergedThere, previous.fields, others, new FieldSet(), ctx.type) as KubeObject;
 }
 
 /** The changes a manager recorded at `e.apiVersion` sees. */
@@ -137,7 +176,15 @@ export function applyConfig(
 
   let merged = mergeValues(base, config, t) as KubeObject;
   if (previous && !previous.fields.isEmpty()) {
-    merged = prune(merged, previous.fields, others, applied, t) as KubeObject;
+    if (ctx.prunedElsewhere && previous.apiVersion !== ctx.apiVersion) {
+      // What this version's managers own (the applier's new fields among them) stays.
+      let owned = applied;
+      for (const o of others) if (o.apiVersion === ctx.apiVersion) owned = owned.union(o.fields);
+      const toRemove = ctx.prunedElsewhere.difference(withNamedFieldsAsMembers(owned, t));
+      if (!toRemove.isEmpty()) merged = removePaths(merged, toRemove, t) as KubeObject;
+    } else {
+      merged = prune(merged, previous.fields, others, applied, t) as KubeObject;
+    }
   }
 
   const changes = compare(base, merged, t);
@@ -417,6 +464,7 @@ function keepLastAppliedCurrent(live: KubeObject, merged: KubeObject, config: Ku
   }
 }
 
+export { FieldSet } from "./fieldset.ts";
 export {
   parentManagedFields,
   SCALE_GROUP_VERSION,

@@ -1,7 +1,8 @@
 /**
  * The registry's side of managed fields and server-side apply: what the field manager
- * tracking of one write needs to know (lib/apply does the tracking), and the checks an apply
- * configuration passes before it is applied.
+ * tracking of one write needs to know (lib/apply does the tracking), the checks an apply
+ * configuration passes before it is applied, and, for versions converted by a webhook, the
+ * write seen at the other versions managers are recorded at (conversion calls).
  */
 
 import { badRequest, rfc3339 } from "../api/mod.ts";
@@ -9,7 +10,10 @@ import {
   applyConfig,
   changesBetween,
   type FieldManagerContext,
+  FieldSet,
   otherManagerVersions,
+  previousApplyVersion,
+  pruneAtVersion,
   unchangedAt,
   type VersionChanges,
 } from "../apply/mod.ts";
@@ -115,18 +119,37 @@ export async function changesAtOtherVersions(
   obj: KubeObject,
   ctx: FieldManagerContext,
 ): Promise<Map<string, VersionChanges> | undefined> {
+  const converted = await convertedToOtherVersions(core, old, obj, ctx);
+  if (!converted) return undefined;
+  const out = new Map<string, VersionChanges>();
+  // The other version's schema is not at hand: its objects are read with this one's.
+  for (const [version, [before, after]] of converted) {
+    out.set(version, changesBetween(before, after, ctx));
+  }
+  return out;
+}
+
+/** `old` and `obj` converted to each other version `old`'s managers are recorded at, one
+ * call per version; undefined when there is nothing to convert. */
+async function convertedToOtherVersions(
+  core: RegistryCore,
+  old: KubeObject,
+  obj: KubeObject,
+  ctx: FieldManagerContext,
+): Promise<Map<string, KubeObject[]> | undefined> {
   const conversion = shapeConversion(core);
   if (!conversion) return undefined;
   const versions = otherManagerVersions(old, ctx.apiVersion);
   if (!versions.length) return undefined;
-  const out = new Map<string, VersionChanges>();
+  const out = new Map<string, KubeObject[]>();
   for (const version of versions) {
-    const [before, after] = await conversion.toVersionAll(
-      [withApiVersion(old, core.apiVersion), withApiVersion(obj, core.apiVersion)],
+    out.set(
       version,
+      await conversion.toVersionAll(
+        [withApiVersion(old, core.apiVersion), withApiVersion(obj, core.apiVersion)],
+        version,
+      ),
     );
-    // The other version's schema is not at hand: its objects are read with this one's.
-    out.set(version, changesBetween(before, after, ctx));
   }
   return out;
 }
@@ -149,11 +172,30 @@ export async function applyAcrossVersions(
   config: KubeObject,
   ctx: FieldManagerContext & { force: boolean },
 ): Promise<KubeObject> {
-  const others = shapeConversion(core) ? otherManagerVersions(old, ctx.apiVersion) : [];
-  if (!others.length) return applyConfig(old, config, ctx);
-  const first = applyConfig(old, config, { ...ctx, changesAt: unchangedAt(others) });
-  const changesAt = await changesAtOtherVersions(core, old, first, ctx);
-  return applyConfig(old, config, { ...ctx, changesAt });
+  const conversion = shapeConversion(core);
+  const others = conversion ? otherManagerVersions(old, ctx.apiVersion) : [];
+  if (!conversion || !others.length) return applyConfig(old, config, ctx);
+  const first = applyConfig(old, config, {
+    ...ctx,
+    changesAt: unchangedAt(others),
+    prunedElsewhere: new FieldSet(),
+  });
+  const converted = (await convertedToOtherVersions(core, old, first, ctx))!;
+  const changesAt = new Map<string, VersionChanges>();
+  for (const [version, [before, after]] of converted) {
+    changesAt.set(version, changesBetween(before, after, ctx));
+  }
+  // An applier last recorded at another version prunes there, as kube does: what its previous
+  // apply left unowned, converted back (a second call) and compared with the first pass.
+  let prunedElsewhere: FieldSet | undefined;
+  const previous = previousApplyVersion(old, ctx);
+  const there = previous === undefined ? undefined : converted.get(previous);
+  if (previous !== undefined && there) {
+    const pruned = pruneAtVersion(there[1], old, ctx, previous);
+    const [back] = await conversion.toVersionAll([pruned], core.apiVersion);
+    prunedElsewhere = changesBetween(first, back, ctx).removed;
+  }
+  return applyConfig(old, config, { ...ctx, changesAt, prunedElsewhere });
 }
 
 function withApiVersion(obj: KubeObject, apiVersion: string): KubeObject {
