@@ -191,8 +191,16 @@ function restore(e: Expr): void {
         call.function = OPT_INDEX;
         call.args = [call.target, call.args[0]];
         call.target = undefined;
+      } else if (call.function === INDEX_MARK && !call.target) {
+        throw new ExprError("unsupported syntax: optional list elements ([?x])", e.id);
       } else if (call.function === SELECT_MARK || call.function === INDEX_MARK) {
         throw new ExprError("syntax error: invalid optional syntax", e.id);
+      } else if (call.function === "has" && call.args[0]?.exprKind.case === "callExpr") {
+        // The parser expands has() only around a plain selection; `has(x.?f)` is no such.
+        const fn = call.args[0].exprKind.value.function;
+        if (fn === OPT_SELECT || fn === OPT_INDEX) {
+          throw new ExprError("invalid argument to has() macro", e.id);
+        }
       }
       return;
     }

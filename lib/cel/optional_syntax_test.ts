@@ -83,3 +83,19 @@ Deno.test("optional syntax: cost estimates count .? as a selection", () => {
   assert.deepEqual(at({ spec: { replicas: 3 } }), { value: true, cost: 5 });
   assert.deepEqual(at({}).value, true);
 });
+
+Deno.test("optional syntax: what it does not take gets a clear error; optionals compare", () => {
+  const problem = (expression: string) => {
+    try {
+      compile("claims", expression, { expect: "any" });
+    } catch (err) {
+      return (err as Error).message;
+    }
+    return "compiled";
+  };
+  assert.equal(problem("has(claims.?a)"), "invalid argument to has() macro");
+  assert.equal(problem("[?claims.?a]"), "unsupported syntax: optional list elements ([?x])");
+  assert.equal(run("claims.?a == optional.none()", {}), true);
+  assert.equal(run("claims.?a == optional.of(1)", { a: 1 }), true);
+  assert.equal(run("claims.?a == optional.of('1')", { a: 1 }), false);
+});

@@ -26,7 +26,17 @@ interface Held {
   readonly value?: CelValue;
 }
 
-const OPTIONAL_KIND: OpaqueKind<Held> = { name: "optional_type", key: (h) => identityKey(h) };
+/** Equal optionals: both none, or values of one scalar (other values are equal only to
+ * themselves). */
+function optionalKey(h: Held): string {
+  const v = h.value;
+  if (v === undefined) return "none";
+  if (typeof v === "bigint" || typeof v === "number") return `n:${Number(v)}`;
+  if (typeof v === "string" || typeof v === "boolean") return `${typeof v}:${v}`;
+  return identityKey(h);
+}
+
+const OPTIONAL_KIND: OpaqueKind<Held> = { name: "optional_type", key: optionalKey };
 
 /** The type of optionals of `t`. */
 export const optionalOf = (t: Type): Type => opaque(OPTIONAL_KIND.name, [t]);
