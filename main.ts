@@ -21,6 +21,7 @@ import {
 import {
   checkPortFree,
   clusterSigningFiles,
+  deprecatedFlagWarnings,
   loadEgressSelectorConfig,
   loadServerConfig,
   loadTracingConfig,
@@ -102,6 +103,7 @@ async function main(args: string[]): Promise<number> {
     if (command === "check-config") await checkAccessConfigFiles(config);
     // The warnings kube logs for GA and deprecated gates (serve logs them as it starts).
     if (command === "check-config") {
+      for (const w of deprecatedFlagWarnings(args)) console.error(`platform: ${w}`);
       for (const w of featureGateWarnings(config.featureGates)) console.error(`platform: ${w}`);
     }
   } catch (err) {
@@ -115,7 +117,7 @@ async function main(args: string[]): Promise<number> {
     console.log("configuration is valid");
     return 0;
   }
-  return await serve(config);
+  return await serve(config, deprecatedFlagWarnings(args));
 }
 
 /** The access configuration files and the runtime config, validated as the server would at
@@ -175,8 +177,9 @@ function admissionOptions(config: ServerConfig) {
   };
 }
 
-async function serve(config: ServerConfig): Promise<number> {
+async function serve(config: ServerConfig, flagWarnings: string[]): Promise<number> {
   const logger = createLogger(config.logLevel);
+  for (const w of flagWarnings) logger.warn(w);
   let server;
   // Listening from the start: a signal that comes while the server starts (its kubeconfig may
   // already be written) stops it once it has started, instead of killing it half-way.

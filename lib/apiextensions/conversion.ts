@@ -55,6 +55,7 @@ function webhookConversion(
   const stored = `${group}/${storage}`;
   return {
     fromStorageAll: (objs) => hook.convert(objs, served),
+    toVersionAll: (objs, apiVersion) => hook.convert(objs, apiVersion),
     toStorageAsync: async (obj) => {
       if (obj.apiVersion === stored) return obj;
       const [out] = await hook.convert([obj], stored);

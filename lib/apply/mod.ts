@@ -11,7 +11,9 @@
  *
  * Both work on {@link FieldSet}s computed from the values and the resource's schema
  * ({@link FieldType}); fields the endpoint resets (status on the main resource, everything
- * but status on `/status`) are neither changed nor owned there.
+ * but status on `/status`) are neither changed nor owned there. Managers recorded at another
+ * apiVersion of another shape see the write as the caller converted it to their version
+ * (`changesAt`, `prunedElsewhere`; the registry does the conversion calls).
  */
 
 import { badRequest, type FieldError, isJsonObject as isObject } from "../api/mod.ts";
@@ -53,6 +55,91 @@ export interface FieldManagerContext {
   ignoredFields: string[];
   /** What a create is compared with (the kind's empty object); default `{}`. */
   emptyObject?: KubeObject;
+  /**
+   * The write's changes as seen at other apiVersions (see {@link changesBetween}): managers
+   * recorded at such a version lose, and conflict on, these instead of this version's (kube
+   * compares the objects converted to each manager's version). A version not here is taken to
+   * have this version's shape (None conversion).
+   */
+  changesAt?: ReadonlyMap<string, VersionChanges>;
+  /**
+   * For an applier whose previous entry is at another apiVersion (of another shape): the
+   * fields its previous apply leaves unowned, as paths of this version (see
+   * {@link pruneAtVersion}); they are pruned instead of the previous entry's own paths, which
+   * name that version's fields. Absent: the previous entry's paths are pruned here.
+   */
+  prunedElsewhere?: FieldSet;
+}
+
+/** What a write changed, as field sets: what it added or modified, and what it removed. */
+export interface VersionChanges {
+  changed: FieldSet;
+  removed: FieldSet;
+}
+
+/** No changes at each of `versions` (managers there neither conflict nor lose fields). */
+export function unchangedAt(versions: readonly string[]): Map<string, VersionChanges> {
+  return new Map(versions.map((v) => [v, { changed: new FieldSet(), removed: new FieldSet() }]));
+}
+
+/** The apiVersions of `obj`'s managed fields other than `apiVersion`. */
+export function otherManagerVersions(obj: KubeObject | undefined, apiVersion: string): string[] {
+  const entries = decodeManagedFields(obj?.metadata?.managedFields) ?? [];
+  return [...new Set(entries.map((e) => e.apiVersion))].filter((v) => v !== apiVersion);
+}
+
+/** The changes from `before` to `after` (the same object at one other apiVersion), as a
+ * manager recorded at that version owns fields there. */
+export function changesBetween(
+  before: KubeObject,
+  after: KubeObject,
+  ctx: Pick<FieldManagerContext, "type" | "ignoredFields">,
+): VersionChanges {
+  const c = compare(withoutManagedFields(before), withoutManagedFields(after), ctx.type);
+  const owned = { ...ctx, manager: "", apiVersion: "", subresource: "", now: "" };
+  return {
+    changed: ownable(c.added.merge(c.modified), owned),
+    removed: ownable(c.removed, owned),
+  };
+}
+
+/** The apiVersion of `ctx.manager`'s previous Apply entry on `live`, if it has one. */
+export function previousApplyVersion(
+  live: KubeObject,
+  ctx: FieldManagerContext,
+): string | undefined {
+  const id = entryId({ ...ctx, operation: "Apply" });
+  return storedEntries(live.metadata?.managedFields, ctx.type).find((e) => entryId(e) === id)
+    ?.apiVersion;
+}
+
+/**
+ * kube's prune at the applier's previous version: `mergedThere` (the applied object converted
+ * to `version`) without the fields the previous Apply entry (recorded at `version`) owned and
+ * no other manager recorded there owns. Read with `ctx.type` (the other version's schema is
+ * not at hand).
+ */
+export function pruneAtVersion(
+  mergedThere: KubeObject,
+  live: KubeObject,
+  ctx: FieldManagerContext,
+  version: string,
+): KubeObject {
+  const entries = storedEntries(live.metadata?.managedFields, ctx.type);
+  const id = entryId({ ...ctx, operation: "Apply" });
+  const previous = entries.find((e) => entryId(e) === id);
+  if (!previous || previous.apiVersion !== version) return mergedThere;
+  const others = entries.filter((e) => e !== previous && e.apiVersion === version);
+  return prune(mergedThere, previous.fields, others, new FieldSet(), ctx.type) as KubeObject;
+}
+
+/** The changes a manager recorded at `e.apiVersion` sees. */
+function changesFor(
+  e: ManagerEntry,
+  ctx: FieldManagerContext,
+  here: VersionChanges,
+): VersionChanges {
+  return (e.apiVersion !== ctx.apiVersion && ctx.changesAt?.get(e.apiVersion)) || here;
 }
 
 /** The manager kubectl uses for server-side apply: it keeps the client-side apply
@@ -89,7 +176,15 @@ export function applyConfig(
 
   let merged = mergeValues(base, config, t) as KubeObject;
   if (previous && !previous.fields.isEmpty()) {
-    merged = prune(merged, previous.fields, others, applied, t) as KubeObject;
+    if (ctx.prunedElsewhere && previous.apiVersion !== ctx.apiVersion) {
+      // What this version's managers own (the applier's new fields among them) stays.
+      let owned = applied;
+      for (const o of others) if (o.apiVersion === ctx.apiVersion) owned = owned.union(o.fields);
+      const toRemove = ctx.prunedElsewhere.difference(withNamedFieldsAsMembers(owned, t));
+      if (!toRemove.isEmpty()) merged = removePaths(merged, toRemove, t) as KubeObject;
+    } else {
+      merged = prune(merged, previous.fields, others, applied, t) as KubeObject;
+    }
   }
 
   const changes = compare(base, merged, t);
@@ -98,9 +193,11 @@ export function applyConfig(
   // The change sets are this function's own: merged and trimmed in place from here on.
   const changed = ownable(changes.added.merge(changes.modified), ctx);
   const removed = ownable(changes.removed, ctx);
+  const here = { changed, removed };
   let conflicts: Conflict[] = [];
   for (const other of others) {
-    conflicts.push(...conflictsOf(other, other.fields.intersection(changed)));
+    const seen = changesFor(other, ctx, here);
+    conflicts.push(...conflictsOf(other, other.fields.intersection(seen.changed)));
   }
   if (conflicts.length && !ctx.force) {
     if (ctx.manager === KUBECTL_MANAGER && live) {
@@ -110,7 +207,10 @@ export function applyConfig(
     }
     if (conflicts.length) throw conflictError(conflicts);
   }
-  for (const other of others) other.fields = other.fields.difference(changed).difference(removed);
+  for (const other of others) {
+    const seen = changesFor(other, ctx, here);
+    other.fields = other.fields.difference(seen.changed).difference(seen.removed);
+  }
 
   const keepTime = previous && unchanged && previous.fields.equals(applied) &&
     previous.apiVersion === ctx.apiVersion;
@@ -154,8 +254,10 @@ export function trackUpdate(
 
   const id = entryId({ ...ctx, operation: "Update" });
   let mine = entries.find((e) => entryId(e) === id);
+  const here = { changed, removed };
   for (const e of entries) {
-    if (e !== mine) e.fields = e.fields.difference(changed).difference(removed);
+    const seen = changesFor(e, ctx, here);
+    if (e !== mine) e.fields = e.fields.difference(seen.changed).difference(seen.removed);
   }
   if (mine) {
     mine.fields = mine.fields.difference(removed);
@@ -361,3 +463,11 @@ function keepLastAppliedCurrent(live: KubeObject, merged: KubeObject, config: Ku
     if (typeof live.metadata.annotations[key] === "string") merged.metadata.annotations[key] = text;
   }
 }
+
+export { FieldSet } from "./fieldset.ts";
+export {
+  parentManagedFields,
+  SCALE_GROUP_VERSION,
+  type ScaleFieldsContext,
+  scaleManagedFields,
+} from "./scale_fields.ts";

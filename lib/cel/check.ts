@@ -10,6 +10,8 @@
 import { type Call, type Comprehension, type Expr, stringLiteral } from "./ast.ts";
 import { ExprError } from "./errors.ts";
 import { type FunctionTable, type LiteralCheck, signatureText } from "./library.ts";
+import { optionalOf, optionalValueType } from "./libraries/optional.ts";
+import { OPT_INDEX, OPT_SELECT } from "./optional_syntax.ts";
 import {
   assignable,
   BOOL,
@@ -132,6 +134,13 @@ class Checker {
 
   select(e: Expr, operand: Expr, field: string, testOnly: boolean, scope: Scope): Type {
     const t = this.type(operand, scope);
+    // Selecting on an optional selects on its value: the result is optional too (cel-go).
+    const held = optionalValueType(t);
+    if (held !== undefined && !testOnly) return optionalOf(this.selectField(e, held, field));
+    return testOnly ? (this.selectField(e, t, field), BOOL) : this.selectField(e, t, field);
+  }
+
+  selectField(e: Expr, t: Type, field: string): Type {
     let fieldType: Type;
     if (isDyn(t)) {
       fieldType = DYN;
@@ -144,7 +153,7 @@ class Checker {
     } else {
       throw new ExprError(`type '${typeName(t)}' does not support field selection`, e.id);
     }
-    return testOnly ? BOOL : fieldType;
+    return fieldType;
   }
 
   call(e: Expr, call: Call, scope: Scope): Type {
@@ -169,8 +178,19 @@ class Checker {
         }
         return t;
       }
-      case "_[_]":
+      case "_[_]": {
+        const held = optionalValueType(args[0]);
+        if (held !== undefined) return optionalOf(this.index(e, held, args[1]));
         return this.index(e, args[0], args[1]);
+      }
+      case OPT_SELECT: {
+        // `x.?f`: the field's type, optional; on an optional `x`, on its value.
+        const field = stringLiteral(call.args[1])!;
+        return optionalOf(this.selectField(e, optionalValueType(args[0]) ?? args[0], field));
+      }
+      case OPT_INDEX:
+        // `x[?k]`: the element's type, optional.
+        return optionalOf(this.index(e, optionalValueType(args[0]) ?? args[0], args[1]));
       case "_+_":
         // The standard signature says list(dyn); the elements' type is known here.
         if (args[0].kind === "list" && args[1].kind === "list") {
@@ -255,7 +275,18 @@ class Checker {
         throw new ExprError(`unsupported map key type '${typeName(key)}'`, entry.keyKind.value.id);
       }
       keys.push(key);
-      values.push(this.type(entry.value, scope));
+      const value = this.type(entry.value, scope);
+      if (entry.optionalEntry) {
+        // `{?k: v}`: v is an optional; the map holds its value.
+        const held = optionalValueType(value) ?? (isDyn(value) ? DYN : undefined);
+        if (held === undefined) {
+          throw new ExprError(
+            `found no matching overload for optional map entry of type '${typeName(value)}'`,
+            entry.value.id,
+          );
+        }
+        values.push(held);
+      } else values.push(value);
     }
     return mapOf(this.joinAll(keys), this.joinAll(values));
   }

@@ -25,7 +25,8 @@
  * `getScheme`…), quantities (`quantity`, `isQuantity`, `isInteger`…), IPs and CIDRs (`ip`, `isIP`,
  * `cidr`, `containsIP`…), semantic versions (`semver`, `isSemver`, `major`…), named formats
  * (`format.dns1123Label().validate(s)`…), optionals (`optional.of`,
- * `hasValue`, `orValue`…, without the `.?` syntax) and authorizer. Properties
+ * `hasValue`, `orValue`…, and the syntax `x.?f`, `x[?k]`, `{?k: v}`: optional_syntax.ts) and
+ * authorizer. Properties
  * whose names are not identifiers are reached escaped: `claims.foo__dash__bar` reads `foo-bar`
  * (see escaping.ts).
  *
@@ -52,6 +53,12 @@ import {
 import { check } from "./check.ts";
 import { estimateCost } from "./estimate.ts";
 import { listSemanticsFunctions, rewriteListSemantics } from "./list_semantics.ts";
+import {
+  type Desugared,
+  desugarOptionalSyntax,
+  restoreOptionalSyntax,
+  rewriteOptionalChains,
+} from "./optional_syntax.ts";
 import { optional } from "./libraries/optional.ts";
 import { net } from "./libraries/net.ts";
 import { semver } from "./libraries/semver.ts";
@@ -176,7 +183,9 @@ export function compile(
   }
   const declared = ENVIRONMENTS[environment];
   if (declared === undefined) throw new CelCompileError(`unknown CEL environment ${environment}`);
-  const { expr, sourceInfo } = parseExpression(expression);
+  const desugared = desugarOptionalSyntax(expression);
+  const parsed = parseExpression(expression, desugared);
+  const { expr, sourceInfo } = parsed;
   const variables = new Map(Object.entries(declared));
   if (options.authorizer) variables.set(AUTHORIZER_VARIABLE, AUTHORIZER_TYPE);
   for (const [name, type] of Object.entries(options.types ?? {})) {
@@ -185,6 +194,7 @@ export function compile(
   const nodeTypes = new Map<bigint, Type>();
   let type: Type;
   try {
+    restoreOptionalSyntax(parsed, desugared);
     normalize(expr, (name) => FUNCTIONS.table.has(name));
     type = check(expr, {
       variables,
@@ -203,6 +213,7 @@ export function compile(
     throw new CelCompileError(err.message, position);
   }
   rewriteListSemantics(expr, nodeTypes);
+  rewriteOptionalChains(expr, nodeTypes);
   const estimate = estimateCost(expr, nodeTypes);
   return new Compiled(environment, expression, options, expr, sourceInfo, variables, {
     resultType: type,
@@ -215,11 +226,14 @@ export function compile(
   });
 }
 
-function parseExpression(expression: string): ParsedExpr {
+/** Parses `desugared` (the expression with its optional syntax rewritten); a syntax error's
+ * position is in `expression`. */
+function parseExpression(expression: string, desugared: Desugared): ParsedExpr {
   try {
-    return parse(expression);
+    return parse(desugared.text);
   } catch (err) {
-    const offset = (err as { location?: { start?: { offset?: number } } }).location?.start?.offset;
+    const at = (err as { location?: { start?: { offset?: number } } }).location?.start?.offset;
+    const offset = at === undefined ? undefined : desugared.original[at] ?? at;
     // The parser prefixes "<input>:line:column: "; the position is reported separately.
     const message = (err as Error).message.replace(/^<input>:\d+:\d+: /, "");
     throw new CelCompileError(

@@ -38,7 +38,21 @@ export interface FlagSpec {
   repeatable?: boolean;
   /** Other names it is also given by (kube's spelling, say). */
   aliases?: readonly string[];
+  /** Names kube still accepts but has deprecated (its `MarkDeprecated`). */
+  deprecatedAliases?: readonly DeprecatedAlias[];
   help: string;
+}
+
+/**
+ * A deprecated name of a flag: it still sets the flag, logs one warning line when used
+ * (`Flag --<name> has been deprecated, <message>`, pflag's words) and `--help` says so.
+ */
+export interface DeprecatedAlias {
+  name: string;
+  /** The Kubernetes minor version that deprecated it, e.g. `1.10`. */
+  since: string;
+  /** Kube's deprecation message, as its `--help` and warning give it. */
+  message: string;
 }
 
 /** Every flag of `platform serve`, in the order `--help` lists them. */
@@ -599,6 +613,11 @@ export const FLAGS: readonly FlagSpec[] = [
     field: "auditWebhookInitialBackoff",
     kind: "duration",
     defaultText: "10s",
+    deprecatedAliases: [{
+      name: "audit-webhook-batch-initial-backoff",
+      since: "1.10",
+      message: "Deprecated, use --audit-webhook-initial-backoff instead.",
+    }],
     help: "Wait before a failed batch is sent again, doubled on each of 3 retries; then the " +
       "batch is dropped.",
   },

@@ -11,10 +11,17 @@
  */
 
 import { ConfigError } from "./config_error.ts";
-import { FLAGS, type FlagSpec } from "./flag_table.ts";
+import { type DeprecatedAlias, FLAGS, type FlagSpec } from "./flag_table.ts";
 
 const FLAGS_BY_NAME: ReadonlyMap<string, FlagSpec> = new Map(
-  FLAGS.flatMap((f) => [f.name, ...(f.aliases ?? [])].map((name) => [name, f])),
+  FLAGS.flatMap((f) =>
+    [f.name, ...(f.aliases ?? []), ...(f.deprecatedAliases ?? []).map((d) => d.name)]
+      .map((name) => [name, f])
+  ),
+);
+
+const DEPRECATED_BY_NAME: ReadonlyMap<string, DeprecatedAlias> = new Map(
+  FLAGS.flatMap((f) => (f.deprecatedAliases ?? []).map((d) => [d.name, d])),
 );
 
 /** Flags as given on the command line, before their values are parsed. */
@@ -23,6 +30,8 @@ export interface ParsedArgs {
   help: boolean;
   /** Raw values per flag name, in command-line order (one entry per occurrence). */
   values: Map<string, string[]>;
+  /** One warning line per deprecated name used, in kube's words (see {@link DeprecatedAlias}). */
+  warnings: string[];
 }
 
 /**
@@ -37,6 +46,7 @@ export interface ParsedArgs {
  */
 export function tokenizeArgs(argv: readonly string[]): ParsedArgs {
   const values = new Map<string, string[]>();
+  const deprecatedUsed = new Set<DeprecatedAlias>();
   let help = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -67,12 +77,26 @@ export function tokenizeArgs(argv: readonly string[]): ParsedArgs {
       value = next;
       i++;
     }
+    const deprecated = DEPRECATED_BY_NAME.get(name);
+    if (deprecated) deprecatedUsed.add(deprecated);
     // An alias's values count as the flag's own.
     const list = values.get(spec.name) ?? [];
     list.push(value);
     values.set(spec.name, list);
   }
-  return { help, values };
+  const warnings = [...deprecatedUsed].map((d) =>
+    `Flag --${d.name} has been deprecated, ${d.message}`
+  );
+  return { help, values, warnings };
+}
+
+/**
+ * The warnings for the deprecated flag names in `argv`, one line each, in kube's words
+ * (`Flag --audit-webhook-batch-initial-backoff has been deprecated, …`). For argv that
+ * {@link tokenizeArgs} accepts; the caller logs them once it has a logger.
+ */
+export function deprecatedFlagWarnings(argv: readonly string[]): string[] {
+  return tokenizeArgs(argv).warnings;
 }
 
 /**
@@ -87,6 +111,9 @@ export function formatFlagHelp(gateLines: readonly string[] = []): string {
     words: [
       ...f.help.split(" "),
       ...(f.aliases ?? []).map((a) => `Also --${a}.`).join(" ").split(" ").filter((w) => w),
+      ...(f.deprecatedAliases ?? []).flatMap((d) =>
+        `Also --${d.name}, deprecated since ${d.since}: ${d.message}`.split(" ")
+      ),
       `(default: ${f.defaultText ?? "none"})`,
     ],
   }));

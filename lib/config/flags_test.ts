@@ -195,3 +195,18 @@ Deno.test("small parsers", () => {
   assert.equal(err.message, "--x: bad");
   assert.equal(err.name, "ConfigError");
 });
+
+Deno.test("a deprecated flag name sets its flag and gives kube's warning once", () => {
+  const args = tokenizeArgs([
+    "--audit-webhook-batch-initial-backoff=5s",
+    "--audit-webhook-batch-initial-backoff",
+    "7s",
+  ]);
+  assert.deepEqual(args.values.get("audit-webhook-initial-backoff"), ["5s", "7s"]);
+  assert.deepEqual(args.warnings, [
+    "Flag --audit-webhook-batch-initial-backoff has been deprecated, " +
+    "Deprecated, use --audit-webhook-initial-backoff instead.",
+  ]);
+  // The flag's own name warns about nothing.
+  assert.deepEqual(tokenizeArgs(["--audit-webhook-initial-backoff=5s"]).warnings, []);
+});

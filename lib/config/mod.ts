@@ -29,7 +29,8 @@ export {
   DEFAULT_OFF_ADMISSION_PLUGINS,
   enabledAdmissionPlugins,
 } from "./admission_plugins.ts";
-export { FLAGS, type FlagSpec } from "./flag_table.ts";
+export { type DeprecatedAlias, FLAGS, type FlagSpec } from "./flag_table.ts";
+export { deprecatedFlagWarnings } from "./flags.ts";
 export { formatDuration, normalizeIp, parseDuration } from "./value_parsers.ts";
 export {
   ALL_ALPHA,

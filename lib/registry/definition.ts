@@ -143,6 +143,10 @@ export interface BatchStorageConversion {
   fromStorageAll(objs: KubeObject[]): Promise<KubeObject[]>;
   /** An object of this definition's version -> the stored form. */
   toStorageAsync(obj: KubeObject): Promise<KubeObject>;
+  /** Objects of this definition's version -> `apiVersion` (another version of the same
+   * resource), all in one call; the same order. For managed fields recorded at other
+   * versions, whose shape may differ. */
+  toVersionAll?(objs: KubeObject[], apiVersion: string): Promise<KubeObject[]>;
 }
 
 /** Whether `c` is a {@link BatchStorageConversion}. */

@@ -11,6 +11,11 @@
  *   then written as an update through the `scale` subresource (strategy, managed fields under
  *   subresource `scale`, admission, validation). A `metadata.resourceVersion` in the Scale
  *   makes the write conditional. The answer is the written object's Scale.
+ * - Server-side apply applies an autoscaling/v1 Scale configuration to the object's Scale,
+ *   whose managed fields are the object's mapped onto `spec.replicas` (lib/apply
+ *   scale_fields.ts): ownership and conflicts of the replicas field are the object's, and the
+ *   applier's entry (subresource `scale`) is recorded on the object. Strategic merge patch is
+ *   refused, as kube refuses it for custom resources.
  */
 
 import {
@@ -20,8 +25,16 @@ import {
   isJsonObject,
   notFound,
   OBJECT_MODIFIED,
+  rfc3339,
   unsupportedMediaType,
 } from "../api/mod.ts";
+import {
+  applyConfig,
+  parentManagedFields,
+  SCALE_GROUP_VERSION,
+  type ScaleFieldsContext,
+  scaleManagedFields,
+} from "../apply/mod.ts";
 import type { KubeObject, ScalePaths, StrategyContext } from "./definition.ts";
 import { MAX_UPDATE_RETRIES, type RegistryCore } from "./core.ts";
 import { patchedObject, type PatchType } from "./patching.ts";
@@ -32,13 +45,59 @@ import { UNTYPED } from "../schema/mod.ts";
 export const SCALE_API_VERSION = "autoscaling/v1";
 export const SCALE_KIND = "Scale";
 
-/** The patch types `/scale` takes (no strategic merge patch, no apply). */
-export const SCALE_PATCH_TYPES = ["application/json-patch+json", "application/merge-patch+json"];
+/** The patch types `/scale` takes, in kube's order (no strategic merge patch, as for custom
+ * resources). */
+export const SCALE_PATCH_TYPES = [
+  "application/json-patch+json",
+  "application/merge-patch+json",
+  "application/apply-patch+yaml",
+];
 
-/** A write of `/scale`: a PUT's Scale, or a patch of the current Scale. */
-export type ScaleChange = { type: "put"; body: unknown } | { type: PatchType; body: unknown };
+/** A write of `/scale`: a PUT's Scale, a patch of the current Scale, or an apply
+ * configuration of a Scale (`force`: take the replicas field from its other managers). */
+export type ScaleChange =
+  | { type: "put"; body: unknown }
+  | { type: Exclude<PatchType, "apply">; body: unknown }
+  | { type: "apply"; body: unknown; force: boolean };
+
+/** The manager of writes that name none (as the registry's own). */
+const DEFAULT_MANAGER = "platform";
 
 const INT32_MAX = 2147483647;
+/** The replicas of a Scale whose object has none (kube's marker: the smallest int32). */
+const SCALE_REPLICAS_UNSET = -INT32_MAX - 1;
+
+/** An apply configuration of a Scale: kind Scale in autoscaling/v1, without managedFields,
+ * naming this object if it names one (kube's checks and messages for apply). */
+function checkScaleApplyConfig(body: unknown, name: string): void {
+  if (!isJsonObject(body)) throw badRequest(`the apply configuration must be a Scale object`);
+  if (body.apiVersion !== SCALE_API_VERSION) {
+    throw badRequest(
+      `Incorrect version specified in apply patch. Specified patch version: ${
+        body.apiVersion ?? ""
+      }, expected: ${SCALE_API_VERSION}`,
+    );
+  }
+  if (body.kind !== SCALE_KIND) {
+    throw badRequest(
+      `Incorrect kind specified in apply patch. Specified patch kind: ${
+        body.kind ?? ""
+      }, expected: ${SCALE_KIND}`,
+    );
+  }
+  if (body.metadata === undefined || body.metadata === null) body.metadata = {};
+  if (!isJsonObject(body.metadata)) throw badRequest("metadata must be an object");
+  if (body.metadata.managedFields !== undefined && body.metadata.managedFields !== null) {
+    throw badRequest("metadata.managedFields must be nil");
+  }
+  // Before any conflict: the name, and replicas that are an int32 when given.
+  if (isJsonObject(body.spec) && body.spec.replicas !== undefined) replicasOf(body, name);
+  else if (body.metadata.name && body.metadata.name !== name) {
+    throw badRequest(
+      `the name of the object (${body.metadata.name}) does not match the name on the URL (${name})`,
+    );
+  }
+}
 
 /** The segments of a simple JSON path (`.spec.replicas` -> `["spec", "replicas"]`). */
 function segments(path: string): string[] {
@@ -171,12 +230,14 @@ export async function updateScale(
   opts: UpdateOptions,
 ): Promise<WriteResult> {
   const paths = pathsOf(core);
-  if (change.type === "apply" || change.type === "strategic") {
-    throw unsupportedMediaType(
-      change.type === "apply" ? "application/apply-patch+yaml" : "",
-      SCALE_PATCH_TYPES,
-    );
+  if (change.type === "strategic") {
+    throw unsupportedMediaType("application/strategic-merge-patch+json", SCALE_PATCH_TYPES);
   }
+  if (change.type === "apply") checkScaleApplyConfig(change.body, name);
+  const fieldsCtx: ScaleFieldsContext = {
+    specReplicasPath: paths.specReplicasPath,
+    apiVersion: core.apiVersion,
+  };
   const key = core.key(namespace, name);
   for (let attempt = 0;; attempt++) {
     const kv = await core.read(() => core.store.get(key));
@@ -184,7 +245,35 @@ export async function updateScale(
     const old = core.decode(kv);
     const { scale: current, found } = scaleOf(old, paths);
     let next: unknown = change.body;
-    if (change.type !== "put") {
+    /** Apply only: the object's managed fields, mapped back from the applied Scale. */
+    let applied: { managedFields: unknown[] | undefined } | undefined;
+    if (change.type === "apply") {
+      current.metadata.managedFields = scaleManagedFields(old.metadata.managedFields, fieldsCtx);
+      // kube marks missing replicas with an out-of-range value the apply must replace.
+      if (!found) current.spec.replicas = SCALE_REPLICAS_UNSET;
+      next = applyConfig(current, change.body as KubeObject, {
+        type: UNTYPED,
+        manager: opts.manager ?? DEFAULT_MANAGER,
+        apiVersion: SCALE_GROUP_VERSION,
+        subresource: "scale",
+        now: rfc3339(core.clock.now()),
+        ignoredFields: ["status"],
+        force: change.force,
+      });
+      const scale = next as KubeObject;
+      if (scale.spec?.replicas === SCALE_REPLICAS_UNSET) {
+        throw badRequest(
+          `the spec replicas field ${JSON.stringify(paths.specReplicasPath)} cannot be empty`,
+        );
+      }
+      applied = {
+        managedFields: parentManagedFields(
+          old.metadata.managedFields,
+          scale.metadata?.managedFields,
+          fieldsCtx,
+        ),
+      };
+    } else if (change.type !== "put") {
       const patched = patchedObject(change.type, current, change.body, UNTYPED);
       next = patched;
       // Without spec replicas, a patch that sets none has nothing to write.
@@ -195,8 +284,10 @@ export async function updateScale(
       }
     }
     const replicas = replicasOf(next, name);
-    const wanted = isJsonObject(next) && isJsonObject(next.metadata)
-      ? next.metadata.resourceVersion
+    // An apply's precondition is its configuration's (the applied Scale keeps the current).
+    const named = change.type === "apply" ? change.body : next;
+    const wanted = isJsonObject(named) && isJsonObject(named.metadata)
+      ? named.metadata.resourceVersion
       : undefined;
     if (wanted && wanted !== old.metadata.resourceVersion) {
       throw conflict(core.gr, name, OBJECT_MODIFIED);
@@ -204,9 +295,10 @@ export async function updateScale(
     const input = structuredClone(old);
     delete input.metadata.resourceVersion;
     setAt(input, paths.specReplicasPath, replicas);
+    if (applied) input.metadata.managedFields = applied.managedFields;
     const res = await replaceObject(core, kv, old, input, ctx, { ...opts, subresource: "scale" }, {
       conditional: !!wanted,
-      applied: false,
+      applied: applied !== undefined,
       lastAttempt: attempt >= MAX_UPDATE_RETRIES,
     });
     if (res) return { object: scaleOf(res.object, paths).scale, warnings: res.warnings };

@@ -13,7 +13,13 @@ import { MAX_UPDATE_RETRIES, type RegistryCore } from "./core.ts";
 import { admissionAttributes, blameMutations } from "./admission.ts";
 import { createObject } from "./create.ts";
 import { finalizersPending } from "./delete.ts";
-import { checkApplyConfig, managerContext, withoutObsoleteManagers } from "./managed_fields.ts";
+import {
+  applyAcrossVersions,
+  changesAtOtherVersions,
+  checkApplyConfig,
+  managerContext,
+  withoutObsoleteManagers,
+} from "./managed_fields.ts";
 import { patchedObject, type PatchType } from "./patching.ts";
 import { prepareUpdate, sameStoredState } from "./prepare_update.ts";
 import { checkBody, checkName, checkTypes, validateObject } from "./validation.ts";
@@ -107,10 +113,12 @@ export async function patchObject(
         throw conflict(core.gr, name, OBJECT_MODIFIED);
       }
       // The result shares unchanged subtrees with `old`: copy before the write path mutates it.
-      input = structuredClone(applyConfig(old, config, {
-        ...managerContext(core, opts, old, config),
-        force,
-      }));
+      input = structuredClone(
+        await applyAcrossVersions(core, old, config, {
+          ...managerContext(core, opts, old, config),
+          force,
+        }),
+      );
     } else {
       input = patchedObject(
         patch.type as Exclude<PatchType, "apply">,
@@ -164,7 +172,8 @@ export async function replaceObject(
     if (managed === undefined) delete obj.metadata.managedFields;
     else obj.metadata.managedFields = managed;
   } else {
-    trackUpdate(old, obj, managerContext(core, opts, old, obj));
+    const ctx = managerContext(core, opts, old, obj);
+    trackUpdate(old, obj, { ...ctx, changesAt: await changesAtOtherVersions(core, old, obj, ctx) });
   }
   const admission = admissionAttributes(core, {
     operation: "UPDATE",

@@ -54,8 +54,11 @@ function optionsInvalid(errors: FieldError[]): never {
   throw invalid("PatchOptions", "meta.platform.io", "", errors);
 }
 
-/** fieldManager and force, checked as kube checks PatchOptions. */
-function patchOptionsOf(ctx: RequestContext, type: PatchType): { manager: string; force: boolean } {
+/** fieldManager and force, checked as kube checks PatchOptions (also for `/scale`). */
+export function patchOptionsOf(
+  ctx: RequestContext,
+  type: PatchType,
+): { manager: string; force: boolean } {
   const q = ctx.url.searchParams;
   const given = q.get("fieldManager");
   const forceParam = queryBool(ctx.url, "force");
