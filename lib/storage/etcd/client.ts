@@ -2,10 +2,11 @@
  * A small client for etcd's v3 gRPC API (the KV and Watch services). Only what the etcd3
  * backend needs: Range, Txn, DeleteRange, Compact and bidirectional Watch streams.
  *
- * The gRPC work (grpc-js, HTTP/2, protobuf) runs on one worker thread shared by every client of
- * the process (`client_worker.ts`, `grpc_connection.ts`); a client posts its requests there and
- * gets the answers back, both ways in one message per turn of the event loop. On etcd that
- * work was about a third of the main thread's time per create, beside the request handlers.
+ * The gRPC work (grpc-js, HTTP/2, protobuf: `grpc_connection.ts`, served by `client_handler.ts`)
+ * runs on this thread, or, for a threaded client, on one worker thread shared by every threaded
+ * client of the process (`client_worker.ts`): a client posts its requests there and gets the
+ * answers back, both ways in one message per turn of the event loop. On etcd that work was
+ * about a third of the server thread's time per create.
  *
  * Keys and values are bytes on the wire; revisions are decoded as JavaScript numbers (exact
  * below 2^53). Requests past {@link MAX_INFLIGHT} wait for a slot, so that a burst of writes
@@ -13,7 +14,9 @@
  * @module
  */
 
+import { Worker } from "node:worker_threads";
 import { currentTraceparent } from "../../tracing/mod.ts";
+import { clientHandler } from "./client_handler.ts";
 import type { GrpcRoute } from "../../egress/mod.ts";
 import type {
   CallOptions,
@@ -51,6 +54,15 @@ export type EtcdRoute = (hostPort: string) => GrpcRoute;
 
 /** Requests in flight at once; more wait their turn. */
 export const MAX_INFLIGHT = 256;
+
+/**
+ * Whether clients run grpc-js on the worker thread unless told: no. Threaded, the server's thread
+ * spends 44 % less CPU per create on etcd, but the process ~15 % more in all, and each message
+ * waits for the other thread to be scheduled; on the two shared cores measured (server, etcd and
+ * load on both) creates and straight puts were slower threaded, and servers started slower under
+ * load (lib/storage/README.md). A machine with cores to spare may gain; that is not measured yet.
+ */
+export const THREADED_BY_DEFAULT = false;
 
 /** gRPC's status for a server that cannot be reached (down, refused, no leader). */
 const UNAVAILABLE = 14;
@@ -92,32 +104,34 @@ interface PendingCall {
 }
 
 /**
- * The worker thread and what is outstanding on it: calls by id, watch streams by id, clients
- * by connection id. Started by the first client, ended when the last one closes.
+ * What the clients have outstanding (calls by id, watch streams by id, clients by connection
+ * id), and where their messages are served: on the worker thread (threaded: started by the first
+ * such client and kept for the process, since loading grpc-js there takes most of a second; it
+ * keeps the process alive only while a client is open), or on this thread.
  */
-class WorkerLink {
-  readonly #worker: Worker;
+class ClientLink {
+  readonly #worker: InstanceType<typeof Worker> | undefined;
+  readonly #inline: ((m: ToClientWorker) => void) | undefined;
   readonly #calls = new Map<number, PendingCall>();
   readonly #streams = new Map<number, StreamProxy>();
   readonly #clients = new Map<number, EtcdClient>();
   #outbox: ToClientWorker[] = [];
   #next = 1;
 
-  constructor() {
-    this.#worker = new Worker(new URL("./client_worker.ts", import.meta.url).href, {
-      type: "module",
+  constructor(threaded: boolean) {
+    if (!threaded) {
+      this.#inline = clientHandler((m) => this.#receive(m));
+      return;
+    }
+    this.#worker = new Worker(new URL("./client_worker.ts", import.meta.url));
+    this.#worker.on("message", (batch: FromClientWorker[]) => {
+      for (const m of batch) this.#receive(m);
     });
-    this.#worker.onmessage = (e: MessageEvent<FromClientWorker[]>) => {
-      for (const m of e.data) this.#receive(m);
-    };
-    this.#worker.onerror = (e: ErrorEvent) => {
-      e.preventDefault();
-      this.#failAll(`the etcd client's worker failed: ${e.message}`);
-    };
-  }
-
-  get idle(): boolean {
-    return this.#clients.size === 0;
+    this.#worker.on("error", (err: Error) => {
+      this.#failAll(`the etcd client's worker failed: ${err.message}`);
+    });
+    // Only open clients keep the process alive (see addClient and removeClient).
+    this.#worker.unref();
   }
 
   id(): number {
@@ -125,6 +139,7 @@ class WorkerLink {
   }
 
   post(m: ToClientWorker): void {
+    if (this.#inline) return this.#inline(m);
     if (this.#outbox.length === 0) queueMicrotask(() => this.#flush());
     this.#outbox.push(m);
   }
@@ -132,16 +147,18 @@ class WorkerLink {
   #flush(): void {
     const batch = this.#outbox;
     this.#outbox = [];
-    if (batch.length) this.#worker.postMessage(batch);
+    if (batch.length) this.#worker?.postMessage(batch);
   }
 
   addClient(conn: number, client: EtcdClient): void {
+    if (this.#clients.size === 0) this.#worker?.ref();
     this.#clients.set(conn, client);
   }
 
   /** Forgets a closed client and fails what it still has outstanding. */
   removeClient(conn: number): void {
     this.#clients.delete(conn);
+    if (this.#clients.size === 0) this.#worker?.unref();
     for (const [id, call] of this.#calls) {
       if (call.conn !== conn) continue;
       this.#calls.delete(id);
@@ -178,11 +195,6 @@ class WorkerLink {
 
   dropStream(sid: number): void {
     this.#streams.delete(sid);
-  }
-
-  terminate(): void {
-    this.#flush();
-    this.#worker.terminate();
   }
 
   #receive(m: FromClientWorker): void {
@@ -226,21 +238,21 @@ class WorkerLink {
     this.#calls.clear();
     for (const s of this.#streams.values()) s.emit("error", streamError(err));
     this.#streams.clear();
-    if (link === this) link = undefined;
+    if (links.threaded === this) links.threaded = undefined;
   }
 }
 
-let link: WorkerLink | undefined;
+const links: { threaded?: ClientLink; inline?: ClientLink } = {};
 
 /** A watch stream on the worker, as the caller's thread sees it. */
 class StreamProxy implements WatchStream {
-  readonly #link: WorkerLink;
+  readonly #link: ClientLink;
   readonly conn: number;
   readonly #sid: number;
   // deno-lint-ignore no-explicit-any
   readonly #handlers = new Map<string, ((arg: any) => void)[]>();
 
-  constructor(link: WorkerLink, conn: number, sid: number) {
+  constructor(link: ClientLink, conn: number, sid: number) {
     this.#link = link;
     this.conn = conn;
     this.#sid = sid;
@@ -280,7 +292,7 @@ function streamError(err: WireError): Error {
 export class EtcdClient {
   readonly #endpoints: string[];
   readonly #vias: (string | undefined)[];
-  readonly #link: WorkerLink;
+  readonly #link: ClientLink;
   readonly #conn: number;
   #current: number;
   #inflight = 0;
@@ -292,6 +304,7 @@ export class EtcdClient {
     first: number,
     tls: EtcdTls | undefined,
     route: EtcdRoute | undefined,
+    threaded: boolean,
   ) {
     this.#endpoints = endpoints;
     this.#current = first;
@@ -301,7 +314,9 @@ export class EtcdClient {
       return route?.(hostPort) ?? { target: hostPort, options: {} };
     });
     this.#vias = routes.map((r) => r.via);
-    this.#link = link ??= new WorkerLink();
+    this.#link = threaded
+      ? links.threaded ??= new ClientLink(true)
+      : links.inline ??= new ClientLink(false);
     this.#conn = this.#link.id();
     this.#link.addClient(this.#conn, this);
     this.#link.post({
@@ -331,20 +346,22 @@ export class EtcdClient {
 
   /**
    * Connects to the first of `endpoints` that answers a Range within `timeoutMs`; later calls
-   * move on to the others when it becomes unavailable.
+   * move on to the others when it becomes unavailable. `threaded`: whether grpc-js runs on the
+   * worker thread (default {@link THREADED_BY_DEFAULT}).
    *
    * @throws {EtcdUnavailableError} naming every endpoint and why each failed.
    */
   static async connect(
     endpoints: string[],
-    opts: { tls?: EtcdTls; timeoutMs?: number; route?: EtcdRoute } = {},
+    opts: { tls?: EtcdTls; timeoutMs?: number; route?: EtcdRoute; threaded?: boolean } = {},
   ): Promise<EtcdClient> {
     if (endpoints.length === 0) throw new EtcdUnavailableError("No etcd endpoints given");
     const reasons: string[] = [];
     for (let i = 0; i < endpoints.length; i++) {
       let client: EtcdClient | undefined;
       try {
-        client = new EtcdClient(endpoints, i, opts.tls, opts.route);
+        const threaded = opts.threaded ?? THREADED_BY_DEFAULT;
+        client = new EtcdClient(endpoints, i, opts.tls, opts.route, threaded);
         await client.range(
           { key: new Uint8Array([0]), count_only: true, limit: 1 },
           { timeoutMs: opts.timeoutMs ?? 5_000, waitForReady: true },
@@ -394,10 +411,6 @@ export class EtcdClient {
     this.#closed = true;
     this.#link.post({ op: "close", conn: this.#conn });
     this.#link.removeClient(this.#conn);
-    if (this.#link.idle) {
-      this.#link.terminate();
-      if (link === this.#link) link = undefined;
-    }
   }
 
   async #unary<T>(method: string, req: unknown, opts: CallOptions = {}): Promise<T> {

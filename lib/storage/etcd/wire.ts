@@ -1,7 +1,7 @@
 /**
- * What the etcd client and its worker thread (`client_worker.ts`) exchange: etcd's requests and
- * responses as grpc-js gives them (keys and values as bytes, revisions as numbers), and the
- * messages of the link between the two threads.
+ * What the etcd client and what serves it (`client_handler.ts`, on the caller's thread or the
+ * client's worker thread) exchange: etcd's requests and responses as grpc-js gives them (keys and
+ * values as bytes, revisions as numbers), and the client's messages.
  * @module
  */
 
