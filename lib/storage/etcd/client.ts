@@ -1,8 +1,12 @@
 /**
- * A small client for etcd's v3 gRPC API (the KV and Watch services): `@grpc/grpc-js` with the
- * API's own .proto files (`protos/`, trimmed from etcd's repository; Apache-2.0, see
- * `protos/LICENSE`), loaded by `@grpc/proto-loader`. Only what the etcd3 backend needs:
- * Range, Txn, DeleteRange, Compact and one bidirectional Watch stream.
+ * A small client for etcd's v3 gRPC API (the KV and Watch services). Only what the etcd3
+ * backend needs: Range, Txn, DeleteRange, Compact and bidirectional Watch streams.
+ *
+ * The gRPC work (grpc-js, HTTP/2, protobuf: `grpc_connection.ts`, served by `client_handler.ts`)
+ * runs on this thread, or, for a threaded client, on one worker thread shared by every threaded
+ * client of the process (`client_worker.ts`): a client posts its requests there and gets the
+ * answers back, both ways in one message per turn of the event loop. On etcd that work was
+ * about a third of the server thread's time per create.
  *
  * Keys and values are bytes on the wire; revisions are decoded as JavaScript numbers (exact
  * below 2^53). Requests past {@link MAX_INFLIGHT} wait for a slot, so that a burst of writes
@@ -10,13 +14,40 @@
  * @module
  */
 
-// @ts-types="./grpc_types.d.ts"
-import * as grpc from "@grpc/grpc-js";
-// @ts-types="./proto_loader_types.d.ts"
-import * as protoLoader from "@grpc/proto-loader";
-import { Buffer } from "node:buffer";
+import { Worker } from "node:worker_threads";
 import { currentTraceparent } from "../../tracing/mod.ts";
+import { clientHandler } from "./client_handler.ts";
 import type { GrpcRoute } from "../../egress/mod.ts";
+import type {
+  CallOptions,
+  EtcdTls,
+  FromClientWorker,
+  RangeRequest,
+  RangeResponse,
+  RawKeyValue,
+  ResponseHeader,
+  ToClientWorker,
+  TxnRequest,
+  TxnResponse,
+  WatchResponse,
+  WireError,
+} from "./wire.ts";
+
+export type {
+  CallOptions,
+  Compare,
+  EtcdTls,
+  RangeRequest,
+  RangeResponse,
+  RawKeyValue,
+  RequestOp,
+  ResponseHeader,
+  ResponseOp,
+  TxnRequest,
+  TxnResponse,
+  WatchEvent,
+  WatchResponse,
+} from "./wire.ts";
 
 /** How the client reaches `host:port` (the egress dialer's `etcd` selection). */
 export type EtcdRoute = (hostPort: string) => GrpcRoute;
@@ -24,101 +55,25 @@ export type EtcdRoute = (hostPort: string) => GrpcRoute;
 /** Requests in flight at once; more wait their turn. */
 export const MAX_INFLIGHT = 256;
 
-export interface RawKeyValue {
-  key: Uint8Array;
-  create_revision: number;
-  mod_revision: number;
-  version: number;
-  value: Uint8Array;
-}
+/**
+ * Whether clients run grpc-js on the worker thread unless told: no. Threaded, the server's thread
+ * spends 44 % less CPU per create on etcd, but the process ~15 % more in all, and each message
+ * waits for the other thread to be scheduled; on the two shared cores measured (server, etcd and
+ * load on both) creates and straight puts were slower threaded, and servers started slower under
+ * load (lib/storage/README.md). A machine with cores to spare may gain; that is not measured yet.
+ */
+export const THREADED_BY_DEFAULT = false;
 
-export interface ResponseHeader {
-  revision: number;
-}
+/** gRPC's status for a server that cannot be reached (down, refused, no leader). */
+const UNAVAILABLE = 14;
 
-export interface RangeRequest {
-  key: Uint8Array;
-  range_end?: Uint8Array;
-  limit?: number;
-  revision?: number;
-  count_only?: boolean;
-  keys_only?: boolean;
-  serializable?: boolean;
-  min_mod_revision?: number;
-}
-
-export interface RangeResponse {
-  header: ResponseHeader;
-  kvs: RawKeyValue[];
-  more: boolean;
-  count: number;
-}
-
-export interface Compare {
-  key: Uint8Array;
-  target: "VERSION" | "CREATE" | "MOD" | "VALUE";
-  result: "EQUAL" | "GREATER" | "LESS" | "NOT_EQUAL";
-  create_revision?: number;
-  mod_revision?: number;
-  version?: number;
-}
-
-export interface RequestOp {
-  request_range?: RangeRequest;
-  request_put?: { key: Uint8Array; value: Uint8Array; prev_kv?: boolean };
-  request_delete_range?: { key: Uint8Array; range_end?: Uint8Array; prev_kv?: boolean };
-}
-
-export interface ResponseOp {
-  response_range?: RangeResponse | null;
-  response_put?: { header: ResponseHeader; prev_kv: RawKeyValue | null } | null;
-  response_delete_range?:
-    | { header: ResponseHeader; deleted: number; prev_kvs: RawKeyValue[] }
-    | null;
-}
-
-export interface TxnRequest {
-  compare: Compare[];
-  success: RequestOp[];
-  failure: RequestOp[];
-}
-
-export interface TxnResponse {
-  header: ResponseHeader;
-  succeeded: boolean;
-  responses: ResponseOp[];
-}
-
-export interface WatchEvent {
-  type: "PUT" | "DELETE";
-  kv: RawKeyValue;
-  prev_kv: RawKeyValue | null;
-}
-
-export interface WatchResponse {
-  header: ResponseHeader;
-  watch_id: number;
-  created: boolean;
-  canceled: boolean;
-  compact_revision: number;
-  cancel_reason: string;
-  events: WatchEvent[];
-}
-
-/** The bidirectional Watch stream, as grpc-js gives it. */
+/** A bidirectional Watch stream. */
 export interface WatchStream {
   write(req: unknown): boolean;
   on(event: "data", fn: (res: WatchResponse) => void): this;
   on(event: "error", fn: (err: Error) => void): this;
   on(event: "end" | "close", fn: () => void): this;
   cancel(): void;
-}
-
-/** TLS material for `https://` endpoints (PEM file contents). */
-export interface EtcdTls {
-  ca?: Uint8Array;
-  cert?: Uint8Array;
-  key?: Uint8Array;
 }
 
 /** etcd could not be reached, or refused. `endpoints` names where the client tried. */
@@ -141,32 +96,193 @@ export function prefixEnd(prefix: Uint8Array): Uint8Array {
   return new Uint8Array([0]); // every key
 }
 
-// deno-lint-ignore no-explicit-any
-type GrpcClient = any;
-
-let services:
-  | { KV: grpc.ServiceClientConstructor; Watch: grpc.ServiceClientConstructor }
-  | undefined;
-
-function loadServices() {
-  if (services) return services;
-  const dir = new URL("./protos/", import.meta.url);
-  const def = protoLoader.loadSync("rpc.proto", {
-    includeDirs: [decodeURIComponent(dir.pathname)],
-    keepCase: true,
-    longs: Number,
-    enums: String,
-    defaults: true,
-    oneofs: false,
-  });
-  // deno-lint-ignore no-explicit-any
-  const pkg = grpc.loadPackageDefinition(def) as any;
-  services = { KV: pkg.etcdserverpb.KV, Watch: pkg.etcdserverpb.Watch };
-  return services;
+interface PendingCall {
+  method: string;
+  resolve: (res: unknown) => void;
+  reject: (err: Error) => void;
+  conn: number;
 }
 
-/** gRPC's status for a server that cannot be reached (down, refused, no leader). */
-const UNAVAILABLE = 14;
+/**
+ * What the clients have outstanding (calls by id, watch streams by id, clients by connection
+ * id), and where their messages are served: on the worker thread (threaded: started by the first
+ * such client and kept for the process, since loading grpc-js there takes most of a second; it
+ * keeps the process alive only while a client is open), or on this thread.
+ */
+class ClientLink {
+  readonly #worker: InstanceType<typeof Worker> | undefined;
+  readonly #inline: ((m: ToClientWorker) => void) | undefined;
+  readonly #calls = new Map<number, PendingCall>();
+  readonly #streams = new Map<number, StreamProxy>();
+  readonly #clients = new Map<number, EtcdClient>();
+  #outbox: ToClientWorker[] = [];
+  #next = 1;
+
+  constructor(threaded: boolean) {
+    if (!threaded) {
+      this.#inline = clientHandler((m) => this.#receive(m));
+      return;
+    }
+    this.#worker = new Worker(new URL("./client_worker.ts", import.meta.url));
+    this.#worker.on("message", (batch: FromClientWorker[]) => {
+      for (const m of batch) this.#receive(m);
+    });
+    this.#worker.on("error", (err: Error) => {
+      this.#failAll(`the etcd client's worker failed: ${err.message}`);
+    });
+    // Only open clients keep the process alive (see addClient and removeClient).
+    this.#worker.unref();
+  }
+
+  id(): number {
+    return this.#next++;
+  }
+
+  post(m: ToClientWorker): void {
+    if (this.#inline) return this.#inline(m);
+    if (this.#outbox.length === 0) queueMicrotask(() => this.#flush());
+    this.#outbox.push(m);
+  }
+
+  #flush(): void {
+    const batch = this.#outbox;
+    this.#outbox = [];
+    if (batch.length) this.#worker?.postMessage(batch);
+  }
+
+  addClient(conn: number, client: EtcdClient): void {
+    if (this.#clients.size === 0) this.#worker?.ref();
+    this.#clients.set(conn, client);
+  }
+
+  /** Forgets a closed client and fails what it still has outstanding. */
+  removeClient(conn: number): void {
+    this.#clients.delete(conn);
+    if (this.#clients.size === 0) this.#worker?.unref();
+    for (const [id, call] of this.#calls) {
+      if (call.conn !== conn) continue;
+      this.#calls.delete(id);
+      call.reject(new EtcdError(call.method, { code: 1, details: "", message: "client closed" }));
+    }
+    for (const [sid, s] of this.#streams) if (s.conn === conn) this.#streams.delete(sid);
+  }
+
+  call(conn: number, method: string, req: unknown, opts: CallOptions): Promise<unknown> {
+    const id = this.id();
+    const traceparent = currentTraceparent();
+    return new Promise((resolve, reject) => {
+      this.#calls.set(id, { method, resolve, reject, conn });
+      this.post({
+        op: "call",
+        conn,
+        id,
+        method,
+        req,
+        timeoutMs: opts.timeoutMs ?? 30_000,
+        waitForReady: opts.waitForReady ?? false,
+        ...(traceparent === undefined ? {} : { traceparent }),
+      });
+    });
+  }
+
+  watch(conn: number): StreamProxy {
+    const sid = this.id();
+    const stream = new StreamProxy(this, conn, sid);
+    this.#streams.set(sid, stream);
+    this.post({ op: "watch", conn, sid });
+    return stream;
+  }
+
+  dropStream(sid: number): void {
+    this.#streams.delete(sid);
+  }
+
+  #receive(m: FromClientWorker): void {
+    switch (m.op) {
+      case "result": {
+        const call = this.#calls.get(m.id);
+        this.#calls.delete(m.id);
+        call?.resolve(m.res);
+        return;
+      }
+      case "error": {
+        const call = this.#calls.get(m.id);
+        this.#calls.delete(m.id);
+        call?.reject(new EtcdError(call.method, m.err));
+        return;
+      }
+      case "endpoint":
+        this.#clients.get(m.conn)?.moved(m.current);
+        return;
+      case "watchData":
+        this.#streams.get(m.sid)?.emit("data", m.res);
+        return;
+      case "watchError": {
+        const s = this.#streams.get(m.sid);
+        this.#streams.delete(m.sid);
+        s?.emit("error", streamError(m.err));
+        return;
+      }
+      case "watchEnd": {
+        const s = this.#streams.get(m.sid);
+        this.#streams.delete(m.sid);
+        s?.emit("end");
+        return;
+      }
+    }
+  }
+
+  #failAll(message: string): void {
+    const err = { code: UNAVAILABLE, details: message, message };
+    for (const call of this.#calls.values()) call.reject(new EtcdError(call.method, err));
+    this.#calls.clear();
+    for (const s of this.#streams.values()) s.emit("error", streamError(err));
+    this.#streams.clear();
+    if (links.threaded === this) links.threaded = undefined;
+  }
+}
+
+const links: { threaded?: ClientLink; inline?: ClientLink } = {};
+
+/** A watch stream on the worker, as the caller's thread sees it. */
+class StreamProxy implements WatchStream {
+  readonly #link: ClientLink;
+  readonly conn: number;
+  readonly #sid: number;
+  // deno-lint-ignore no-explicit-any
+  readonly #handlers = new Map<string, ((arg: any) => void)[]>();
+
+  constructor(link: ClientLink, conn: number, sid: number) {
+    this.#link = link;
+    this.conn = conn;
+    this.#sid = sid;
+  }
+
+  write(req: unknown): boolean {
+    this.#link.post({ op: "watchWrite", sid: this.#sid, req });
+    return true;
+  }
+
+  // deno-lint-ignore no-explicit-any
+  on(event: string, fn: (arg: any) => void): this {
+    this.#handlers.set(event, [...(this.#handlers.get(event) ?? []), fn]);
+    return this;
+  }
+
+  emit(event: string, arg?: unknown): void {
+    for (const fn of this.#handlers.get(event) ?? []) fn(arg);
+  }
+
+  cancel(): void {
+    this.#link.dropStream(this.#sid);
+    this.#link.post({ op: "watchCancel", sid: this.#sid });
+  }
+}
+
+/** A watch stream's failure, as grpc-js words it (`code` as grpc-js has it). */
+function streamError(err: WireError): Error {
+  return Object.assign(new Error(err.message), { code: err.code, details: err.details });
+}
 
 /**
  * The channels to one etcd endpoint at a time, of several: when a call or the watch stream
@@ -175,12 +291,10 @@ const UNAVAILABLE = 14;
  */
 export class EtcdClient {
   readonly #endpoints: string[];
-  readonly #tls: EtcdTls | undefined;
-  readonly #route: EtcdRoute | undefined;
-  #via: string | undefined;
-  #current = 0;
-  #kv: GrpcClient;
-  #watch: GrpcClient;
+  readonly #vias: (string | undefined)[];
+  readonly #link: ClientLink;
+  readonly #conn: number;
+  #current: number;
   #inflight = 0;
   #queue: (() => void)[] = [];
   #closed = false;
@@ -190,12 +304,29 @@ export class EtcdClient {
     first: number,
     tls: EtcdTls | undefined,
     route: EtcdRoute | undefined,
+    threaded: boolean,
   ) {
     this.#endpoints = endpoints;
-    this.#tls = tls;
-    this.#route = route;
     this.#current = first;
-    [this.#kv, this.#watch] = this.#channels(endpoints[first]);
+    // The egress dialer's `etcd` selection, for each endpoint: direct, or through its proxy.
+    const routes = endpoints.map((endpoint) => {
+      const hostPort = hostPortOf(endpoint);
+      return route?.(hostPort) ?? { target: hostPort, options: {} };
+    });
+    this.#vias = routes.map((r) => r.via);
+    this.#link = threaded
+      ? links.threaded ??= new ClientLink(true)
+      : links.inline ??= new ClientLink(false);
+    this.#conn = this.#link.id();
+    this.#link.addClient(this.#conn, this);
+    this.#link.post({
+      op: "open",
+      conn: this.#conn,
+      endpoints,
+      routes: routes.map(({ target, options }) => ({ target, options })),
+      first,
+      ...(tls ? { tls } : {}),
+    });
   }
 
   /** The endpoint calls go to now. */
@@ -205,62 +336,32 @@ export class EtcdClient {
 
   /** The egress proxy connections go through, when not direct. */
   get via(): string | undefined {
-    return this.#via;
+    return this.#vias[this.#current];
   }
 
-  #channels(endpoint: string): [GrpcClient, GrpcClient] {
-    const { KV, Watch } = loadServices();
-    const url = new URL(endpoint.includes("://") ? endpoint : `http://${endpoint}`);
-    const secure = url.protocol === "https:";
-    const tls = this.#tls;
-    const creds = secure
-      ? grpc.credentials.createSsl(
-        tls?.ca ? toBuffer(tls.ca) : null,
-        tls?.key ? toBuffer(tls.key) : null,
-        tls?.cert ? toBuffer(tls.cert) : null,
-      )
-      : grpc.credentials.createInsecure();
-    const hostPort = `${url.hostname}:${url.port || (secure ? "443" : "2379")}`;
-    // The egress dialer's `etcd` selection: direct, or through its proxy.
-    const { target, options: routeOptions, via } = this.#route?.(hostPort) ??
-      { target: hostPort, options: {} };
-    this.#via = via;
-    const options = {
-      "grpc.max_receive_message_length": 512 * 1024 * 1024,
-      // Back within two seconds of etcd's return (grpc's default backoff grows to two minutes).
-      "grpc.initial_reconnect_backoff_ms": 100,
-      "grpc.max_reconnect_backoff_ms": 2_000,
-      ...routeOptions,
-    };
-    return [new KV(target, creds, options), new Watch(target, creds, options)];
-  }
-
-  /** After `endpoint` was found unavailable: the next calls go to the next endpoint. */
-  #failover(endpoint: string): void {
-    if (this.#closed || this.#endpoints.length < 2 || this.endpoint !== endpoint) return;
-    const [kv, watch] = [this.#kv, this.#watch];
-    this.#current = (this.#current + 1) % this.#endpoints.length;
-    [this.#kv, this.#watch] = this.#channels(this.endpoint);
-    kv.close();
-    watch.close();
+  /** The worker moved later calls to endpoint `current` (the previous one was unavailable). */
+  moved(current: number): void {
+    this.#current = current;
   }
 
   /**
    * Connects to the first of `endpoints` that answers a Range within `timeoutMs`; later calls
-   * move on to the others when it becomes unavailable.
+   * move on to the others when it becomes unavailable. `threaded`: whether grpc-js runs on the
+   * worker thread (default {@link THREADED_BY_DEFAULT}).
    *
    * @throws {EtcdUnavailableError} naming every endpoint and why each failed.
    */
   static async connect(
     endpoints: string[],
-    opts: { tls?: EtcdTls; timeoutMs?: number; route?: EtcdRoute } = {},
+    opts: { tls?: EtcdTls; timeoutMs?: number; route?: EtcdRoute; threaded?: boolean } = {},
   ): Promise<EtcdClient> {
     if (endpoints.length === 0) throw new EtcdUnavailableError("No etcd endpoints given");
     const reasons: string[] = [];
     for (let i = 0; i < endpoints.length; i++) {
       let client: EtcdClient | undefined;
       try {
-        client = new EtcdClient(endpoints, i, opts.tls, opts.route);
+        const threaded = opts.threaded ?? THREADED_BY_DEFAULT;
+        client = new EtcdClient(endpoints, i, opts.tls, opts.route, threaded);
         await client.range(
           { key: new Uint8Array([0]), count_only: true, limit: 1 },
           { timeoutMs: opts.timeoutMs ?? 5_000, waitForReady: true },
@@ -298,43 +399,30 @@ export class EtcdClient {
 
   /** Opens a Watch stream; the caller writes create/progress requests and cancels it. */
   watchStream(): WatchStream {
-    const endpoint = this.endpoint;
-    const stream = this.#watch.Watch() as WatchStream;
-    stream.on("error", (err) => {
-      if ((err as grpc.ServiceError).code === UNAVAILABLE) this.#failover(endpoint);
-    });
-    return stream;
+    if (this.#closed) {
+      throw new EtcdError("Watch", { code: 1, details: "", message: "client closed" });
+    }
+    return this.#link.watch(this.#conn);
   }
 
   /** Closes the channels; calls in flight fail. */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#kv.close();
-    this.#watch.close();
+    this.#link.post({ op: "close", conn: this.#conn });
+    this.#link.removeClient(this.#conn);
   }
 
-  async #unary<T>(method: string, req: unknown, opts: CallOptions = {}) {
+  async #unary<T>(method: string, req: unknown, opts: CallOptions = {}): Promise<T> {
+    if (this.#closed) {
+      throw new EtcdError(method, { code: 1, details: "", message: "client closed" });
+    }
     if (this.#inflight >= MAX_INFLIGHT) {
       await new Promise<void>((resolve) => this.#queue.push(resolve));
     }
     this.#inflight++;
     try {
-      return await new Promise<T>((resolve, reject) => {
-        const deadline = new Date(Date.now() + (opts.timeoutMs ?? 30_000));
-        const endpoint = this.endpoint;
-        const client = this.#kv;
-        const options = { deadline, waitForReady: opts.waitForReady ?? false };
-        const done = (err: grpc.ServiceError | null, res: T) => {
-          if (err?.code === UNAVAILABLE) this.#failover(endpoint);
-          if (err) reject(etcdError(method, err));
-          else resolve(res);
-        };
-        // A traced request's storage span goes to etcd as gRPC metadata.
-        const traceparent = currentTraceparent();
-        if (traceparent === undefined) client[method](req, options, done);
-        else client[method](req, traceMetadata(traceparent), options, done);
-      });
+      return await this.#link.call(this.#conn, method, req, opts) as T;
     } finally {
       this.#inflight--;
       this.#queue.shift()?.();
@@ -342,18 +430,11 @@ export class EtcdClient {
   }
 }
 
-function traceMetadata(traceparent: string): grpc.Metadata {
-  const metadata = new grpc.Metadata();
-  metadata.set("traceparent", traceparent);
-  return metadata;
-}
-
-/** Per-call options. */
-export interface CallOptions {
-  /** @default 30_000 */
-  timeoutMs?: number;
-  /** Wait for the channel to connect instead of failing at once. @default false */
-  waitForReady?: boolean;
+/** `host:port` of an endpoint URL (etcd's client port 2379 when none is given). */
+function hostPortOf(endpoint: string): string {
+  const url = new URL(endpoint.includes("://") ? endpoint : `http://${endpoint}`);
+  const secure = url.protocol === "https:";
+  return `${url.hostname}:${url.port || (secure ? "443" : "2379")}`;
 }
 
 /** A failed call: etcd's own message ("etcdserver: …", "mvcc: …") when it sent one. */
@@ -361,20 +442,11 @@ export class EtcdError extends Error {
   /** The gRPC status code (14 unavailable, 4 deadline exceeded, 11 out of range, …). */
   readonly grpcCode: number;
   readonly details: string;
-  constructor(method: string, err: grpc.ServiceError) {
+  constructor(method: string, err: WireError) {
     const details = err.details || err.message;
-    super(`etcd ${method}: ${details}`, { cause: err });
+    super(`etcd ${method}: ${details}`);
     this.name = "EtcdError";
     this.grpcCode = err.code;
     this.details = details;
   }
-}
-
-function etcdError(method: string, err: grpc.ServiceError): Error {
-  return new EtcdError(method, err);
-}
-
-/** grpc-js wants Node Buffers for TLS material. */
-function toBuffer(b: Uint8Array): Uint8Array {
-  return Buffer.from(b);
 }

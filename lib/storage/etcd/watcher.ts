@@ -103,6 +103,7 @@ export class EtcdWatcher {
     verify?: (revision: number) => Promise<boolean>,
   ): Promise<void> {
     if (this.#mirror.revision >= target) return;
+    if (!verify) return this.#waitFor(target, timeoutMs);
     const ac = new AbortController();
     const reached = this.#mirror.waitFor(target, ac.signal).then(() => true);
     const deadline = Date.now() + timeoutMs;
@@ -128,6 +129,31 @@ export class EtcdWatcher {
       clearTimeout(timer);
       ac.abort();
     }
+  }
+
+  /**
+   * {@link catchUp} without a check: what every write waits for (its own revision), so it
+   * stays cheap: one waiter and one timer, no polling. A waiter left behind by a timeout
+   * resolves when the revision arrives (or is rejected when the store closes).
+   */
+  #waitFor(target: number, timeoutMs: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(
+          new Error(
+            `etcd: the watch of "${this.#opts.prefix}" did not catch up with revision ` +
+              `${target} within ${timeoutMs} ms (at ${this.#mirror.revision})`,
+          ),
+        );
+      }, timeoutMs);
+      this.#mirror.waitFor(target).then(() => {
+        clearTimeout(timer);
+        resolve();
+      }, (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+    });
   }
 
   #onResponse(res: WatchResponse): void {
