@@ -97,11 +97,34 @@ export function newEvent(s: EventStart): AuditEvent {
 /** The event at `stage`, stamped now: a copy, so that a backend that keeps it (batch mode)
  * sees it as it was. Empty annotations are left out. */
 export function atStage(ev: AuditEvent, stage: Stage): AuditEvent {
-  const out = { ...ev, stage, stageTimestamp: microTime() };
-  if (ev.annotations) {
-    out.annotations = Object.keys(ev.annotations).length > 0 ? { ...ev.annotations } : undefined;
-  }
-  return out;
+  // A literal of the event's fields rather than a spread: V8 makes it with the event's own
+  // shape, where a spread of this many fields is a generic (and slower) copy.
+  return {
+    kind: ev.kind,
+    apiVersion: ev.apiVersion,
+    level: ev.level,
+    auditID: ev.auditID,
+    stage,
+    requestURI: ev.requestURI,
+    verb: ev.verb,
+    user: ev.user,
+    impersonatedUser: ev.impersonatedUser,
+    sourceIPs: ev.sourceIPs,
+    userAgent: ev.userAgent,
+    objectRef: ev.objectRef,
+    responseStatus: ev.responseStatus,
+    requestObject: ev.requestObject,
+    responseObject: ev.responseObject,
+    requestReceivedTimestamp: ev.requestReceivedTimestamp,
+    stageTimestamp: microTime(),
+    annotations: ev.annotations && copyOrNone(ev.annotations),
+  };
+}
+
+/** A copy of the annotations; undefined when there are none. */
+function copyOrNone(annotations: Record<string, string>): Record<string, string> | undefined {
+  for (const _ in annotations) return { ...annotations };
+  return undefined;
 }
 
 /** A successful answer's status, or a failure's in kube's metav1.Status words. */
@@ -151,6 +174,8 @@ export function withoutManagedFields(obj: unknown): unknown {
 }
 
 let lastMs = NaN;
+/** "000" to "999". */
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, "0"));
 let lastPrefix = "";
 
 /** Now, as kube's metav1.MicroTime: `2026-11-27T10:00:00.123456Z`. */
@@ -167,5 +192,5 @@ export function formatMicro(t: number): string {
     lastMs = ms;
     lastPrefix = new Date(ms).toISOString().slice(0, -1);
   }
-  return `${lastPrefix}${String(micro).padStart(3, "0")}Z`;
+  return `${lastPrefix}${THREE_DIGITS[micro]}Z`;
 }

@@ -38,6 +38,26 @@ Deno.test("eventJson: the same text as JSON.stringify, for events of every shape
   }
 });
 
+Deno.test("eventJson: strings that need escapes are written as JSON.stringify writes them", () => {
+  for (
+    const text of [
+      "plain",
+      'q"',
+      "b\\",
+      "c\u0001",
+      "\ud83d\ude00 pair",
+      "lone \ud800",
+      "\udc00",
+      "\u007f\u2028",
+    ]
+  ) {
+    const ev = event(1);
+    ev.userAgent = text;
+    ev.requestURI = `/api?x=${text}`;
+    assert.equal(eventJson(ev), JSON.stringify(ev), JSON.stringify(text));
+  }
+});
+
 Deno.test("eventJson: a body held as JSON text goes in as that text; readers see its value", () => {
   const ev = event(2);
   const text = '{"kind":"ConfigMap","metadata":{"name":"x"},"data":{"k":"v \\" \\u00e9"}}';

@@ -114,7 +114,7 @@ export function buildHandlerChain(
         auditID,
         audit: undefined,
       };
-      return await handler(ctx);
+      return withAuditID(await handler(ctx), auditID);
     } catch (err) {
       if (!(err instanceof StatusError)) {
         deps.logger.error(
@@ -122,29 +122,32 @@ export function buildHandlerChain(
           err,
           (err as Error)?.stack ?? "",
         );
-        return errorResponse(
-          ctx,
-          internalError("an unexpected error occurred; see the server log"),
-          deps.bodies.streamLarge,
+        return withAuditID(
+          errorResponse(
+            ctx,
+            internalError("an unexpected error occurred; see the server log"),
+            deps.bodies.streamLarge,
+          ),
+          auditID,
         );
       }
       // Refused by authentication: audited here, the audit filter never saw it.
       if (err.code === 401 && deps.auditing && ctx && !ctx.user) {
         auditFailedAuthentication(deps.auditing, ctx);
       }
-      return errorResponse(ctx, err, deps.bodies.streamLarge);
+      return withAuditID(errorResponse(ctx, err, deps.bodies.streamLarge), auditID);
     }
   };
   if (!deps.auditing) return serve;
   // Every answer carries the request's audit ID, errors included; a client's own is kept, as
-  // kube keeps it.
-  return async (req, signal, remoteAddr) => {
-    const auditID = req.headers.get("Audit-ID") || crypto.randomUUID();
-    return withAuditID(await serve(req, signal, remoteAddr, auditID), auditID);
-  };
+  // kube keeps it. (Set by serve itself: a wrapper awaiting it cost a promise per request.)
+  return (req, signal, remoteAddr) =>
+    serve(req, signal, remoteAddr, req.headers.get("Audit-ID") || crypto.randomUUID());
 }
 
-function withAuditID(res: Response, auditID: string): Response {
+/** `res` with the `Audit-ID` header, while auditing is on (`auditID` given). */
+function withAuditID(res: Response, auditID: string | undefined): Response {
+  if (auditID === undefined) return res;
   try {
     res.headers.set("Audit-ID", auditID);
     return res;

@@ -41,8 +41,8 @@ export interface Auditing {
   countLevel?: (level: AuditDecision["level"]) => void;
 }
 
-/** What the policy matches a request on, but the user. */
-function policyAttributes(ctx: RequestContext) {
+/** What the policy matches a request on: one object literal, made once per request. */
+function policyAttributes(ctx: RequestContext, user: RequestContext["user"]) {
   const info = ctx.info;
   return {
     verb: info.verb,
@@ -53,6 +53,7 @@ function policyAttributes(ctx: RequestContext) {
     resource: info.resource,
     subresource: info.subresource,
     name: info.name,
+    user,
   };
 }
 
@@ -60,11 +61,39 @@ const ANONYMOUS = { username: "system:anonymous", groups: ["system:unauthenticat
 
 export function auditFilter(auditing: Auditing): Filter {
   return (ctx, next) => {
-    const decision = auditing.policy.evaluate({ ...policyAttributes(ctx), user: ctx.user });
+    const decision = auditing.policy.evaluate(policyAttributes(ctx, ctx.user));
     auditing.countLevel?.(decision.level);
     if (decision.level === "None") return next(ctx);
     return audited(ctx, next, decision, auditing);
   };
+}
+
+/**
+ * Hands the event at `stage` to the backend, unless the policy omits the stage. A promise only
+ * when the request must wait for the event (a blocking webhook); a log in batch mode takes it
+ * at once, and the request goes on without an await.
+ */
+function emit(
+  auditing: Auditing,
+  decision: AuditDecision,
+  ev: AuditEvent,
+  stage: Stage,
+): void | Promise<void> {
+  if (decision.omitStages.has(stage)) return;
+  let sent: void | Promise<void>;
+  try {
+    sent = auditing.backend.process(atStage(ev, stage));
+  } catch (err) {
+    eventLost(auditing, err);
+  }
+  return sent?.catch((err) => eventLost(auditing, err));
+}
+
+/** A backend refused the event, which fails the request (only blocking-strict does, and only
+ * for RequestReceived). */
+function eventLost(auditing: Auditing, err: unknown): never {
+  auditing.logger.error(`audit: the request's event could not be written: ${err}`);
+  throw internalError("the audit event of the request could not be written");
 }
 
 async function audited(
@@ -91,18 +120,8 @@ async function audited(
   const recordsRequest = level !== "Metadata" && info.isResourceRequest;
   const recordsResponse = level === "RequestResponse" && info.isResourceRequest;
   ctx.audit = { annotations, keepBody: recordsRequest, keepResponse: recordsResponse };
-  // A blocking webhook makes the request wait for its event.
-  const emit = async (stage: Stage) => {
-    if (decision.omitStages.has(stage)) return;
-    try {
-      await auditing.backend.process(atStage(ev, stage));
-    } catch (err) {
-      // Only blocking-strict throws, and only for RequestReceived.
-      auditing.logger.error(`audit: the request's event could not be written: ${err}`);
-      throw internalError("the audit event of the request could not be written");
-    }
-  };
-  await emit("RequestReceived");
+  const received = emit(auditing, decision, ev, "RequestReceived");
+  if (received) await received;
 
   let res: Response;
   try {
@@ -112,7 +131,7 @@ async function audited(
     recordRequest(ev, ctx, decision);
     if (err instanceof StatusError) {
       ev.responseStatus = responseStatusOf(err.code, { message: err.message, reason: err.reason });
-      await emit("ResponseComplete");
+      await emit(auditing, decision, ev, "ResponseComplete");
     } else {
       ev.responseStatus = {
         metadata: {},
@@ -121,7 +140,7 @@ async function audited(
         reason: "InternalError",
         code: 500,
       };
-      await emit("Panic");
+      await emit(auditing, decision, ev, "Panic");
     }
     throw err;
   }
@@ -129,14 +148,18 @@ async function audited(
   recordRequest(ev, ctx, decision);
   ev.responseStatus = responseStatusOf(res.status);
   if (info.verb === "watch" && res.body && res.status < 300) {
-    await emit("ResponseStarted");
-    return new Response(untilDone(res.body, () => emit("ResponseComplete")), res);
+    await emit(auditing, decision, ev, "ResponseStarted");
+    return new Response(
+      untilDone(res.body, () => emit(auditing, decision, ev, "ResponseComplete")),
+      res,
+    );
   }
   const kept = ctx.audit.response;
   if (recordsResponse && kept) {
     // The body as the handler encoded it: no need to read the response back.
     recordResponse(ev, kept, decision);
-    await emit("ResponseComplete");
+    const completed = emit(auditing, decision, ev, "ResponseComplete");
+    if (completed) await completed;
     return res;
   }
   if (recordsResponse && res.body) {
@@ -149,12 +172,13 @@ async function audited(
         ev.responseObject = decision.omitManagedFields ? withoutManagedFields(obj) : obj;
         fillObjectRef(ev, obj);
       }
-      return emit("ResponseComplete");
+      return emit(auditing, decision, ev, "ResponseComplete");
     });
     recorded.catch(() => {}); // emit logs its own failures
     return new Response(toClient, res);
   }
-  await emit("ResponseComplete");
+  const completed = emit(auditing, decision, ev, "ResponseComplete");
+  if (completed) await completed;
   return res;
 }
 
@@ -165,7 +189,7 @@ async function audited(
  */
 export function auditFailedAuthentication(auditing: Auditing, ctx: RequestContext): void {
   const info = ctx.info;
-  const decision = auditing.policy.evaluate(policyAttributes(ctx));
+  const decision = auditing.policy.evaluate(policyAttributes(ctx, undefined));
   if (decision.level === "None" || decision.omitStages.has("ResponseStarted")) return;
   const req = ctx.req;
   const ev = newEvent({
@@ -284,7 +308,7 @@ function objectRefOf(info: RequestInfo): ObjectReference {
 /** `body`, calling `done` once when it ends, fails or is cancelled. */
 function untilDone(
   body: ReadableStream<Uint8Array>,
-  done: () => Promise<void>,
+  done: () => void | Promise<void>,
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   let finished = false;
@@ -292,7 +316,11 @@ function untilDone(
     if (finished) return;
     finished = true;
     // Logged by emit.
-    done().catch(() => {});
+    try {
+      done()?.catch(() => {});
+    } catch {
+      // Logged by emit.
+    }
   };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
