@@ -45,7 +45,7 @@ const current = new AsyncLocalStorage<Span>();
 /** How many tracers are open in the process: while none is, nothing reads the context. */
 let openTracers = 0;
 
-/** Counts a tracer that opens (+1) or closes (-1); the SDK tracer calls it. */
+/** Counts a tracer that opens (+1) or closes (-1); the tracer calls it. */
 export function countOpenTracer(delta: 1 | -1): void {
   openTracers += delta;
 }
