@@ -79,10 +79,6 @@ class Sender {
     return new Promise((r) => this.#idle = r);
   }
 
-  close(): void {
-    this.#client?.close();
-  }
-
   #next(): void {
     const batch = this.#queue.shift();
     if (!batch) {
@@ -160,9 +156,9 @@ scope.onmessage = (e: MessageEvent<ToExportWorker>) => {
     sender?.enqueue(m.request, m.spans);
   } else if (m.type === "close") {
     const s = sender;
-    (s?.drained() ?? Promise.resolve()).finally(() => {
-      s?.close();
-      post({ type: "closed" });
-    });
+    // The connection is not closed with a GOAWAY but left to the worker's end: Deno's
+    // node:http2 (a collector or test receiver on Deno) can abort the whole process on a
+    // GOAWAY (denoland/deno#36788); a connection that just ends is safe.
+    (s?.drained() ?? Promise.resolve()).finally(() => post({ type: "closed" }));
   }
 };

@@ -1,7 +1,8 @@
 /**
- * Tracing: request spans and their children exported over OTLP/gRPC with the OpenTelemetry
- * SDK (loaded only when a `TracingConfiguration` is given), the current span carried across
- * awaits, and the W3C `traceparent` read on the way in and sent on every outbound call.
+ * Tracing: request spans and their children, encoded as OTLP protobuf here and exported over
+ * gRPC by a worker (loaded only when a `TracingConfiguration` is given), the current span
+ * carried across awaits, and the W3C `traceparent` read on the way in and sent on every
+ * outbound call.
  *
  * @example
  * ```ts

@@ -14,7 +14,7 @@
  * @module
  */
 
-import { ProtoWriter, utf8Size, varintSize } from "./proto_writer.ts";
+import { ProtoWriter, varintSize } from "./proto_writer.ts";
 
 /** An attribute value; attributes are kept as alternating keys and values. */
 export type FlatValue = string | number | boolean;
@@ -61,38 +61,46 @@ function fieldSize(length: number): number {
   return 1 + varintSize(length) + length;
 }
 
-/** Writes a key and value as a `KeyValue` message (field `field` of the writer's message),
- * its sizes computed first so that nothing is moved once written. */
+/** Writes a key and value as a `KeyValue` message (field `field` of the writer's message). */
 function keyValue(w: ProtoWriter, field: number, key: string, value: FlatValue): void {
-  const keySize = utf8Size(key);
-  let valueSize: number;
-  let any: number;
-  if (typeof value === "string") {
-    valueSize = utf8Size(value);
-    any = 1 + varintSize(valueSize) + valueSize;
-  } else if (typeof value === "boolean") {
-    any = 2;
-  } else if (Number.isInteger(value)) {
-    any = 1 + (value < 0 ? 10 : varintSize(value));
-  } else {
-    any = 9;
-  }
-  w.header(field, 1 + varintSize(keySize) + keySize + 1 + varintSize(any) + any);
-  w.stringOfSize(1, key, keySize);
-  w.header(2, any);
-  if (typeof value === "string") w.stringOfSize(1, value, valueSize!);
+  const kv = w.begin(field, 1);
+  w.string(1, key);
+  const any = w.begin(2, 1);
+  if (typeof value === "string") w.string(1, value);
   else if (typeof value === "boolean") w.uint(2, value ? 1 : 0);
   else if (Number.isInteger(value)) w.int64(3, value);
   else w.double(4, value);
+  w.end(any);
+  w.end(kv);
 }
 
 function attributes(w: ProtoWriter, field: number, flat: readonly FlatValue[]): void {
   for (let i = 0; i < flat.length; i += 2) keyValue(w, field, flat[i] as string, flat[i + 1]);
 }
 
+function writeEvents(w: ProtoWriter, events: readonly SpanEvent[]): void {
+  for (const e of events) {
+    const event = w.begin(11, 1);
+    w.unixNanos(1, e.timeMs);
+    w.string(2, e.name);
+    attributes(w, 3, e.attributes);
+    w.end(event);
+  }
+}
+
+function writeLinks(w: ProtoWriter, links: NonNullable<EndedSpan["links"]>): void {
+  for (const l of links) {
+    const link = w.begin(13, 1);
+    w.hexBytes(1, l.traceId);
+    w.hexBytes(2, l.spanId);
+    w.fixed32(6, HAS_IS_REMOTE | IS_REMOTE | (l.sampled ? SAMPLED : 0));
+    w.end(link);
+  }
+}
+
 /** Appends one `Span` message (field 2 of `ScopeSpans`). */
 export function writeSpan(w: ProtoWriter, s: EndedSpan): void {
-  const span = w.begin(2);
+  const span = w.begin(2, 2);
   w.hexBytes(1, s.traceId);
   w.hexBytes(2, s.spanId);
   if (s.parentSpanId) w.hexBytes(4, s.parentSpanId);
@@ -101,22 +109,10 @@ export function writeSpan(w: ProtoWriter, s: EndedSpan): void {
   w.unixNanos(7, s.startMs);
   w.unixNanos(8, s.endMs);
   attributes(w, 9, s.attributes);
-  for (const e of s.events ?? []) {
-    const event = w.begin(11);
-    w.unixNanos(1, e.timeMs);
-    w.string(2, e.name);
-    attributes(w, 3, e.attributes);
-    w.end(event);
-  }
-  for (const l of s.links ?? []) {
-    const link = w.begin(13);
-    w.hexBytes(1, l.traceId);
-    w.hexBytes(2, l.spanId);
-    w.fixed32(6, HAS_IS_REMOTE | IS_REMOTE | (l.sampled ? SAMPLED : 0));
-    w.end(link);
-  }
+  if (s.events) writeEvents(w, s.events);
+  if (s.links) writeLinks(w, s.links);
   if (s.error !== undefined) {
-    const status = w.begin(15);
+    const status = w.begin(15, 1);
     w.string(2, s.error);
     w.uint(3, STATUS_ERROR);
     w.end(status);

@@ -76,16 +76,20 @@ export class ProtoWriter {
   /** A non-negative integer up to 2^53 as a varint (the caller has made room: 10 bytes). */
   #varint(n: number): void {
     const buf = this.buf;
+    let p = this.pos;
     while (n > 0x7f) {
       // Past 2^31 the bit operators would truncate: divide instead.
-      buf[this.pos++] = (n % 128) | 0x80;
+      buf[p++] = (n % 128) | 0x80;
       n = Math.floor(n / 128);
     }
-    buf[this.pos++] = n;
+    buf[p++] = n;
+    this.pos = p;
   }
 
+  /** A tag (field numbers below 16 take one byte). */
   #tag(field: number, wire: number): void {
-    this.#varint((field << 3) | wire);
+    if (field < 16) this.buf[this.pos++] = (field << 3) | wire;
+    else this.#varint((field << 3) | wire);
   }
 
   /** A varint field (uint32, enum, bool, a non-negative int64). */
@@ -141,24 +145,35 @@ export class ProtoWriter {
     this.pos += 8;
   }
 
-  /** A string field, UTF-8. */
+  /** A string field, UTF-8. ASCII (names, keys, paths: nearly everything here) is copied
+   * as it is read, in one pass; anything else is measured, then encoded. */
   string(field: number, s: string): void {
-    this.stringOfSize(field, s, utf8Size(s));
+    const n = s.length;
+    this.ensure(16 + n);
+    this.#tag(field, LEN);
+    const lengthAt = this.pos;
+    const lengthSize = varintSize(n);
+    const buf = this.buf;
+    let p = lengthAt + lengthSize;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c > 0x7f) {
+        this.pos = lengthAt;
+        return this.#utf8(s);
+      }
+      buf[p++] = c;
+    }
+    this.pos = lengthAt;
+    this.#varint(n);
+    this.pos = p;
   }
 
-  /** A string field whose UTF-8 size (from {@link utf8Size}) is known. */
-  stringOfSize(field: number, s: string, size: number): void {
+  /** The length and bytes of a string that is not ASCII. */
+  #utf8(s: string): void {
+    const size = utf8Size(s);
     this.ensure(16 + size);
-    this.#tag(field, LEN);
     this.#varint(size);
-    const buf = this.buf;
-    const n = s.length;
-    if (size === n) {
-      // ASCII (names, keys, paths): copied as is.
-      for (let i = 0; i < n; i++) buf[this.pos++] = s.charCodeAt(i);
-    } else {
-      this.pos += utf8.encodeInto(s, buf.subarray(this.pos)).written;
-    }
+    this.pos += utf8.encodeInto(s, this.buf.subarray(this.pos)).written;
   }
 
   /** A bytes field from lower- or upper-case hex (trace and span ids). */
@@ -168,11 +183,12 @@ export class ProtoWriter {
     this.#tag(field, LEN);
     this.#varint(n);
     const buf = this.buf;
-    for (let i = 0; i < n; i++) {
-      const hi = HEX_VALUE[hex.charCodeAt(2 * i) & 0x7f];
-      const lo = HEX_VALUE[hex.charCodeAt(2 * i + 1) & 0x7f];
-      buf[this.pos++] = (hi << 4) | lo;
+    let p = this.pos;
+    for (let i = 0; i < 2 * n; i += 2) {
+      buf[p++] = (HEX_VALUE[hex.charCodeAt(i) & 0x7f] << 4) |
+        HEX_VALUE[hex.charCodeAt(i + 1) & 0x7f];
     }
+    this.pos = p;
   }
 
   /** Raw bytes of already encoded fields. */
@@ -189,32 +205,29 @@ export class ProtoWriter {
     this.#varint(length);
   }
 
-  /** Starts an embedded message field; returns what {@link end} takes. */
-  begin(field: number): number {
+  /**
+   * Starts an embedded message field, leaving `reserve` bytes for its length (1: below 128
+   * bytes, 2: below 16 KiB); returns what {@link end} takes. A length that takes another
+   * number of bytes moves the body.
+   */
+  begin(field: number, reserve: 1 | 2): number {
     this.ensure(16);
     this.#tag(field, LEN);
-    return this.#reserve();
+    const start = this.pos;
+    this.pos += reserve;
+    return start * 4 + reserve;
   }
 
   /** Ends the embedded message {@link begin} started: writes its length. */
-  end(start: number): void {
-    this.#close(start);
-  }
-
-  /** Leaves two bytes for a length (enough below 16 KiB, the usual case). */
-  #reserve(): number {
-    const start = this.pos;
-    this.pos += 2;
-    return start;
-  }
-
-  #close(start: number): void {
-    const length = this.pos - start - 2;
+  end(started: number): void {
+    const reserved = started & 3;
+    const start = (started - reserved) / 4;
+    const length = this.pos - start - reserved;
     const size = varintSize(length);
-    if (size !== 2) {
+    if (size !== reserved) {
       this.ensure(size);
-      this.buf.copyWithin(start + size, start + 2, this.pos);
-      this.pos += size - 2;
+      this.buf.copyWithin(start + size, start + reserved, this.pos);
+      this.pos += size - reserved;
     }
     const end = this.pos;
     this.pos = start;

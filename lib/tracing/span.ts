@@ -39,13 +39,24 @@ export const NOOP_SPAN: Span = {
   traceparent: () => undefined,
 };
 
-/** The span the current work runs under (a request's span, an admission call's, …). */
-const current = new AsyncLocalStorage<Span>();
+/**
+ * The spans of one line of work (a request, a webhook call): the one current now. Each
+ * `AsyncLocalStorage.run` costs a WeakMap entry in Deno, which its garbage collector pays for
+ * again and again (scavenges of 50 ms and more once they pile up, measured), so a request's
+ * work shares one scope: its spans take turns as current in it ({@link withSpan}), and only
+ * work that may run beside its siblings (a webhook call, {@link traced}) gets a scope of its
+ * own.
+ */
+interface Scope {
+  current: Span;
+}
+
+const scopes = new AsyncLocalStorage<Scope>();
 
 /** How many tracers are open in the process: while none is, nothing reads the context. */
 let openTracers = 0;
 
-/** Counts a tracer that opens (+1) or closes (-1); the SDK tracer calls it. */
+/** Counts a tracer that opens (+1) or closes (-1); the tracer calls it. */
 export function countOpenTracer(delta: 1 | -1): void {
   openTracers += delta;
 }
@@ -53,7 +64,7 @@ export function countOpenTracer(delta: 1 | -1): void {
 /** The span the current work runs under; the no-op span when there is none. */
 export function currentSpan(): Span {
   if (openTracers === 0) return NOOP_SPAN;
-  return current.getStore() ?? NOOP_SPAN;
+  return scopes.getStore()?.current ?? NOOP_SPAN;
 }
 
 /**
@@ -62,14 +73,38 @@ export function currentSpan(): Span {
  */
 export function childSpan(name: string, attributes?: Attributes): Span {
   if (openTracers === 0) return NOOP_SPAN;
-  const parent = current.getStore();
+  const parent = scopes.getStore()?.current;
   return parent ? parent.child(name, attributes) : NOOP_SPAN;
 }
 
-/** Runs `fn` with `span` as the current span (no context switch for the no-op span). */
+/**
+ * Runs `fn` with `span` as the current span until what it returns settles (no context switch
+ * for the no-op span). Outside any scope (a request's span) it opens one; inside, `span` is
+ * current in the scope it is in, and the span before it again once `fn` is done (unless a
+ * sibling has taken over meanwhile: work of one scope that overlaps may see a sibling's
+ * span as current).
+ */
 export function withSpan<T>(span: Span, fn: () => T): T {
   if (!span.recording) return fn();
-  return current.run(span, fn);
+  const scope = scopes.getStore();
+  if (!scope) return scopes.run({ current: span }, fn);
+  const before = scope.current;
+  scope.current = span;
+  const restore = () => {
+    if (scope.current === span) scope.current = before;
+  };
+  let result: T;
+  try {
+    result = fn();
+  } catch (err) {
+    restore();
+    throw err;
+  }
+  if (!(result instanceof Promise)) {
+    restore();
+    return result;
+  }
+  return result.finally(restore) as T;
 }
 
 /**
@@ -83,7 +118,7 @@ export function traced<T>(
 ): Promise<T> {
   const span = childSpan(name, attributes);
   if (!span.recording) return fn();
-  return current.run(span, async () => {
+  return scopes.run({ current: span }, async () => {
     try {
       return await fn();
     } catch (err) {

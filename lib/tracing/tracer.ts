@@ -30,7 +30,7 @@ export interface Tracer {
   close(): Promise<void>;
 }
 
-/** Tracing off: no SDK loaded, no span made. */
+/** Tracing off: no exporter loaded, no span made. */
 export const NOOP_TRACER: Tracer = {
   enabled: false,
   startRequest: () => NOOP_SPAN,
@@ -57,7 +57,7 @@ export interface OpenTracerOptions {
 }
 
 /**
- * The tracer for `settings`: the no-op tracer when absent (the SDK is not even loaded),
+ * The tracer for `settings`: the no-op tracer when absent (the exporter is not even loaded),
  * else one exporting OTLP over gRPC through a bounded batch queue.
  */
 export async function openTracer(
