@@ -109,6 +109,7 @@ Deno.test("every flag but --config has a config-file field and help text", () =>
     "min-request-timeout",
     "max-requests-inflight",
     "workers",
+    "worker-max-heap-mb",
     "max-mutating-requests-inflight",
     "max-connections",
     "max-connections-per-client",

@@ -45,6 +45,7 @@ Deno.test("defaults apply without flags or file", async () => {
     minRequestTimeout: 1800,
     maxRequestsInflight: 400,
     workers: 1,
+    workerMaxHeapMb: 0,
     maxMutatingRequestsInflight: 200,
     maxConnections: 0,
     maxConnectionsPerClient: 0,
