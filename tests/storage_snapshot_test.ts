@@ -158,8 +158,12 @@ Deno.test("scheduled snapshots keep the newest --snapshot-retention files", asyn
       await createAsAdmin(ts, "/api/v1/namespaces/default/configmaps", {
         metadata: { name: "kept" },
       });
+      // A round is skipped while nothing changed: keep writing until five were taken.
       const deadline = Date.now() + 30_000;
-      while (written.length < 5 && Date.now() < deadline) {
+      for (let i = 0; written.length < 5 && Date.now() < deadline; i++) {
+        await createAsAdmin(ts, "/api/v1/namespaces/default/configmaps", {
+          metadata: { name: `change-${i}` },
+        });
         await new Promise((r) => setTimeout(r, 50));
       }
       assert(written.length >= 5, `rounds: ${written.length}`);
