@@ -19,94 +19,20 @@
  * the in-flight write.
  */
 
-import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
 import { assert } from "./assert.ts";
 import { assertThreadsServed } from "./threads.ts";
+import { type PlatformProcess, startPlatform } from "./platform_process.ts";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CM = "/api/v1/namespaces/default/configmaps";
 const PREFIX = "crash-w";
 const WRITERS = 16;
 const KILLS = 6;
-const START_TIMEOUT_MS = 30_000;
 const REQUEST_TIMEOUT_MS = 15_000;
 
-// --- the child process ---------------------------------------------------------------------
-
-interface Child {
-  proc: Deno.ChildProcess;
-  url: string;
-  /** The last lines of stdout and stderr, for failure messages. */
-  log: string[];
-  /** Resolves when both pipes are at EOF. */
-  drained: Promise<unknown>;
-}
-
-async function startChild(dataDir: string, flags: string[]): Promise<Child> {
-  const proc = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-all",
-      "main.ts",
-      "serve",
-      "--data-dir",
-      dataDir,
-      "--secure-port",
-      "0",
-      "--log-level",
-      "info",
-      ...flags,
-    ],
-    cwd: ROOT,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const log: string[] = [];
-  let onUrl!: (url: string) => void;
-  const urlSeen = new Promise<string>((r) => onUrl = r);
-  const pump = async (stream: ReadableStream<Uint8Array>, tag: string) => {
-    let buf = "";
-    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-      buf += chunk;
-      let nl;
-      while ((nl = buf.indexOf("\n")) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        log.push(`[${tag}] ${line}`);
-        if (log.length > 200) log.shift();
-        const m = line.match(/serving on (https:\/\/\S+:\d+)/);
-        if (m) onUrl(m[1]);
-      }
-    }
-    if (buf) log.push(`[${tag}] ${buf}`);
-  };
-  const drained = Promise.all([pump(proc.stdout, "out"), pump(proc.stderr, "err")]);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const outcome = await Promise.race([
-    urlSeen,
-    drained.then(() => new Error("the server exited before it was serving")),
-    new Promise<Error>((r) =>
-      timer = setTimeout(() => r(new Error("the server did not serve in time")), START_TIMEOUT_MS)
-    ),
-  ]);
-  clearTimeout(timer);
-  const child = { proc, url: typeof outcome === "string" ? outcome : "", log, drained };
-  if (outcome instanceof Error) {
-    await stopChild(child, "SIGKILL");
-    throw new Error(`${outcome.message}:\n${log.join("\n")}`);
-  }
-  return child;
-}
-
-async function stopChild(child: Child, signal: Deno.Signal): Promise<Deno.CommandStatus> {
-  try {
-    child.proc.kill(signal);
-  } catch { /* already gone */ }
-  const status = await child.proc.status;
-  await child.drained;
-  return status;
+/** The server's last log lines, for failure messages. */
+function lastLines(child: PlatformProcess): string {
+  return child.lines.slice(-200).join("\n");
 }
 
 // --- content --------------------------------------------------------------------------------
@@ -450,7 +376,7 @@ async function crashSafety(
 ): Promise<void> {
   const dataDir = await Deno.makeTempDir({ prefix: "platform-crash-" });
   const workers = Number(flags.find((f) => f.startsWith("--workers="))?.slice(10) ?? 1);
-  let child: Child | undefined;
+  let child: PlatformProcess | undefined;
   const model: Model = {
     objects: new Map(),
     ackedRevisions: new Map(),
@@ -481,7 +407,7 @@ async function crashSafety(
     }
   };
   try {
-    child = await startChild(dataDir, flags);
+    child = await startPlatform(dataDir, flags);
     for (let round = 1; round <= KILLS + 1; round++) {
       const last = round > KILLS;
       await withClient(async (phase) => {
@@ -496,11 +422,11 @@ async function crashSafety(
           phase.stopped = true;
           await Promise.all(writers);
           phase.killed = true;
-          const status = await stopChild(child!, "SIGTERM");
-          assert(status.code === 0, `SIGTERM exit code ${status.code}:\n${child!.log.join("\n")}`);
+          const status = await child!.stop("SIGTERM");
+          assert(status.code === 0, `SIGTERM exit code ${status.code}:\n${lastLines(child!)}`);
         } else {
           phase.killed = true;
-          await stopChild(child!, "SIGKILL");
+          await child!.stop("SIGKILL");
           phase.stopped = true;
           await Promise.all(writers);
         }
@@ -516,7 +442,7 @@ async function crashSafety(
           `during round ${round}:\n${model.violations.slice(0, 30).join("\n")}`,
         );
       });
-      child = await startChild(dataDir, flags);
+      child = await startPlatform(dataDir, flags);
     }
     await withClient(async (phase) => {
       floor = await verify(model, phase, "after the clean stop");
@@ -546,11 +472,11 @@ async function crashSafety(
     );
   } catch (err) {
     if (child) {
-      (err as Error).message += `\n--- server log (last lines) ---\n${child.log.join("\n")}`;
+      (err as Error).message += `\n--- server log (last lines) ---\n${lastLines(child)}`;
     }
     throw err;
   } finally {
-    if (child) await stopChild(child, "SIGKILL");
+    if (child) await child.stop("SIGKILL");
     await Deno.remove(dataDir, { recursive: true }).catch(() => {});
   }
 }

@@ -10,71 +10,10 @@
 import { assertEquals, assertMatch } from "./assert.ts";
 import { type TestServer, testServer } from "./harness.ts";
 import { startTestWebhook } from "../lib/admission/webhook/webhook_testdata.ts";
+import { convertColour, thingsCrd } from "./colour_crd.ts";
 
 const CRDS = "/apis/apiextensions.platform.io/v1/customresourcedefinitions";
 const things = (v: string) => `/apis/conv.example.com/${v}/namespaces/default/things`;
-
-const schema = (props: Record<string, unknown>) => ({
-  openAPIV3Schema: {
-    type: "object",
-    properties: { spec: { type: "object", properties: props } },
-  },
-});
-
-function thingsCrd(hook: { url: string; caBundle: string }): any {
-  return {
-    apiVersion: "apiextensions.platform.io/v1",
-    kind: "CustomResourceDefinition",
-    metadata: { name: "things.conv.example.com" },
-    spec: {
-      group: "conv.example.com",
-      scope: "Namespaced",
-      names: { plural: "things", singular: "thing", kind: "Thing" },
-      versions: [
-        {
-          name: "v1beta1",
-          served: true,
-          storage: false,
-          schema: schema({ colour: { type: "string" }, size: { type: "string" } }),
-        },
-        {
-          name: "v1",
-          served: true,
-          storage: true,
-          schema: schema({ color: { type: "string" }, size: { type: "string" } }),
-        },
-      ],
-      conversion: {
-        strategy: "Webhook",
-        webhook: {
-          conversionReviewVersions: ["v1"],
-          clientConfig: { url: `${hook.url}/convert`, caBundle: hook.caBundle },
-        },
-      },
-    },
-  };
-}
-
-/** The webhook: renames `color` <-> `colour` as the desired version says. */
-function convert(review: any): Response {
-  const { uid, desiredAPIVersion, objects } = review.request;
-  const convertedObjects = objects.map((o: any) => {
-    const spec = { ...o.spec };
-    if (desiredAPIVersion.endsWith("/v1beta1") && "color" in spec) {
-      spec.colour = spec.color;
-      delete spec.color;
-    } else if (desiredAPIVersion.endsWith("/v1") && "colour" in spec) {
-      spec.color = spec.colour;
-      delete spec.colour;
-    }
-    return { ...o, apiVersion: desiredAPIVersion, spec };
-  });
-  return Response.json({
-    apiVersion: review.apiVersion,
-    kind: "ConversionReview",
-    response: { uid, convertedObjects, result: { status: "Success" } },
-  });
-}
 
 function apply(t: TestServer, version: string, manager: string, spec: unknown, force = false) {
   return t.json(
@@ -98,7 +37,7 @@ const entries = (o: any) =>
   ) => [e.manager, e.operation, e.apiVersion, e.fieldsV1]);
 
 async function setUp(t: TestServer, hook: { url: string; caBundle: string }) {
-  const res = await t.json("POST", CRDS, { body: thingsCrd(hook) });
+  const res = await t.json("POST", CRDS, { body: thingsCrd(hook, { size: { type: "string" } }) });
   assertEquals(res.status, 201, JSON.stringify(res.body));
   for (let i = 0; i < 400; i++) {
     if ((await t.json("GET", things("v1beta1"))).status === 200) return;
@@ -109,7 +48,7 @@ async function setUp(t: TestServer, hook: { url: string; caBundle: string }) {
 
 Deno.test("webhook conversion: appliers at another version conflict on converted fields", async () => {
   await using hook = await startTestWebhook();
-  hook.respond = convert;
+  hook.respond = convertColour;
   await using t = await testServer();
   await setUp(t, hook);
 
@@ -156,7 +95,7 @@ Deno.test("webhook conversion: appliers at another version conflict on converted
 
 Deno.test("webhook conversion: SSA S4, one Apply entry per manager across versions", async () => {
   await using hook = await startTestWebhook();
-  hook.respond = convert;
+  hook.respond = convertColour;
   await using t = await testServer();
   await setUp(t, hook);
   assertEquals((await apply(t, "v1beta1", "default", { colour: "red" })).status, 201);
@@ -175,7 +114,7 @@ Deno.test("webhook conversion: SSA S4, one Apply entry per manager across versio
 
 Deno.test("webhook conversion: S4 removal, an apply at another version prunes what it omits", async () => {
   await using hook = await startTestWebhook();
-  hook.respond = convert;
+  hook.respond = convertColour;
   await using t = await testServer();
   await setUp(t, hook);
   assertEquals((await apply(t, "v1", "default", { color: "red", size: "S" })).status, 201);

@@ -13,19 +13,13 @@ import { type TestServer, testServer } from "./harness.ts";
 import { openWatch } from "./watch_client.ts";
 import { kubectlEnv, kubectlInstalled } from "./kubectl.ts";
 import { startTestWebhook } from "../lib/admission/webhook/webhook_testdata.ts";
+import { convertColour, specSchema, thingsCrd } from "./colour_crd.ts";
 
 const CRDS = "/apis/apiextensions.platform.io/v1/customresourcedefinitions";
 
-const schema = (props: Record<string, unknown>) => ({
-  openAPIV3Schema: {
-    type: "object",
-    properties: { spec: { type: "object", properties: props } },
-  },
-});
-
 /** Gadgets: v1beta1 and v1 (storage), the same schema, `None` conversion. */
 function gadgetsCrd(): any {
-  const s = schema({ size: { type: "integer" }, set: setSchema });
+  const s = specSchema({ size: { type: "integer" }, set: setSchema });
   return {
     apiVersion: "apiextensions.platform.io/v1",
     kind: "CustomResourceDefinition",
@@ -42,57 +36,6 @@ function gadgetsCrd(): any {
   };
 }
 const setSchema = { type: "array", "x-kubernetes-list-type": "set", items: { type: "string" } };
-
-/** Things: v1 (storage) has `spec.color`, v1beta1 `spec.colour`; a conversion webhook. */
-function thingsCrd(hook: { url: string; caBundle: string }): any {
-  return {
-    apiVersion: "apiextensions.platform.io/v1",
-    kind: "CustomResourceDefinition",
-    metadata: { name: "things.conv.example.com" },
-    spec: {
-      group: "conv.example.com",
-      scope: "Namespaced",
-      names: { plural: "things", singular: "thing", kind: "Thing" },
-      versions: [
-        {
-          name: "v1beta1",
-          served: true,
-          storage: false,
-          schema: schema({ colour: { type: "string" } }),
-        },
-        { name: "v1", served: true, storage: true, schema: schema({ color: { type: "string" } }) },
-      ],
-      conversion: {
-        strategy: "Webhook",
-        webhook: {
-          conversionReviewVersions: ["v1"],
-          clientConfig: { url: `${hook.url}/convert`, caBundle: hook.caBundle },
-        },
-      },
-    },
-  };
-}
-
-/** The test's conversion webhook: renames `color` <-> `colour` as the desired version says. */
-function convert(review: any): Response {
-  const { uid, desiredAPIVersion, objects } = review.request;
-  const convertedObjects = objects.map((o: any) => {
-    const spec = { ...o.spec };
-    if (desiredAPIVersion.endsWith("/v1beta1") && "color" in spec) {
-      spec.colour = spec.color;
-      delete spec.color;
-    } else if (desiredAPIVersion.endsWith("/v1") && "colour" in spec) {
-      spec.color = spec.colour;
-      delete spec.colour;
-    }
-    return { ...o, apiVersion: desiredAPIVersion, spec };
-  });
-  return Response.json({
-    apiVersion: review.apiVersion,
-    kind: "ConversionReview",
-    response: { uid, convertedObjects, result: { status: "Success" } },
-  });
-}
 
 async function until(done: () => Promise<boolean>, what: string) {
   for (let i = 0; i < 400; i++) {
@@ -279,7 +222,7 @@ Deno.test("CRD versions: storedVersions and the CRDs refused with 422", async ()
 
 Deno.test("CRD versions: a conversion webhook converts reads, lists and writes", async () => {
   await using hook = await startTestWebhook();
-  hook.respond = convert;
+  hook.respond = convertColour;
   await using t = await testServer();
   const v1 = "/apis/conv.example.com/v1/namespaces/default/things";
   const beta = "/apis/conv.example.com/v1beta1/namespaces/default/things";
@@ -352,7 +295,7 @@ Deno.test("CRD versions: a conversion webhook converts reads, lists and writes",
 
 Deno.test("CRD versions: a failing conversion webhook is a 500 and stores nothing", async () => {
   await using hook = await startTestWebhook();
-  hook.respond = convert;
+  hook.respond = convertColour;
   await using t = await testServer();
   const v1 = "/apis/conv.example.com/v1/namespaces/default/things";
   const beta = "/apis/conv.example.com/v1beta1/namespaces/default/things";
@@ -600,7 +543,7 @@ Deno.test({
   sanitizeOps: false,
 }, async () => {
   await using hook = await startTestWebhook();
-  hook.respond = convert;
+  hook.respond = convertColour;
   await using env = await kubectlEnv();
   const { ok } = env;
   // Written under Kubernetes' group name: the webhook gets kube's ConversionReview spelling.

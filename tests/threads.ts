@@ -15,13 +15,15 @@ export interface Endpoint {
   adminToken: string;
 }
 
-/** One request on a connection of its own; the body parsed when it is JSON. */
+/** One request on a connection of its own; the body as text, and parsed when it is JSON. */
 export async function onNewConnection(
   server: Endpoint,
   method: string,
   path: string,
   body?: unknown,
-): Promise<{ status: number; body: Record<string, any> | string }> {
+): Promise<
+  { status: number; body: Record<string, any> | string; text: string; headers: Headers }
+> {
   const client = Deno.createHttpClient({ caCerts: [server.caCertPem] });
   try {
     const res = await fetch(server.url + path, {
@@ -34,10 +36,11 @@ export async function onNewConnection(
       body: body ? JSON.stringify(body) : undefined,
     });
     const text = await res.text();
+    const answer = { status: res.status, text, headers: res.headers };
     try {
-      return { status: res.status, body: JSON.parse(text) };
+      return { ...answer, body: JSON.parse(text) };
     } catch {
-      return { status: res.status, body: text };
+      return { ...answer, body: text };
     }
   } finally {
     client.close();

@@ -10,6 +10,7 @@
 
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { testServer } from "./harness.ts";
+import { type Endpoint, onNewConnection as onConnection } from "./threads.ts";
 
 const CONFIGMAPS = "/api/v1/namespaces/default/configmaps";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -26,27 +27,13 @@ rules:
 
 /** One request on a connection of its own; resolves to the answer's status and Audit-ID. */
 async function onNewConnection(
-  server: { url: string; caCertPem: string; adminToken: string },
+  server: Endpoint,
   method: string,
   path: string,
   body?: unknown,
 ): Promise<{ status: number; auditID: string }> {
-  const client = Deno.createHttpClient({ caCerts: [server.caCertPem] });
-  try {
-    const res = await fetch(server.url + path, {
-      method,
-      client,
-      headers: {
-        Authorization: `Bearer ${server.adminToken}`,
-        ...(body ? { "Content-Type": "application/json" } : {}),
-      },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    await res.body?.cancel();
-    return { status: res.status, auditID: res.headers.get("Audit-ID") ?? "" };
-  } finally {
-    client.close();
-  }
+  const res = await onConnection(server, method, path, body);
+  return { status: res.status, auditID: res.headers.get("Audit-ID") ?? "" };
 }
 
 async function withPolicy<T>(run: (dir: string) => Promise<T>): Promise<T> {

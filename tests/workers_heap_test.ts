@@ -11,31 +11,8 @@
 import { createLogger } from "../lib/api/log.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { assertConfigError, runPlatform, testServer } from "./harness.ts";
-import { startPlatform } from "./workers_process.ts";
-
-/** One request on a connection of its own (the kernel picks the thread). */
-async function onNewConnection(
-  server: { url: string; caCertPem: string; adminToken: string },
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; text: string }> {
-  const client = Deno.createHttpClient({ caCerts: [server.caCertPem] });
-  try {
-    const res = await fetch(server.url + path, {
-      method,
-      client,
-      headers: {
-        Authorization: `Bearer ${server.adminToken}`,
-        ...(body ? { "Content-Type": "application/json" } : {}),
-      },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, text: await res.text() };
-  } finally {
-    client.close();
-  }
-}
+import { startPlatform } from "./platform_process.ts";
+import { onNewConnection } from "./threads.ts";
 
 Deno.test("--worker-max-heap-mb: a worker past it is replaced, then drained", async () => {
   const lines: string[] = [];

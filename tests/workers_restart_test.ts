@@ -12,7 +12,7 @@
 
 import { CRASH_DIR_ENV } from "../lib/server/start/worker_crash_trigger.ts";
 import { assert, assertEquals } from "./assert.ts";
-import { type PlatformProcess, startPlatform } from "./workers_process.ts";
+import { type PlatformProcess, startPlatform } from "./platform_process.ts";
 import { compareStored, CONFIGMAPS, startWriters } from "./workers_writers.ts";
 
 const WRITERS = 16;

@@ -8,7 +8,7 @@
  */
 
 import { assert, assertEquals } from "./assert.ts";
-import { startPlatform } from "./workers_process.ts";
+import { startPlatform } from "./platform_process.ts";
 import { compareStored, CONFIGMAPS, startWriters } from "./workers_writers.ts";
 
 const WATCHES = 16;

@@ -1,8 +1,7 @@
 /**
- * The real `platform serve` as a child process for the `--workers` tests: a file store in a
- * temporary data directory, the log lines kept, signals sent as an operator would. A child
- * (not an embedded server) so that a test-only environment variable reaches that server
- * alone, and a signal or a dying thread concerns that process alone.
+ * The real `platform serve` as a child process (the crash test, the `--workers` tests): the log
+ * lines kept, signals sent as an operator would. A child, not an embedded server, so that a
+ * SIGKILL, a test-only environment variable or a dying thread concerns that process alone.
  */
 
 import { fileURLToPath } from "node:url";
