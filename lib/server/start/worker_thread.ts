@@ -34,7 +34,7 @@ import type { StartOptions } from "./options.ts";
 import { buildRegistries } from "./registries.ts";
 import { listen, serveCertificate, setNoDelay, Shutdown } from "./serve.ts";
 import { MainThreadLink } from "./thread_link.ts";
-import { registerThreadMetrics, reportHeap } from "./thread_heap.ts";
+import { registerThreadMetrics, reportHeap } from "./thread_metrics.ts";
 import { armCrashTrigger } from "./worker_crash_trigger.ts";
 
 /** What the main thread sends to start a worker. */

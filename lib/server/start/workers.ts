@@ -35,7 +35,7 @@ import type { ServerMetrics } from "../../metrics/mod.ts";
 import type { AuditLogWriter } from "../../audit/mod.ts";
 import { ServerWorker } from "./server_worker.ts";
 import { WorkerLinks } from "./thread_link.ts";
-import { heapUsed, registerThreadMetrics } from "./thread_heap.ts";
+import { heapUsed, registerThreadMetrics } from "./thread_metrics.ts";
 
 /** The settings `--workers` > 1 cannot serve yet: a one-line ConfigError, before anything
  * opens. */
