@@ -35,7 +35,16 @@ export interface AuthOptions {
     concurrency: number,
     ms: number,
     req: WrkRequest & { expected: number },
-  ): Promise<{ perSec: number; errors: number; firstError?: string; p50?: number; p99?: number }>;
+  ): Promise<{
+    perSec: number;
+    errors: number;
+    firstError?: string;
+    p50?: number;
+    p99?: number;
+    /** Requests answered over warm-up and measurement: what the server's CPU time over the
+     * call was spent on. */
+    served?: number;
+  }>;
   ms: number;
   note: (msg: string) => void;
 }

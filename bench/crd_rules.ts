@@ -127,7 +127,8 @@ export async function crdRulesFigures(o: AuthOptions): Promise<CrdRulesFigures> 
       run: async (mode, measure) => {
         const before = cpuSeconds(servers[mode].pid);
         const r = await measure();
-        const perCreate = (cpuSeconds(servers[mode].pid) - before) * 1e6 / (r.perSec * o.ms / 1000);
+        const perCreate = (cpuSeconds(servers[mode].pid) - before) * 1e6 /
+          (r.served ?? r.perSec * o.ms / 1000);
         cpu[mode].push(perCreate);
         o.note(`${label(mode)}: ${perCreate.toFixed(1)} µs CPU per create`);
         return r;

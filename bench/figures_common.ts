@@ -3,6 +3,7 @@
 import type { AuthOptions, AuthServer } from "./auth.ts";
 import type { Api } from "./watch.ts";
 import type { WrkRequest } from "./wrk.ts";
+import { cpuMs } from "./watch.ts";
 
 /** The median of `xs` (the mean of the middle two for an even count). */
 export function median(xs: number[]): number {
@@ -27,7 +28,7 @@ type Measured = Awaited<ReturnType<AuthOptions["measure"]>>;
 type Request = WrkRequest & { expected: number };
 
 const CONNECTIONS = 32;
-const ROUNDS = 3;
+const ROUNDS = 5;
 const COLLECTION = "/api/v1/namespaces/default/configmaps";
 const OBJECTS = 500;
 
@@ -81,8 +82,28 @@ export async function alternateRounds<M extends string>(o: AuthOptions, opts: {
         opts.problems.push(`${opts.label(mode)}: ${r.errors} errors, first: ${r.firstError}`);
       }
       runs.get(mode)!.push(r.perSec);
-      await new Promise((r) => setTimeout(r, opts.req.method === "POST" ? 1_500 : 300));
+      await untilIdle(Object.values<AuthServer>(opts.servers).map((s) => s.pid));
     }
   }
   return Object.fromEntries(modes.map((m) => [m, median(runs.get(m)!)])) as Record<M, number>;
+}
+
+/**
+ * Waits until the servers `pids` are idle: less than 5 % of a core each over 250 ms (at least
+ * 300 ms, at most 20 s). A round must not pay for the last one's leftovers: after creates, a
+ * file-store server still writes the object files its journal already holds, and that work
+ * would land in the other server's round.
+ */
+export async function untilIdle(pids: (number | undefined)[]): Promise<void> {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const known = pids.filter((p): p is number => p !== undefined);
+  const cpu = () => Promise.all(known.map((p) => cpuMs(p).catch(() => 0)));
+  await sleep(300);
+  const deadline = performance.now() + 20_000;
+  while (performance.now() < deadline) {
+    const before = await cpu();
+    await sleep(250);
+    const after = await cpu();
+    if (after.every((ms, i) => ms - before[i] < 250 * 0.05)) return;
+  }
 }

@@ -307,6 +307,8 @@ interface LoadResult {
   ops: number;
   /** Successful writes over warm-up and measurement (creates: objects that must exist). */
   acknowledged?: number;
+  /** Requests answered over warm-up and measurement. */
+  served?: number;
   errors: number;
   perSec: number;
   p50: number;
@@ -376,6 +378,7 @@ async function measure(
     return {
       ops: ok,
       acknowledged: warm.requests - warm.errors + ok,
+      served: warm.requests + r.requests,
       errors: r.errors + warm.errors,
       perSec: r.perSec * (ok / Math.max(1, r.requests)),
       p50: r.p50,
@@ -394,7 +397,7 @@ async function measure(
     return err;
   };
   const r = await load(concurrency, ms, op);
-  return { ...r, acknowledged };
+  return { ...r, acknowledged, served: acknowledged + r.errors };
 }
 
 function describeLoad(label: string, r: LoadResult): void {

@@ -52,8 +52,9 @@ export async function metricsFigures(o: MetricsOptions): Promise<MetricsFigures>
         run: async (mode, measure) => {
           const cpuBefore = cpuSeconds(servers[mode].pid);
           const r = await measure();
+          // Warm-up included: the CPU time read spans it too.
           const perRequest = (cpuSeconds(servers[mode].pid) - cpuBefore) * 1e6 /
-            (r.perSec * o.ms / 1000);
+            (r.served ?? r.perSec * o.ms / 1000);
           cpu[mode].push(perRequest);
           o.note(`${label}, metrics ${mode}: ${perRequest.toFixed(1)} µs CPU per request`);
           return r;
