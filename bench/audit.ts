@@ -6,11 +6,14 @@
  */
 
 import type { AuthOptions } from "./auth.ts";
-import { alternateRounds, seedConfigMaps } from "./figures_common.ts";
+import { alternateRoundsCpu, seedConfigMaps } from "./figures_common.ts";
 
 export interface AuditFigures {
   creates: Record<Level, number>;
   gets: Record<Level, number>;
+  /** Each server's CPU time per request, µs (user + system, from /proc). */
+  createCpuMicros: Record<Level, number>;
+  getCpuMicros: Record<Level, number>;
   problems: string[];
 }
 
@@ -40,11 +43,17 @@ export async function auditFigures(o: AuthOptions): Promise<AuditFigures> {
   try {
     const { create, get } = await seedConfigMaps(Object.values(servers));
     const alternate = (label: string, req: typeof get) =>
-      alternateRounds(o, { servers, req, label: (l) => `${label}, audit ${l}`, problems });
+      alternateRoundsCpu(o, { servers, req, label: (l) => `${label}, audit ${l}`, problems });
     await new Promise((r) => setTimeout(r, 2_000));
     const gets = await alternate("configmap gets", get);
     const creates = await alternate("configmap creates", create);
-    return { creates, gets, problems };
+    return {
+      creates: creates.perSec,
+      gets: gets.perSec,
+      createCpuMicros: creates.cpuMicros,
+      getCpuMicros: gets.cpuMicros,
+      problems,
+    };
   } finally {
     for (const s of Object.values(servers)) await s.stop();
   }

@@ -8,8 +8,7 @@
  */
 
 import type { AuthOptions } from "./auth.ts";
-import { admin, alternateRounds, median } from "./figures_common.ts";
-import { cpuSeconds } from "./metrics.ts";
+import { admin, alternateRoundsCpu } from "./figures_common.ts";
 import type { Api } from "./watch.ts";
 
 export interface CrdRulesFigures {
@@ -118,23 +117,13 @@ export async function crdRulesFigures(o: AuthOptions): Promise<CrdRulesFigures> 
     await new Promise((r) => setTimeout(r, 2_000));
     const label = (m: Mode) =>
       `gizmo creates, ${m === "rules" ? "5 validation rules" : "no rules"}`;
-    const cpu: Record<Mode, number[]> = { rules: [], none: [] };
-    const creates = await alternateRounds(o, {
+    const { perSec, cpuMicros } = await alternateRoundsCpu(o, {
       servers,
       req: create,
       label,
       problems,
-      run: async (mode, measure) => {
-        const before = cpuSeconds(servers[mode].pid);
-        const r = await measure();
-        const perCreate = (cpuSeconds(servers[mode].pid) - before) * 1e6 /
-          (r.served ?? r.perSec * o.ms / 1000);
-        cpu[mode].push(perCreate);
-        o.note(`${label(mode)}: ${perCreate.toFixed(1)} µs CPU per create`);
-        return r;
-      },
     });
-    return { creates, cpuMicros: { rules: median(cpu.rules), none: median(cpu.none) }, problems };
+    return { creates: perSec, cpuMicros, problems };
   } finally {
     for (const s of Object.values(servers)) await s.stop();
   }

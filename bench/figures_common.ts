@@ -89,6 +89,48 @@ export async function alternateRounds<M extends string>(o: AuthOptions, opts: {
 }
 
 /**
+ * {@link alternateRounds}, also reading each server's CPU time (user + system, from /proc) around
+ * each round: the medians of requests/s and of CPU µs per request, per server. CPU per request
+ * is less exposed than requests/s to what else the machine runs.
+ */
+export async function alternateRoundsCpu<M extends string>(o: AuthOptions, opts: {
+  servers: Record<M, AuthServer>;
+  req: Request;
+  label: (mode: M) => string;
+  problems: string[];
+}): Promise<{ perSec: Record<M, number>; cpuMicros: Record<M, number> }> {
+  const modes = Object.keys(opts.servers) as M[];
+  const cpu = new Map<M, number[]>(modes.map((m) => [m, []]));
+  const perSec = await alternateRounds(o, {
+    ...opts,
+    run: async (mode, measure) => {
+      const before = cpuSeconds(opts.servers[mode].pid);
+      const r = await measure();
+      // Warm-up included: the CPU time read spans it too.
+      const micros = (cpuSeconds(opts.servers[mode].pid) - before) * 1e6 /
+        (r.served ?? r.perSec * o.ms / 1000);
+      cpu.get(mode)!.push(micros);
+      o.note(`${opts.label(mode)}: ${micros.toFixed(1)} µs CPU per request`);
+      return r;
+    },
+  });
+  const cpuMicros = Object.fromEntries(modes.map((m) => [m, median(cpu.get(m)!)]));
+  return { perSec, cpuMicros: cpuMicros as Record<M, number> };
+}
+
+/** A process's CPU time so far, seconds (user + system); NaN when it cannot be read. */
+export function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in USER_HZ ticks
+  } catch {
+    return NaN;
+  }
+}
+
+/**
  * Waits until the servers `pids` are idle: less than 5 % of a core each over 250 ms (at least
  * 300 ms, at most 20 s). A round must not pay for the last one's leftovers: after creates, a
  * file-store server still writes the object files its journal already holds, and that work

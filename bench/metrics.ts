@@ -11,7 +11,7 @@ import type { AuthOptions, AuthServer } from "./auth.ts";
 import { ServerMetrics } from "../lib/metrics/mod.ts";
 import { requestInfoOf } from "../lib/server/request_info.ts";
 import { requestLabelsOf } from "../lib/server/request_labels.ts";
-import { alternateRounds, median, seedConfigMaps } from "./figures_common.ts";
+import { alternateRoundsCpu, seedConfigMaps } from "./figures_common.ts";
 
 export interface MetricsOptions extends AuthOptions {
   /** Starts `platform serve` with metrics off. */
@@ -42,26 +42,8 @@ export async function metricsFigures(o: MetricsOptions): Promise<MetricsFigures>
   try {
     const { create, get } = await seedConfigMaps(Object.values(servers));
     await checkMetricsServed(servers, problems);
-    const alternate = async (label: string, req: typeof get) => {
-      const cpu: Record<Mode, number[]> = { on: [], off: [] };
-      const perSec = await alternateRounds(o, {
-        servers,
-        req,
-        label: (m) => `${label}, metrics ${m}`,
-        problems,
-        run: async (mode, measure) => {
-          const cpuBefore = cpuSeconds(servers[mode].pid);
-          const r = await measure();
-          // Warm-up included: the CPU time read spans it too.
-          const perRequest = (cpuSeconds(servers[mode].pid) - cpuBefore) * 1e6 /
-            (r.served ?? r.perSec * o.ms / 1000);
-          cpu[mode].push(perRequest);
-          o.note(`${label}, metrics ${mode}: ${perRequest.toFixed(1)} µs CPU per request`);
-          return r;
-        },
-      });
-      return { perSec, cpuMicros: { on: median(cpu.on), off: median(cpu.off) } };
-    };
+    const alternate = (label: string, req: typeof get) =>
+      alternateRoundsCpu(o, { servers, req, label: (m) => `${label}, metrics ${m}`, problems });
     await new Promise((r) => setTimeout(r, 2_000));
     const gets = await alternate("configmap gets", get);
     const creates = await alternate("configmap creates", create);
@@ -122,16 +104,4 @@ export function recordingMicros(): number {
   };
   run(50_000); // warm up
   return Math.min(run(200_000), run(200_000));
-}
-
-/** User + system CPU seconds of process `pid` so far (Linux), or NaN. */
-export function cpuSeconds(pid: number | undefined): number {
-  if (pid === undefined) return NaN;
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in USER_HZ ticks
-  } catch {
-    return NaN;
-  }
 }
