@@ -1,13 +1,13 @@
 // deno-lint-ignore-file no-explicit-any
 /**
- * `--workers=2` (the real `platform serve`, a child process): a worker thread that dies (an
+ * `--workers=2` (the real `platform serve`, a child process): a worker thread that crashes (an
  * uncaught error, made by the test-only trigger `PLATFORM_TEST_WORKER_CRASH_DIR`,
  * lib/server/start/worker_crash_trigger.ts) while 16 writers create ConfigMaps over their own
- * connections. What the writers see: the requests on the dead thread's connections fail (the
- * connection is cut, no response); sent again on a new connection, each is applied exactly
- * once; every acknowledged write is stored with its acknowledged resourceVersion; nothing else
- * is; a watch from before the load sees each object added once; the port serves throughout,
- * and the worker serves again.
+ * connections. The crashed worker drains and ends, and another takes its number. What the
+ * writers see: a request whose connection is cut meanwhile, sent again on a new connection, is
+ * applied exactly once; every acknowledged write is stored with its acknowledged
+ * resourceVersion; nothing else is; a watch from before the load sees each object added once;
+ * the port serves throughout, and the worker serves again.
  */
 
 import { CRASH_DIR_ENV } from "../lib/server/start/worker_crash_trigger.ts";
@@ -73,12 +73,11 @@ Deno.test("--workers=2: a worker that dies is restarted; its writes are stored o
     const { result } = writers;
     assertEquals(result.violations, [], "every create is answered once it is sent again");
     assert(
-      logged(/worker 1: .*crashing as .*crash-worker-1/) &&
-        logged(/worker 1 stopped unexpectedly; starting it again/),
-      `the crash and the restart are logged:\n${server.lines.join("\n")}`,
+      logged(/worker 1: uncaught Error: worker 1: crashing as .*crash-worker-1/) &&
+        logged(/worker 1 stopped unexpectedly; starting it again/) &&
+        logged(/worker 1: the crashed one has drained and ended/),
+      `the crash, the drain and the restart are logged:\n${server.lines.join("\n")}`,
     );
-    // Writers were busy on both threads: some requests were in flight on the dead one.
-    assert(result.cuts > 0, "no request was cut by the worker's death");
 
     const list = JSON.parse(await get(server, CONFIGMAPS));
     assertEquals(compareStored(list.items, PREFIX, result), []);
@@ -104,6 +103,29 @@ Deno.test("--workers=2: a worker that dies is restarted; its writes are stored o
       );
     }
     assert(seen, "no scrape was served by worker 1 after its restart");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("--workers=2: a rejection nothing handled is a crash too: drained, logged, restarted", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "platform-workers-reject-" });
+  const crashDir = `${dir}/crash`;
+  await Deno.mkdir(crashDir);
+  try {
+    await using server = await startPlatform(`${dir}/data`, ["--workers=2"], {
+      [CRASH_DIR_ENV]: crashDir,
+    });
+    await Deno.writeTextFile(`${crashDir}/crash-worker-1`, "reject");
+    await server.waitFor(/worker 1 serving again/);
+    const logged = (re: RegExp) => server.lines.some((l) => re.test(l));
+    assert(
+      logged(/worker 1: unhandled rejection: Error: worker 1: crashing as/) &&
+        logged(/worker 1: the crashed one has drained and ended/),
+      server.lines.join("\n"),
+    );
+    // Still one server: both threads answer.
+    JSON.parse(await get(server, CONFIGMAPS));
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

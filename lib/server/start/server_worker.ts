@@ -10,11 +10,14 @@ import type { WorkerIn, WorkerOut } from "./worker_thread.ts";
 
 /** What a {@link ServerWorker} tells its supervisor. */
 export interface WorkerEvents {
-  /** It ended while serving, without being asked to stop (an uncaught error, say). */
+  /** It crashed while serving (an uncaught error, say): it is draining or already ended. */
   crashed(w: ServerWorker): void;
   /** Its V8 heap in use, in bytes: once when it serves (`atStart`), then periodically. */
   heap(w: ServerWorker, usedBytes: number, atStart: boolean): void;
 }
+
+/** How long a crashed worker may drain before it is terminated. */
+const CRASH_DRAIN_MS = 10_000;
 
 /** One worker thread and its messages. */
 export class ServerWorker {
@@ -40,6 +43,7 @@ export class ServerWorker {
     });
     this.#ready.promise.catch(() => {}); // a start that fails is reported by start()
     this.#worker.onmessage = (ev: MessageEvent<WorkerOut>) => this.#onMessage(ev.data);
+    // What worker_thread.ts could not catch itself (an error while it loads, say).
     this.#worker.onerror = (ev) => {
       ev.preventDefault();
       this.#logger.error(`worker ${this.index}: ${ev.message}`);
@@ -95,10 +99,42 @@ export class ServerWorker {
       case "heap":
         this.#events.heap(this, m.used, m.atStart);
         break;
+      case "crashed":
+        this.#crashed(m.message);
+        break;
       case "stopped":
         this.#stopped.resolve();
         break;
     }
+  }
+
+  /**
+   * The worker caught an error nothing else did and is draining itself: its supervisor starts
+   * another at once, and this one is terminated once it has ended (after CRASH_DRAIN_MS at most).
+   */
+  #crashed(message: string): void {
+    this.#logger.error(`worker ${this.index}: ${message}`);
+    if (this.#state === "starting") {
+      this.#end(new Error(`worker ${this.index} failed while starting: ${message}`));
+      return;
+    }
+    if (this.#state !== "serving") return; // already stopping: stop() ends it
+    this.#state = "stopping";
+    this.#events.crashed(this);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    Promise.race([
+      this.#stopped.promise.then(() => true),
+      new Promise<boolean>((r) => timer = setTimeout(() => r(false), CRASH_DRAIN_MS)),
+    ]).then((drained) => {
+      clearTimeout(timer);
+      this.#logger.warn(
+        drained
+          ? `worker ${this.index}: the crashed one has drained and ended`
+          : `worker ${this.index}: the crashed one did not drain within ` +
+            `${CRASH_DRAIN_MS / 1000}s; terminating it`,
+      );
+      this.#end();
+    });
   }
 
   #end(err?: Error): void {

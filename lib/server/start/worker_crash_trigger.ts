@@ -3,7 +3,8 @@
  * bug would, to see it restarted. Off unless the environment variable
  * `PLATFORM_TEST_WORKER_CRASH_DIR` names a directory (nothing in production sets it); then
  * worker N looks for the file `<dir>/crash-worker-N` every 50 ms and, once it is there,
- * removes it and throws from a timer, which nothing catches.
+ * removes it and throws from a timer (or, when the file says `reject`, leaves a promise
+ * rejected): an error only the worker's crash handler (worker_thread.ts) catches.
  */
 
 /** The environment variable that arms the trigger. */
@@ -20,13 +21,17 @@ export function armCrashTrigger(index: number): () => void {
   if (!dir) return () => {};
   const file = `${dir}/crash-worker-${index}`;
   const timer = setInterval(() => {
+    let how: string;
     try {
+      how = Deno.readTextFileSync(file).trim();
       Deno.removeSync(file);
     } catch {
       return; // not asked (yet)
     }
     clearInterval(timer);
-    throw new Error(`worker ${index}: crashing as ${file} asked (${CRASH_DIR_ENV})`);
+    const err = new Error(`worker ${index}: crashing as ${file} asked (${CRASH_DIR_ENV})`);
+    if (how === "reject") void Promise.reject(err);
+    else throw err;
   }, 50);
   return () => clearInterval(timer);
 }

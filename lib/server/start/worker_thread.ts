@@ -8,8 +8,13 @@
  * hands a new one over the link, thread_link.ts, as it does the audit log and metrics).
  *
  * Messages: in `start` ({@link WorkerStart}) and `stop`; out `ready`, `failed`, `log`, `heap`
- * (the thread's V8 heap in use, at `ready` and every `heapCheckIntervalMs`) and `stopped`
- * (server_worker.ts reads them). A test can make it crash (worker_crash_trigger.ts).
+ * (the thread's V8 heap in use, at `ready` and every `heapCheckIntervalMs`), `crashed` and
+ * `stopped` (server_worker.ts reads them). A test can make it crash (worker_crash_trigger.ts).
+ *
+ * An error nothing caught (or a rejection nothing handled) is a crash: the worker says so
+ * (`crashed`), drains as on `stop` and ends, and the main thread starts another. The error is
+ * caught here rather than left to end the thread because Deno 2.9.6 can panic, taking the
+ * whole process, when a worker's isolate is torn down while its server still has connections.
  * @module
  */
 
@@ -63,6 +68,7 @@ export type WorkerOut =
   | { t: "failed"; message: string; configError: boolean }
   | { t: "log"; level: keyof Logger; msg: string; extra: string[] }
   | { t: "heap"; used: number; atStart: boolean }
+  | { t: "crashed"; message: string }
   | { t: "stopped" };
 
 function post(m: WorkerOut): void {
@@ -181,14 +187,45 @@ async function onStart(msg: WorkerStart): Promise<void> {
   }
 }
 
-self.onmessage = async (ev: MessageEvent<WorkerIn>) => {
-  const msg = ev.data;
-  if (msg.t === "start") {
-    starting = onStart(msg);
-  } else if (msg.t === "stop") {
+let ending: Promise<void> | undefined;
+
+/** Stops serving as on shutdown, says so and ends the thread; once, however often asked. */
+function end(): Promise<void> {
+  ending ??= (async () => {
     await starting;
     await stop?.();
     post({ t: "stopped" });
     self.close();
+  })();
+  return ending;
+}
+
+/** An error nothing else caught: reported, then the worker drains and ends. */
+function crashed(message: string): void {
+  if (ending) {
+    logger.error(`while ending: ${message}`);
+    return;
+  }
+  post({ t: "crashed", message });
+  void end();
+}
+
+globalThis.addEventListener("error", (ev) => {
+  ev.preventDefault();
+  const err = ev.error;
+  crashed(err instanceof Error ? `uncaught ${err.stack ?? err.message}` : ev.message);
+});
+globalThis.addEventListener("unhandledrejection", (ev) => {
+  ev.preventDefault();
+  const reason = ev.reason;
+  crashed(`unhandled rejection: ${reason instanceof Error ? reason.stack : String(reason)}`);
+});
+
+self.onmessage = (ev: MessageEvent<WorkerIn>) => {
+  const msg = ev.data;
+  if (msg.t === "start") {
+    starting = onStart(msg);
+  } else if (msg.t === "stop") {
+    void end();
   }
 };

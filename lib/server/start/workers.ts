@@ -8,9 +8,10 @@
  * scrapes and renewed certificates. With N = 1 (the default) nothing here runs.
  *
  * The supervisor:
- * - restarts a worker that dies (its in-flight requests fail with their connections; its
- *   acknowledged writes are in the store, which the main thread owns): at once, or, when it
- *   dies again within a minute of starting, after 1 s, 2 s, … up to 30 s;
+ * - restarts a worker that crashes (an error nothing caught: it drains for up to 10 s, then
+ *   its requests still in flight fail with their connections; its acknowledged writes are in
+ *   the store, which the main thread owns): at once, or, when it crashes again within a minute
+ *   of starting, after 1 s, 2 s, … up to 30 s;
  * - replaces a worker whose V8 heap in use is past `--worker-max-heap-mb` at one of its
  *   periodic reports: a new worker with the same number starts and serves first, then the
  *   old one drains (as on shutdown) and ends, so the port never has fewer threads;
