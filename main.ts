@@ -304,7 +304,15 @@ async function serve(config: ServerConfig, flagWarnings: string[]): Promise<numb
     }
     stopping = true;
     logger.info(`received ${signal}: shutting down`);
-    server.close().then(() => logger.info("stopped"));
+    // Once closed, nothing is left to do: requests the drain gave up on may still wait (on a
+    // webhook, say), and would keep the process up until the grace period below ran out.
+    server.close().then(() => {
+      logger.info("stopped");
+      Deno.exit(0);
+    }, (err) => {
+      logger.error("shutdown failed", err);
+      Deno.exit(1);
+    });
     // The grace period bounds the stop, whatever is still running after it.
     setTimeout(() => {
       logger.error("shutdown took longer than --shutdown-timeout + 10s: exiting");

@@ -7,6 +7,7 @@
  * the same data directory.
  */
 
+import { startTestWebhook } from "../lib/admission/webhook/webhook_testdata.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { startPlatform } from "./platform_process.ts";
 import { compareStored, CONFIGMAPS, startWriters } from "./workers_writers.ts";
@@ -109,6 +110,87 @@ Deno.test("--workers=2: SIGTERM drains every thread; watches end, writes stay", 
     assertEquals(compareStored(items, PREFIX, acked), []);
     assert(acked.acked.size >= 60);
   } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("--workers=2: the drain of every thread takes one --shutdown-timeout, not one per thread", async () => {
+  // Creates that hang in a validating webhook until the test ends, on 16 connections (both
+  // threads hold some: 2^-15 that one holds all). Every thread drains at once and gives up
+  // on them after the one timeout; draining one thread after the other took two, and the
+  // process exited 1 at the timeout + 10 s.
+  const timeoutS = 10;
+  await using hook = await startTestWebhook();
+  const release = Promise.withResolvers<void>();
+  let reviews = 0;
+  hook.respond = async () => {
+    reviews++;
+    await release.promise;
+    return new Response("{}", { status: 500 });
+  };
+  const dir = await Deno.makeTempDir({ prefix: "platform-workers-drain-" });
+  try {
+    await using server = await startPlatform(`${dir}/data`, [
+      "--workers=2",
+      `--shutdown-timeout=${timeoutS}s`,
+    ]);
+    const call = async (method: string, path: string, body: unknown) => {
+      const client = Deno.createHttpClient({ caCerts: [server.caCertPem] });
+      try {
+        const res = await fetch(server.url + path, {
+          method,
+          client,
+          headers: { Authorization: `Bearer ${server.token}`, "Content-Type": "application/json" },
+          body: JSON.stringify(body),
+        });
+        return { status: res.status, text: await res.text() };
+      } finally {
+        client.close();
+      }
+    };
+    const made = await call(
+      "POST",
+      "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
+      {
+        apiVersion: "admissionregistration.k8s.io/v1",
+        kind: "ValidatingWebhookConfiguration",
+        metadata: { name: "hang" },
+        webhooks: [{
+          name: "hang.example.com",
+          clientConfig: { url: `${hook.url}/hang`, caBundle: hook.caBundle },
+          rules: [{
+            operations: ["CREATE"],
+            apiGroups: [""],
+            apiVersions: ["v1"],
+            resources: ["configmaps"],
+          }],
+          sideEffects: "None",
+          admissionReviewVersions: ["v1"],
+          timeoutSeconds: 30,
+        }],
+      },
+    );
+    assertEquals(made.status, 201, made.text);
+    // Each thread sees the configuration through its own copy of the store: wait until the
+    // webhook has all 16 creates.
+    const hanging = Array.from(
+      { length: 16 },
+      (_, i) =>
+        call("POST", CONFIGMAPS, { metadata: { name: `hang-${i}` } }).catch((e) => ({
+          status: 0,
+          text: String(e),
+        })),
+    );
+    while (reviews < 16) await new Promise((r) => setTimeout(r, 20));
+    const signalledAt = performance.now();
+    const status = await server.stop("SIGTERM");
+    const tookS = (performance.now() - signalledAt) / 1000;
+    release.resolve();
+    await Promise.all(hanging);
+    assertEquals(status.code, 0, `exit status; log:\n${server.lines.join("\n")}`);
+    assert(tookS < timeoutS + 7, `the shutdown took ${tookS.toFixed(1)}s`);
+  } finally {
+    release.resolve();
     await Deno.remove(dir, { recursive: true });
   }
 });

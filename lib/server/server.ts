@@ -120,7 +120,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
       { ...workers, dataDir, port, auditLog: config.auditLogWriter, metrics: config.metrics },
       logger,
       resources,
-      () => shutdown.begin(),
+      () => serving.drain(),
     );
     // The `kubernetes` Service points at the port just opened (while Services are served).
     await controllers.startServiceController(port);

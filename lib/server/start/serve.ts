@@ -42,6 +42,9 @@ export interface Serving {
   port: number;
   /** With `--workers`: the other threads, handed a renewed serving certificate too. */
   workers?: { servingCertificate(pair: ServingPair): Promise<void> };
+  /** Ends serving: the shutdown begins, the listener closes, the requests in flight get up to
+   * `--shutdown-timeout`, then the connections close. Once, however often it is called. */
+  drain(): Promise<void>;
 }
 
 /**
@@ -98,20 +101,23 @@ export async function listen(
     throw listenError(err, hostname, opts.securePort ?? 0);
   }
   if (!front) port = server.addr.port;
-  resources.add("serving", async () => {
-    shutdown.begin();
-    const timeoutMs = opts.shutdownTimeoutMs ?? 30_000;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    front?.stopAccepting();
-    await Promise.race([
-      server.shutdown(),
-      new Promise<void>((r) => timer = setTimeout(r, timeoutMs)),
-    ]);
-    clearTimeout(timer);
-    server.closeAll();
-    front?.terminate();
-  });
-  return { server, port };
+  let draining: Promise<void> | undefined;
+  const drain = () =>
+    draining ??= (async () => {
+      shutdown.begin();
+      const timeoutMs = opts.shutdownTimeoutMs ?? 30_000;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      front?.stopAccepting();
+      await Promise.race([
+        server.shutdown(),
+        new Promise<void>((r) => timer = setTimeout(r, timeoutMs)),
+      ]);
+      clearTimeout(timer);
+      server.closeAll();
+      front?.terminate();
+    })();
+  resources.add("serving", drain);
+  return { server, port, drain };
 }
 
 /**

@@ -15,9 +15,8 @@
  * - replaces a worker whose V8 heap in use is past `--worker-max-heap-mb` at one of its
  *   periodic reports: a new worker with the same number starts and serves first, then the
  *   old one drains (as on shutdown) and ends, so the port never has fewer threads;
- * - on close, begins the main thread's shutdown (its watches end) and drains every worker
- *   (each as the main thread drains) before the store owner closes; the main thread's own
- *   drain (serve.ts) follows.
+ * - on close, drains the main thread (serve.ts) and every worker at the same time (each as
+ *   the main thread drains), before the store owner closes.
  */
 
 import type { Logger } from "../../api/mod.ts";
@@ -84,16 +83,17 @@ export interface WorkerShare {
 
 /**
  * Starts `opts.workers - 1` workers; resolves once every one serves, to the links to them
- * (none with one thread). `beginMainShutdown` (the
- * main thread's `Shutdown.begin`, serve.ts) is called when they are told to drain, so that the
- * main thread's watches end and its readiness fails at the same time as theirs.
+ * (none with one thread). `drainMain` (the main thread's `Serving.drain`, serve.ts) runs when
+ * they are told to drain, at the same time: every thread stops accepting at once, and the whole
+ * drain takes one `--shutdown-timeout`, not one for the workers and then one for the main
+ * thread.
  */
 export async function startWorkers(
   opts: StartOptions,
   share: WorkerShare,
   logger: Logger,
   resources: OpenResources,
-  beginMainShutdown: () => void = () => {},
+  drainMain: () => Promise<void> = () => Promise.resolve(),
 ): Promise<WorkerLinks | undefined> {
   const count = (opts.workers ?? 1) - 1;
   if (count < 1) return;
@@ -103,9 +103,8 @@ export async function startWorkers(
   resources.add("the links to the workers", () => links.close());
   registerThreadMetrics(share.metrics, "main");
   const supervisor = new WorkerSupervisor(opts, share, owner, links, logger);
-  resources.add("the workers", () => {
-    beginMainShutdown();
-    return supervisor.close();
+  resources.add("the workers", async () => {
+    await Promise.all([drainMain(), supervisor.close()]);
   });
   await Promise.all(Array.from({ length: count }, (_, i) => supervisor.startFirst(i + 1)));
   logger.info(
