@@ -13,6 +13,8 @@ import * as grpc from "@grpc/grpc-js";
 // @ts-types="./proto_loader_types.d.ts"
 import * as protoLoader from "@grpc/proto-loader";
 import { Buffer } from "node:buffer";
+import { isIP } from "node:net";
+import { checkServerIdentity } from "node:tls";
 import type { EtcdTls, WireError, WireRoute } from "./wire.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -79,19 +81,28 @@ export class GrpcConnection {
     const secure = new URL(endpoint.includes("://") ? endpoint : `http://${endpoint}`)
       .protocol === "https:";
     const tls = this.#opts.tls;
+    const { target, options: routeOptions } = this.#opts.routes[index];
+    // TLS to an IP address: the TLS layer refuses an IP as the server name (SNI may not carry
+    // one), which grpc-js sends by default. Then no SNI name is sent (a placeholder) and the
+    // certificate is checked against the IP address (its IP SANs).
+    const ip = secure ? ipHost(endpoint) : undefined;
     const creds = secure
       ? grpc.credentials.createSsl(
         tls?.ca ? Buffer.from(tls.ca) : null,
         tls?.key ? Buffer.from(tls.key) : null,
         tls?.cert ? Buffer.from(tls.cert) : null,
+        ip === undefined ? {} : {
+          checkServerIdentity: (_host: string, cert: unknown) =>
+            checkServerIdentity(ip, cert as Parameters<typeof checkServerIdentity>[1]),
+        },
       )
       : grpc.credentials.createInsecure();
-    const { target, options: routeOptions } = this.#opts.routes[index];
     const options = {
       "grpc.max_receive_message_length": 512 * 1024 * 1024,
       // Back within two seconds of etcd's return (grpc's default backoff grows to two minutes).
       "grpc.initial_reconnect_backoff_ms": 100,
       "grpc.max_reconnect_backoff_ms": 2_000,
+      ...(ip === undefined ? {} : { "grpc.ssl_target_name_override": IP_SERVER_NAME }),
       ...routeOptions,
     };
     return [new KV(target, creds, options), new Watch(target, creds, options)];
@@ -147,6 +158,16 @@ export class GrpcConnection {
     this.#kv.close();
     this.#watch.close();
   }
+}
+
+/** The server name sent for an IP endpoint (see `#channels`). */
+const IP_SERVER_NAME = "etcd.invalid";
+
+/** The endpoint's host when it is an IP address (without IPv6 brackets). */
+function ipHost(endpoint: string): string | undefined {
+  const host = new URL(endpoint.includes("://") ? endpoint : `http://${endpoint}`).hostname
+    .replace(/^\[(.*)\]$/, "$1");
+  return isIP(host) ? host : undefined;
 }
 
 function traceMetadata(traceparent: string): grpc.Metadata {

@@ -20,6 +20,10 @@ export const credentials: {
     rootCerts?: Uint8Array | null,
     privateKey?: Uint8Array | null,
     certChain?: Uint8Array | null,
+    verifyOptions?: {
+      /** Checks the server's certificate (node:tls's signature); an Error when it fails. */
+      checkServerIdentity?: (host: string, cert: unknown) => Error | undefined;
+    },
   ): ChannelCredentials;
 };
 
