@@ -9,29 +9,17 @@ import { join } from "node:path";
 import { assert, assertEquals } from "./assert.ts";
 import { testServer } from "./harness.ts";
 import { kubectlEnv, kubectlInstalled } from "./kubectl.ts";
-import { answer, patchOf, startTestWebhook } from "../lib/admission/webhook/webhook_testdata.ts";
+import {
+  answer,
+  configMapCreateWebhook,
+  patchOf,
+  startTestWebhook,
+} from "../lib/admission/webhook/webhook_testdata.ts";
 
 const GROUP_PATH = "/apis/admissionregistration.platform.io/v1";
 const KUBE_GROUP_PATH = "/apis/admissionregistration.k8s.io/v1";
 
-function configuration(kind: string, name: string, hook: { url: string; caBundle: string }) {
-  return {
-    kind,
-    metadata: { name },
-    webhooks: [{
-      name: `${name}.example.com`,
-      clientConfig: { url: `${hook.url}/${name}`, caBundle: hook.caBundle },
-      rules: [{
-        operations: ["CREATE"],
-        apiGroups: [""],
-        apiVersions: ["v1"],
-        resources: ["configmaps"],
-      }],
-      sideEffects: "None",
-      admissionReviewVersions: ["v1"],
-    }],
-  };
-}
+const configuration = configMapCreateWebhook;
 
 Deno.test("admission webhooks: a mutation is in the answer, the store and the watch; the review follows the configuration's spelling", async () => {
   await using hook = await startTestWebhook();

@@ -7,7 +7,11 @@
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { assertConfigError, runPlatform, testServer, tokenFile } from "./harness.ts";
 import type { Logger } from "../lib/api/mod.ts";
-import { answer, startTestWebhook } from "../lib/admission/webhook/webhook_testdata.ts";
+import {
+  answer,
+  configMapCreateWebhook,
+  startTestWebhook,
+} from "../lib/admission/webhook/webhook_testdata.ts";
 
 /** One sample of the exposition whose labels include `labels`; undefined if none. */
 function sample(text: string, name: string, labels: Record<string, string> = {}) {
@@ -201,21 +205,7 @@ Deno.test("metrics: admission webhook calls are timed and denials counted", asyn
     "POST",
     "/apis/admissionregistration.platform.io/v1/validatingwebhookconfigurations",
     {
-      body: {
-        metadata: { name: "deny" },
-        webhooks: [{
-          name: "deny.example.com",
-          clientConfig: { url: `${hook.url}/deny`, caBundle: hook.caBundle },
-          rules: [{
-            operations: ["CREATE"],
-            apiGroups: [""],
-            apiVersions: ["v1"],
-            resources: ["configmaps"],
-          }],
-          sideEffects: "None",
-          admissionReviewVersions: ["v1"],
-        }],
-      },
+      body: configMapCreateWebhook("ValidatingWebhookConfiguration", "deny", hook),
     },
   );
   assertEquals(made.status, 201);

@@ -7,7 +7,10 @@
  * the same data directory.
  */
 
-import { startTestWebhook } from "../lib/admission/webhook/webhook_testdata.ts";
+import {
+  configMapCreateWebhook,
+  startTestWebhook,
+} from "../lib/admission/webhook/webhook_testdata.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { startPlatform } from "./platform_process.ts";
 import { compareStored, CONFIGMAPS, startWriters } from "./workers_writers.ts";
@@ -153,21 +156,9 @@ Deno.test("--workers=2: the drain of every thread takes one --shutdown-timeout, 
       "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
       {
         apiVersion: "admissionregistration.k8s.io/v1",
-        kind: "ValidatingWebhookConfiguration",
-        metadata: { name: "hang" },
-        webhooks: [{
-          name: "hang.example.com",
-          clientConfig: { url: `${hook.url}/hang`, caBundle: hook.caBundle },
-          rules: [{
-            operations: ["CREATE"],
-            apiGroups: [""],
-            apiVersions: ["v1"],
-            resources: ["configmaps"],
-          }],
-          sideEffects: "None",
-          admissionReviewVersions: ["v1"],
+        ...configMapCreateWebhook("ValidatingWebhookConfiguration", "hang", hook, {
           timeoutSeconds: 30,
-        }],
+        }),
       },
     );
     assertEquals(made.status, 201, made.text);

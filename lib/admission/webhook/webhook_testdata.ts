@@ -108,3 +108,33 @@ export async function rejection(p: Promise<unknown>): Promise<StatusError> {
   }
   assert.fail("expected a rejection");
 }
+
+/**
+ * A webhook configuration (`kind`: Mutating or Validating) named `name` with one webhook,
+ * `<name>.example.com`, called at `<hook.url>/<name>` for creates of configmaps; `extra` adds
+ * to (or replaces) the webhook's fields. No apiVersion: the caller adds the group's it posts to.
+ */
+export function configMapCreateWebhook(
+  kind: string,
+  name: string,
+  hook: { url: string; caBundle: string },
+  extra: Record<string, unknown> = {},
+): KubeObject {
+  return {
+    kind,
+    metadata: { name },
+    webhooks: [{
+      name: `${name}.example.com`,
+      clientConfig: { url: `${hook.url}/${name}`, caBundle: hook.caBundle },
+      rules: [{
+        operations: ["CREATE"],
+        apiGroups: [""],
+        apiVersions: ["v1"],
+        resources: ["configmaps"],
+      }],
+      sideEffects: "None",
+      admissionReviewVersions: ["v1"],
+      ...extra,
+    }],
+  };
+}
