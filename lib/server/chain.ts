@@ -13,7 +13,7 @@ import { auditFailedAuthentication, auditFilter, type Auditing } from "./filters
 import { compressionFilter } from "./filters/compression.ts";
 import { impersonationFilter } from "./filters/impersonation.ts";
 import { bodyLimitFilter } from "./filters/limits.ts";
-import { inFlightFilter } from "./filters/inflight.ts";
+import { inFlightFilter, type SharedSeats } from "./filters/inflight.ts";
 import { type RequestDeadlines, requestTimeoutFilter } from "./filters/timeout.ts";
 import { methodFilter } from "./filters/method.ts";
 import { requestMetricsFilter } from "./filters/metrics.ts";
@@ -34,7 +34,7 @@ export interface ChainDeps {
   requestTimeoutMs: number;
   deadlines: RequestDeadlines;
   /** `--max-requests-inflight` and `--max-mutating-requests-inflight` (0: no limit). */
-  inFlight: { readOnly: number; mutating: number };
+  inFlight: { readOnly: number; mutating: number; shared?: SharedSeats };
   /** The `APIResponseCompression` feature gate: gzip get and list responses. */
   responseCompression: boolean;
   /** How this server sends response bodies; read as each request comes. */

@@ -108,6 +108,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
         shuttingDown: () => shutdown.begun,
         watchPacer: new WatchPacer(),
         bodies,
+        seats: workers.seats,
       },
       logger,
       resources,

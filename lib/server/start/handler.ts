@@ -15,6 +15,7 @@ import {
 import { buildHandlerChain } from "../chain.ts";
 import type { Auditing } from "../filters/audit.ts";
 import type { AnonymousPolicy } from "../filters/authentication.ts";
+import type { SharedSeats } from "../filters/inflight.ts";
 import { RequestDeadlines } from "../filters/timeout.ts";
 import { resourceHandler } from "../handlers/resource.ts";
 import type { WatchPacer } from "../handlers/watch_pacing.ts";
@@ -54,6 +55,8 @@ export interface HandlerParts {
   /** The server's own: watch pacing and how bodies are sent. */
   watchPacer: WatchPacer;
   bodies: BodyWriting;
+  /** With `--workers`: the in-flight seats every thread counts in. */
+  seats?: SharedSeats;
 }
 
 /** Builds the handler chain; its request deadlines are registered in `resources`. */
@@ -120,6 +123,7 @@ export async function buildRequestHandler(
     inFlight: {
       readOnly: opts.maxRequestsInflight ?? 400,
       mutating: opts.maxMutatingRequestsInflight ?? 200,
+      shared: parts.seats,
     },
     responseCompression: config.featureGates.get("APIResponseCompression")!,
     bodies: parts.bodies,

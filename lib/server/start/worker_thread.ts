@@ -28,6 +28,7 @@ import {
   tracedStore,
   WorkerStoreClient,
 } from "../../storage/mod.ts";
+import { SharedSeats } from "../filters/inflight.ts";
 import { WatchPacer } from "../handlers/watch_pacing.ts";
 import type { BodyWriting } from "../respond.ts";
 import { loadConfiguration } from "./configuration.ts";
@@ -59,6 +60,8 @@ export interface WorkerStart {
   continueKey?: Uint8Array;
   /** The store's revision in shared memory (on a store only this process writes). */
   revisionCell?: RevisionCell;
+  /** The in-flight seats every thread counts in (SharedSeats.cells). */
+  seats?: Int32Array<SharedArrayBuffer>;
 }
 
 export type WorkerIn = WorkerStart | { t: "stop" };
@@ -147,6 +150,7 @@ async function start(init: WorkerStart): Promise<() => Promise<void>> {
         shuttingDown: () => shutdown.begun,
         watchPacer: new WatchPacer(),
         bodies,
+        seats: init.seats && new SharedSeats(init.seats),
       },
       logger,
       resources,

@@ -33,6 +33,7 @@ import type { OpenResources } from "./open_resources.ts";
 import type { StartOptions } from "./options.ts";
 import type { ServerMetrics } from "../../metrics/mod.ts";
 import type { AuditLogWriter } from "../../audit/mod.ts";
+import { SharedSeats } from "../filters/inflight.ts";
 import { ServerWorker } from "./server_worker.ts";
 import { WorkerLinks } from "./thread_link.ts";
 import { heapUsed, registerThreadMetrics } from "./thread_metrics.ts";
@@ -48,9 +49,10 @@ export function checkWorkerOptions(opts: StartOptions): void {
 
 /**
  * With workers: one continue-token key for every thread (a token from one is good on all),
- * and, on a store this process alone writes (not etcd3), every write's revision published in
- * shared memory (`publishingRevisions`), where the workers' consistent reads find it without
- * a round trip to this thread. Changes `storage` in place; nothing with one thread.
+ * the in-flight seats every thread counts in (shared memory), and, on a store this process
+ * alone writes (not etcd3), every write's revision published in shared memory
+ * (`publishingRevisions`), where the workers' consistent reads find it without a round trip
+ * to this thread. Changes `storage` in place; nothing with one thread.
  */
 export function workerStorage(
   opts: StartOptions,
@@ -58,12 +60,13 @@ export function workerStorage(
 ): Omit<WorkerShare, "dataDir" | "port"> {
   if ((opts.workers ?? 1) < 2) return { store: storage.store };
   storage.continueKey ??= crypto.getRandomValues(new Uint8Array(32));
+  const seats = new SharedSeats();
   if (opts.storage !== "etcd3") {
     const revisionCell = newRevisionCell(storage.store.currentRevision());
     storage.store = publishingRevisions(storage.store, revisionCell);
-    return { store: storage.store, continueKey: storage.continueKey, revisionCell };
+    return { store: storage.store, continueKey: storage.continueKey, revisionCell, seats };
   }
-  return { store: storage.store, continueKey: storage.continueKey };
+  return { store: storage.store, continueKey: storage.continueKey, seats };
 }
 
 /** What the workers need from the main thread, once it listens. */
@@ -72,6 +75,8 @@ export interface WorkerShare {
   continueKey?: Uint8Array;
   /** The store's revision in shared memory, when every write publishes it there. */
   revisionCell?: RevisionCell;
+  /** The in-flight seats of every thread (`--max-requests-inflight` holds for the process). */
+  seats?: SharedSeats;
   dataDir: string;
   /** The secure port the main thread listens on. */
   port: number;
@@ -197,6 +202,7 @@ class WorkerSupervisor {
       linkPort: link.port,
       continueKey: this.#share.continueKey,
       revisionCell: this.#share.revisionCell,
+      seats: this.#share.seats?.cells,
     }, [port2, link.port]);
     return w;
   }
