@@ -14,7 +14,8 @@
  * - keys: the namespace; the user name; the event's `source.component`, `source.host` and
  *   `involvedObject` kind, namespace, name, uid and apiVersion run together.
  *
- * Time comes from a {@link Clock}, so that tests drive the refill.
+ * Time comes from a {@link Clock}, so that tests drive the refill. The buckets are an
+ * {@link EventRateLimiter}; a `--workers` worker's plugin asks the main thread's instead.
  */
 
 import { type Clock, type KubeObject, StatusError, systemClock } from "../api/mod.ts";
@@ -98,7 +99,7 @@ export class LruCache<V> {
   }
 }
 
-/** One limit: its buckets and how an event picks one. */
+/** One limit: its buckets, one picked by the event's key. */
 class Enforcer {
   readonly #bucket: (key: string) => TokenBucket;
 
@@ -113,11 +114,39 @@ class Enforcer {
     }
   }
 
-  /** Why the event is refused, or undefined. */
-  accept(a: AdmissionAttributes): string | undefined {
-    const key = limitKey(this.limit.type, a);
+  /** Why the event of bucket `key` is refused, or undefined. */
+  accept(key: string): string | undefined {
     if (this.#bucket(key).tryAccept()) return undefined;
     return `limit reached on type ${this.limit.type} for key ${key}`;
+  }
+}
+
+/**
+ * Takes a token from each limit's bucket for an event's keys (one per limit, in the
+ * configuration's order): the refusal's reason, or undefined. The buckets may be another
+ * thread's (`--workers` asks the main thread's), hence a promise.
+ */
+export type EventRateDecision = (
+  keys: string[],
+) => string | undefined | Promise<string | undefined>;
+
+/** The buckets of every limit of `config`. */
+export class EventRateLimiter {
+  readonly #enforcers: Enforcer[];
+
+  constructor(config: EventRateLimitConfig, clock: Clock = systemClock) {
+    this.#enforcers = config.limits.map((l) => new Enforcer(l, clock));
+  }
+
+  /** An {@link EventRateDecision} over these buckets. */
+  decide(keys: string[]): string | undefined {
+    const refusals: string[] = [];
+    this.#enforcers.forEach((e, i) => {
+      const why = e.accept(keys[i] ?? "");
+      if (why !== undefined) refusals.push(why);
+    });
+    if (refusals.length === 0) return undefined;
+    return refusals.length === 1 ? refusals[0] : `[${refusals.join(", ")}]`;
   }
 }
 
@@ -148,26 +177,32 @@ export function limitKey(type: LimitType, a: AdmissionAttributes): string {
   }
 }
 
-/** The EventRateLimit plugin over `config`'s limits. */
+/**
+ * The EventRateLimit plugin over `config`'s limits: its own buckets, or those `decide` keeps
+ * (the main thread's, for a `--workers` worker).
+ */
 export function eventRateLimit(
   config: EventRateLimitConfig,
   clock: Clock = systemClock,
+  decide?: EventRateDecision,
 ): AdmissionPlugin {
-  const enforcers = config.limits.map((l) => new Enforcer(l, clock));
+  if (!decide) {
+    const limiter = new EventRateLimiter(config, clock);
+    decide = (keys) => limiter.decide(keys);
+  }
+  const refuse = (why: string | undefined) => {
+    if (why !== undefined) {
+      throw new StatusError(429, "TooManyRequests", `Too many requests: ${why}`);
+    }
+  };
   return {
     name: EVENT_RATE_LIMIT,
     operations: ["CREATE", "UPDATE"],
     validate(a) {
       if (a.kind.group !== "" || a.kind.kind !== "Event") return;
       if (a.dryRun) return;
-      const refusals: string[] = [];
-      for (const e of enforcers) {
-        const why = e.accept(a);
-        if (why !== undefined) refusals.push(why);
-      }
-      if (refusals.length === 0) return;
-      const why = refusals.length === 1 ? refusals[0] : `[${refusals.join(", ")}]`;
-      throw new StatusError(429, "TooManyRequests", `Too many requests: ${why}`);
+      const why = decide(config.limits.map((l) => limitKey(l.type, a)));
+      return why instanceof Promise ? why.then(refuse) : refuse(why);
     },
   };
 }

@@ -17,9 +17,11 @@ export {
 export {
   DEFAULT_CACHE_SIZE,
   EVENT_RATE_LIMIT,
+  type EventRateDecision,
   type EventRateLimit,
   eventRateLimit,
   type EventRateLimitConfig,
+  EventRateLimiter,
   LIMIT_TYPES,
   type LimitType,
 } from "./event_rate_limit.ts";

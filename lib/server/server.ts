@@ -118,7 +118,14 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
     // `--workers`: the other threads serve on the same port, over this thread's store.
     serving.workers = await startWorkers(
       opts,
-      { ...workers, dataDir, port, auditLog: config.auditLogWriter, metrics: config.metrics },
+      {
+        ...workers,
+        dataDir,
+        port,
+        auditLog: config.auditLogWriter,
+        metrics: config.metrics,
+        eventRates: config.eventRates,
+      },
       logger,
       resources,
       () => serving.drain(),

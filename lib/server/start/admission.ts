@@ -11,6 +11,7 @@ import {
   AdmissionChain,
   type AdmissionConfig,
   type AdmissionPlugin,
+  type EventRateDecision,
   eventRateLimit,
   mutatingWebhooks,
   namespaceLifecycle,
@@ -38,6 +39,9 @@ export interface AdmissionSources {
   authorizer: () => Authorizer | undefined;
   /** The time EventRateLimit's buckets refill by. */
   clock: Clock;
+  /** EventRateLimit's buckets when they are not the plugin's own (a `--workers` worker asks
+   * the main thread's). */
+  eventRates?: EventRateDecision;
   /** The plugins' configurations (`--admission-control-config-file`). */
   config: AdmissionConfig;
   /** Webhook calls dial through its `cluster` selection. @default direct */
@@ -57,10 +61,10 @@ export const ADMISSION_PLUGINS: readonly AdmissionPluginEntry[] = [
   { name: "NamespaceLifecycle", make: ({ store }) => namespaceLifecycle(namespaceLookup(store)) },
   {
     name: "EventRateLimit",
-    make: ({ config, clock }) => {
+    make: ({ config, clock, eventRates }) => {
       // loadAdmissionSettings refuses EventRateLimit enabled without a configuration.
       if (!config.eventRateLimit) throw new Error("EventRateLimit has no configuration");
-      return eventRateLimit(config.eventRateLimit, clock);
+      return eventRateLimit(config.eventRateLimit, clock, eventRates);
     },
   },
   { name: "CertificateApproval", make: () => certificateApproval },

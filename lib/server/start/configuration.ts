@@ -17,7 +17,12 @@ import {
   type TokenUser,
   type WebhookConnection,
 } from "../../auth/mod.ts";
-import { type AdmissionSettings, loadAdmissionSettings } from "../../admission/mod.ts";
+import {
+  type AdmissionSettings,
+  type EventRateDecision,
+  EventRateLimiter,
+  loadAdmissionSettings,
+} from "../../admission/mod.ts";
 import { PolicyIndex } from "../../rbac/mod.ts";
 import {
   type AuditBackend,
@@ -85,6 +90,9 @@ export interface Configuration {
   /** `--enable-admission-plugins`, `--disable-admission-plugins` and
    * `--admission-control-config-file`: the plugins that run, with their configurations. */
   admission: AdmissionSettings;
+  /** EventRateLimit's buckets, when it runs: this thread's, or in a `--workers` worker the
+   * main thread's (one set for the process, as kube's). */
+  eventRates?: EventRateDecision;
   /** The server's time (`StartOptions.clock`). */
   clock: Clock;
   /** `--audit-policy-file` and where events go: the log (`--audit-log-*`), the webhook
@@ -185,6 +193,7 @@ export async function loadConfiguration(
   const auditLog = auditPolicy && opts.audit?.logPath
     ? openAuditLog(opts, opts.audit.logPath, logger, resources, metrics)
     : undefined;
+  const clock = { now: () => (opts.clock ? opts.clock().getTime() : Date.now()) };
   return {
     featureGates,
     network,
@@ -196,7 +205,8 @@ export async function loadConfiguration(
     encryption,
     authentication,
     admission,
-    clock: { now: () => (opts.clock ? opts.clock().getTime() : Date.now()) },
+    eventRates: opts.eventRateDecision ?? eventRatesOf(admission, clock),
+    clock,
     tracer,
     audit: auditPolicy && (opts.audit?.logPath || auditWebhook)
       ? {
@@ -213,6 +223,14 @@ export async function loadConfiguration(
     egress,
     metrics,
   };
+}
+
+/** EventRateLimit's buckets when the plugin runs (it refuses to run without its configuration). */
+function eventRatesOf(admission: AdmissionSettings, clock: Clock): EventRateDecision | undefined {
+  const config = admission.config.eventRateLimit;
+  if (!config || !admission.enabled.includes("EventRateLimit")) return undefined;
+  const limiter = new EventRateLimiter(config, clock);
+  return (keys) => limiter.decide(keys);
 }
 
 /** The server's metrics, unless off; a bad `--show-hidden-metrics-for-version` is a

@@ -6,6 +6,7 @@
 import type { ConnectionLimits } from "../connections.ts";
 import type { Logger } from "../../api/mod.ts";
 import type { DeliverLines } from "../../audit/mod.ts";
+import type { EventRateDecision } from "../../admission/mod.ts";
 
 export interface StartOptions {
   /** Where certificates, credentials and (for the file store) objects live. Default: a new
@@ -117,6 +118,9 @@ export interface StartOptions {
   /** Set only inside a worker thread: where its audit log lines go, the main thread's one
    * writer (thread_link.ts). */
   auditLogDelivery?: DeliverLines;
+  /** Set only inside a worker thread: EventRateLimit's decisions, made by the main thread's
+   * buckets (thread_link.ts). */
+  eventRateDecision?: EventRateDecision;
   /** How often the serving certificate is checked for renewal (a generated one 30 days
    * before it expires; `tlsCertFile` when it changes). @default 3600000 */
   certificateCheckIntervalMs?: number;

@@ -56,6 +56,7 @@ export async function buildRegistries(
     resources,
     authorizer: () => authorizer,
     clock: config.clock,
+    eventRates: config.eventRates,
     config: config.admission.config,
     egress: config.egress,
     metrics: config.metrics,

@@ -18,6 +18,7 @@
 
 import type { Logger } from "../../api/mod.ts";
 import type { AuditLogWriter, DeliverLines } from "../../audit/mod.ts";
+import type { EventRateDecision } from "../../admission/mod.ts";
 import {
   exposeFamilies,
   type FamilySamples,
@@ -30,6 +31,8 @@ import { PortRpc } from "./port_rpc.ts";
 
 /** How long a scrape waits for another thread's samples. */
 export const SCRAPE_TIMEOUT_MS = 2_000;
+/** How long a worker waits for the main thread's EventRateLimit decision. */
+const EVENT_RATE_TIMEOUT_MS = 5_000;
 /** How long the main thread waits for a worker to take a renewed certificate. */
 const CERTIFICATE_TIMEOUT_MS = 10_000;
 
@@ -61,11 +64,19 @@ export class WorkerLinks {
   readonly #links = new Map<PortRpc, string>();
   readonly #auditLog?: AuditLogWriter;
   readonly #metrics?: ServerMetrics;
+  readonly #eventRates?: EventRateDecision;
   readonly #logger: Logger;
 
-  constructor(opts: { auditLog?: AuditLogWriter; metrics?: ServerMetrics; logger: Logger }) {
+  constructor(opts: {
+    auditLog?: AuditLogWriter;
+    metrics?: ServerMetrics;
+    /** EventRateLimit's buckets, the process's one set. */
+    eventRates?: EventRateDecision;
+    logger: Logger;
+  }) {
     this.#auditLog = opts.auditLog;
     this.#metrics = opts.metrics;
+    this.#eventRates = opts.eventRates;
     this.#logger = opts.logger;
     if (this.#metrics) this.#metrics.sources.peers = () => this.#scrapeWorkers();
   }
@@ -78,6 +89,10 @@ export class WorkerLinks {
       const { text, events } = arg as AuditLines;
       if (!this.#auditLog) throw new Error("the main thread writes no audit log");
       return this.#auditLog.write(text, events);
+    });
+    rpc.handle("eventRate", (keys) => {
+      if (!this.#eventRates) throw new Error("EventRateLimit does not run on the main thread");
+      return this.#eventRates(keys as string[]);
     });
     rpc.handle("otherThreadsMetrics", async () => {
       const own = this.#metrics ? familySamples(this.#metrics.registry) : [];
@@ -138,6 +153,12 @@ export class MainThreadLink {
   /** Where this worker's audit log lines go: the main thread's writer. */
   readonly deliverAuditLines: DeliverLines = (text, events) =>
     this.#rpc.call<boolean>("audit", { text, events } satisfies AuditLines);
+
+  /** EventRateLimit's decisions, by the main thread's buckets; refused when it does not answer
+   * in time. */
+  readonly decideEventRate: EventRateDecision = (keys) =>
+    this.#rpc.call<string | undefined>("eventRate", keys, { timeoutMs: EVENT_RATE_TIMEOUT_MS })
+      .catch((err) => `the rate limits could not be asked (${err})`);
 
   /** Answers the main thread's scrapes with this thread's samples, and makes this thread's
    * scrapes ask for every other thread's. */

@@ -104,6 +104,7 @@ async function start(init: WorkerStart): Promise<() => Promise<void>> {
       logger,
       workerThread: true,
       auditLogDelivery: link.deliverAuditLines,
+      eventRateDecision: link.decideEventRate,
     };
     const config = await loadConfiguration(opts, logger, resources);
     if (config.metrics) link.shareMetrics(config.metrics, logger);

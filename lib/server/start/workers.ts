@@ -33,6 +33,7 @@ import type { OpenResources } from "./open_resources.ts";
 import type { StartOptions } from "./options.ts";
 import type { ServerMetrics } from "../../metrics/mod.ts";
 import type { AuditLogWriter } from "../../audit/mod.ts";
+import type { EventRateDecision } from "../../admission/mod.ts";
 import { SharedSeats } from "../filters/inflight.ts";
 import { ServerWorker } from "./server_worker.ts";
 import { WorkerLinks } from "./thread_link.ts";
@@ -77,6 +78,8 @@ export interface WorkerShare {
   revisionCell?: RevisionCell;
   /** The in-flight seats of every thread (`--max-requests-inflight` holds for the process). */
   seats?: SharedSeats;
+  /** EventRateLimit's buckets (the workers ask these). */
+  eventRates?: EventRateDecision;
   dataDir: string;
   /** The secure port the main thread listens on. */
   port: number;
@@ -104,7 +107,12 @@ export async function startWorkers(
   if (count < 1) return;
   const owner = new StoreOwner(share.store);
   resources.add("the store owner", () => owner.close());
-  const links = new WorkerLinks({ auditLog: share.auditLog, metrics: share.metrics, logger });
+  const links = new WorkerLinks({
+    auditLog: share.auditLog,
+    metrics: share.metrics,
+    eventRates: share.eventRates,
+    logger,
+  });
   resources.add("the links to the workers", () => links.close());
   registerThreadMetrics(share.metrics, "main");
   const supervisor = new WorkerSupervisor(opts, share, owner, links, logger);

@@ -1,10 +1,17 @@
 /**
- * `--workers=2` (the real `platform serve`, a child process) and the in-flight limits: the
- * threads count in the same seats, so `--max-mutating-requests-inflight=4` holds for the
- * process. Six users each send one create on a connection of its own (both threads get some:
+ * `--workers=2` (the real `platform serve`, a child process) and the limits that hold for the
+ * process, not per thread.
+ *
+ * In-flight: the threads count in the same seats, so `--max-mutating-requests-inflight=4` holds
+ * for the process. Six users each send one create on a connection of its own (both threads get some:
  * 2^-5 that one gets all); the creates hang in a validating webhook until the test lets them
  * go. Four reach the webhook; the other two get 429 at once, whichever thread they reached.
  * (Counted per thread, a thread with three or fewer would let all of its own through.)
+ *
+ * EventRateLimit: a worker asks the main thread's buckets, so a `Server` limit's burst is the
+ * process's: of 16 events sent at once over both threads, the burst and what the bucket
+ * refilled meanwhile are stored, the rest get 429. (With a bucket per thread, up to twice the
+ * burst.)
  */
 
 import {
@@ -12,7 +19,8 @@ import {
   configMapCreateWebhook,
   startTestWebhook,
 } from "../lib/admission/webhook/webhook_testdata.ts";
-import { assertEquals } from "./assert.ts";
+import { join } from "node:path";
+import { assert, assertEquals } from "./assert.ts";
 import { tokenFile } from "./harness.ts";
 import { startPlatform } from "./platform_process.ts";
 import { CONFIGMAPS } from "./workers_writers.ts";
@@ -99,6 +107,69 @@ Deno.test("--workers=2: --max-mutating-requests-inflight holds for the process, 
     assertEquals(answered, [201, 201, 201, 201, 429, 429]);
   } finally {
     release.resolve();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+const BURST = 5;
+const EVENTS = 16;
+
+Deno.test("--workers=2: an EventRateLimit burst holds for the process, not per thread", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "platform-workers-eventrate-" });
+  try {
+    await Deno.writeTextFile(
+      join(dir, "eventratelimit.yaml"),
+      "apiVersion: eventratelimit.admission.platform.io/v1alpha1\nkind: Configuration\n" +
+        `limits:\n- {type: Server, qps: 1, burst: ${BURST}}\n`,
+    );
+    await Deno.writeTextFile(
+      join(dir, "admission.yaml"),
+      "apiVersion: apiserver.config.platform.io/v1\nkind: AdmissionConfiguration\nplugins:\n" +
+        "- name: EventRateLimit\n  path: eventratelimit.yaml\n",
+    );
+    await using server = await startPlatform(`${dir}/data`, [
+      "--workers=2",
+      "--enable-admission-plugins=EventRateLimit",
+      `--admission-control-config-file=${join(dir, "admission.yaml")}`,
+    ]);
+    const create = async (i: number) => {
+      const client = Deno.createHttpClient({ caCerts: [server.caCertPem] });
+      try {
+        const res = await fetch(`${server.url}/api/v1/namespaces/default/events`, {
+          method: "POST",
+          client,
+          headers: { Authorization: `Bearer ${server.token}`, "Content-Type": "application/json" },
+          body: JSON.stringify({
+            apiVersion: "v1",
+            kind: "Event",
+            metadata: { name: `e${i}` },
+            involvedObject: { kind: "Pod", namespace: "default", name: "web", apiVersion: "v1" },
+            reason: "Started",
+            message: "started",
+            type: "Normal",
+          }),
+        });
+        const body = await res.json();
+        return { status: res.status, message: body.message as string };
+      } finally {
+        client.close();
+      }
+    };
+    const started = performance.now();
+    const answers = await Promise.all(Array.from({ length: EVENTS }, (_, i) => create(i)));
+    const tookS = (performance.now() - started) / 1000;
+    const created = answers.filter((a) => a.status === 201).length;
+    const refused = answers.filter((a) => a.status === 429);
+    assertEquals(created + refused.length, EVENTS, JSON.stringify(answers));
+    // The bucket starts full and gains one token a second.
+    assert(
+      created >= BURST && created <= BURST + Math.ceil(tookS),
+      `${created} events stored in ${tookS.toFixed(2)}s: ${JSON.stringify(answers)}`,
+    );
+    for (const r of refused) {
+      assertEquals(r.message, "Too many requests: limit reached on type Server for key ");
+    }
+  } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });
