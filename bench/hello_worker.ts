@@ -1,5 +1,5 @@
 /**
- * One more thread of the bench's hello-world server (`bench/main.ts --hello-world <dir> <N>`):
+ * One more thread of the bench's hello-world server (`bench/hello_world.ts <dir> <N>`):
  * the same Deno.serve over HTTPS on the same port (SO_REUSEPORT), the baseline of
  * `--only=workers` with the server's worker count.
  * @module

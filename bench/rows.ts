@@ -1,0 +1,526 @@
+/**
+ * The figures that compare servers started for them (bench/auth.ts, limits.ts, encryption.ts,
+ * admission.ts, audit.ts, metrics.ts, workers.ts, etcd.ts, crd_versions.ts, crd_rules.ts), as
+ * rows of the bench's table; `deno task bench` runs some of them, `--only=<name>` one.
+ */
+
+import { fileURLToPath } from "node:url";
+import { admissionFigures } from "./admission.ts";
+import { auditFigures } from "./audit.ts";
+import { authFigures } from "./auth.ts";
+import { crdRulesFigures } from "./crd_rules.ts";
+import { crdVersionsFigures } from "./crd_versions.ts";
+import { encryptionFigures } from "./encryption.ts";
+import { etcdFigures } from "./etcd.ts";
+import { limitsFigures } from "./limits.ts";
+import { metricsFigures } from "./metrics.ts";
+import { workersFigures } from "./workers.ts";
+import {
+  type Api,
+  apiFor,
+  type Child,
+  fmt,
+  type Row,
+  serverPairOptions,
+  spawnServer,
+  stopServer,
+} from "./harness.ts";
+
+/** The hello-world server (bench/hello_world.ts). */
+const HELLO = fileURLToPath(new URL("./hello_world.ts", import.meta.url));
+
+/** RBAC vs AlwaysAllow and JWT vs static token (bench/auth.ts), as table rows. */
+export async function authRows(
+  tmp: string,
+  track: (c: Child) => Child,
+  trackApi: (a: Api) => Api,
+  problems: string[],
+): Promise<Row[]> {
+  const auth = await authFigures(serverPairOptions(`${tmp}/auth`, "auth server", track, trackApi));
+  problems.push(...auth.problems);
+  const ok = auth.problems.length === 0;
+  const rbacCost = 1 - auth.rbacPerSec / auth.allowPerSec;
+  const jwtMicros = (1 / auth.jwtPerSec - 1 / auth.staticPerSec) * 1e6;
+  return [
+    {
+      figure: "GETs/s, 32 clients, RBAC (user bound to view, 500 other bindings)",
+      value: fmt(auth.rbacPerSec),
+      baseline: `AlwaysAllow ${fmt(auth.allowPerSec)}`,
+      ratio: `${fmt((auth.rbacPerSec / auth.allowPerSec) * 100)} % (cost ${
+        fmt(rbacCost * 100, 1)
+      } %)`,
+      target: "cost ≤ 10 %",
+      met: ok ? (rbacCost <= 0.1 ? "yes" : "**no**") : "**no**",
+    },
+    {
+      figure: "GETs/s, 32 clients, RBAC, JWT bearer (warm keys)",
+      value: fmt(auth.jwtPerSec),
+      baseline: `static token ${fmt(auth.staticPerSec)}`,
+      ratio: `${fmt((auth.jwtPerSec / auth.staticPerSec) * 100)} % (+${fmt(jwtMicros)} µs/req)`,
+      target: "—",
+      met: "—",
+    },
+    {
+      figure: "JWT authentication in process, warm keys, µs",
+      value: fmt(auth.jwtMicros, 1),
+      baseline: `static token ${fmt(auth.staticMicros, 2)}`,
+      ratio: `${fmt(auth.jwtMicros / auth.staticMicros)}×`,
+      target: "—",
+      met: "—",
+    },
+  ];
+}
+
+/** The rows of the request-limit figures (bench/limits.ts). */
+export async function limitsRows(
+  tmp: string,
+  track: (c: Child) => Child,
+  trackApi: (a: Api) => Api,
+  problems: string[],
+): Promise<Row[]> {
+  const f = await limitsFigures(
+    serverPairOptions(`${tmp}/limits`, "limits server", track, trackApi),
+  );
+  problems.push(...f.problems);
+  const row = (figure: string, value: number, baseline: number): Row => ({
+    figure,
+    value: fmt(value),
+    baseline: `limits off ${fmt(baseline)}`,
+    ratio: `${fmt(value / baseline, 2)}×`,
+    target: "—",
+    met: "—",
+  });
+  return [
+    row("GETs/s, 32 clients, in-flight limits on", f.getsLimited, f.getsUnlimited),
+    row("durable creates/s, 32 clients, in-flight limits on", f.createsLimited, f.createsUnlimited),
+  ];
+}
+
+/** Secrets with aesgcm vs identity (bench/encryption.ts), as table rows. */
+export async function encryptionRows(
+  tmp: string,
+  track: (c: Child) => Child,
+  trackApi: (a: Api) => Api,
+  problems: string[],
+): Promise<Row[]> {
+  const enc = await encryptionFigures(
+    serverPairOptions(`${tmp}/encryption`, "encryption server", track, trackApi),
+  );
+  problems.push(...enc.problems);
+  const ok = enc.problems.length === 0;
+  const row = (figure: string, value: number, baseline: number): Row => ({
+    figure,
+    value: fmt(value),
+    baseline: `identity ${fmt(baseline)}`,
+    ratio: fmt(value / baseline, 2),
+    target: "≥ 0.8",
+    met: ok && value / baseline >= 0.8 ? "yes" : "**no**",
+  });
+  return [
+    row("Secret creates/s, 32 clients, aesgcm at rest", enc.createsAesgcm, enc.createsIdentity),
+    row("Secret gets/s, 32 clients, aesgcm at rest", enc.getsAesgcm, enc.getsIdentity),
+    {
+      figure: "aesgcm encryption of one stored Secret (~400 B) in process, µs",
+      value: fmt(enc.encryptMicros, 1),
+      baseline: `decryption ${fmt(enc.decryptMicros, 1)}`,
+      ratio: "—",
+      target: "—",
+      met: "—",
+    },
+  ];
+}
+
+/** Creates with webhooks and with a policy vs none (bench/admission.ts), as table rows. */
+export async function admissionRows(
+  tmp: string,
+  track: (c: Child) => Child,
+  trackApi: (a: Api) => Api,
+  problems: string[],
+): Promise<Row[]> {
+  const adm = await admissionFigures(
+    serverPairOptions(`${tmp}/admission`, "admission server", track, trackApi),
+  );
+  problems.push(...adm.problems);
+  const ok = adm.problems.length === 0;
+  const row = (figure: string, value: number, target: number): Row => ({
+    figure,
+    value: fmt(value),
+    baseline: `none ${fmt(adm.createsNone)}`,
+    ratio: fmt(value / adm.createsNone, 2),
+    target: `≥ ${target}`,
+    met: ok && value / adm.createsNone >= target ? "yes" : "**no**",
+  });
+  return [
+    row(
+      "configmap creates/s, 32 clients, 1 mutating + 1 validating webhook",
+      adm.createsWebhooks,
+      0.5,
+    ),
+    row(
+      "configmap creates/s, 32 clients, 1 ValidatingAdmissionPolicy (3 validations)",
+      adm.createsPolicy,
+      0.85,
+    ),
+    {
+      figure: "create latency added by the two webhook round trips, 1 client, p50 / p99 ms",
+      value: `${fmt(adm.p50Webhooks - adm.p50None, 2)} / ${fmt(adm.p99Webhooks - adm.p99None, 2)}`,
+      baseline: `none ${fmt(adm.p50None, 2)} / ${fmt(adm.p99None, 2)}`,
+      ratio: "—",
+      target: "—",
+      met: "—",
+    },
+  ];
+}
+
+/** Creates and gets with the audit log at Metadata and RequestResponse vs none (bench/audit.ts),
+ * as table rows. */
+export async function auditRows(
+  tmp: string,
+  track: (c: Child) => Child,
+  trackApi: (a: Api) => Api,
+  problems: string[],
+): Promise<Row[]> {
+  const a = await auditFigures(serverPairOptions(`${tmp}/audit`, "audit server", track, trackApi));
+  problems.push(...a.problems);
+  const ok = a.problems.length === 0;
+  const row = (figure: string, value: number, baseline: number, target: number): Row => ({
+    figure,
+    value: fmt(value),
+    baseline: `no audit ${fmt(baseline)}`,
+    ratio: fmt(value / baseline, 2),
+    target: `≥ ${target}`,
+    met: ok && value / baseline >= target ? "yes" : "**no**",
+  });
+  // The server's CPU per request, none ÷ audited: what requests/s audited ÷ none would be on a
+  // machine that runs nothing else.
+  const cpuRow = (
+    figure: string,
+    micros: Record<"none" | "Metadata" | "RequestResponse", number>,
+    level: "Metadata" | "RequestResponse",
+  ): Row => {
+    const target = level === "Metadata" ? 0.85 : 0.7;
+    const r = micros.none / micros[level];
+    return {
+      figure,
+      value: fmt(micros[level], 1),
+      baseline: `no audit ${fmt(micros.none, 1)}`,
+      ratio: `${fmt(r, 2)} (none ÷ audited)`,
+      target: `≥ ${target}`,
+      met: ok && r >= target ? "yes" : "**no**",
+    };
+  };
+  return [
+    row(
+      "configmap creates/s, 32 clients, audit log at Metadata (batch)",
+      a.creates.Metadata,
+      a.creates.none,
+      0.85,
+    ),
+    row(
+      "configmap gets/s, 32 clients, audit log at Metadata (batch)",
+      a.gets.Metadata,
+      a.gets.none,
+      0.85,
+    ),
+    row(
+      "configmap creates/s, 32 clients, audit log at RequestResponse (batch)",
+      a.creates.RequestResponse,
+      a.creates.none,
+      0.7,
+    ),
+    row(
+      "configmap gets/s, 32 clients, audit log at RequestResponse (batch)",
+      a.gets.RequestResponse,
+      a.gets.none,
+      0.7,
+    ),
+    ...(["Metadata", "RequestResponse"] as const).flatMap((level) => [
+      cpuRow(`server CPU per create, µs, audit at ${level}`, a.createCpuMicros, level),
+      cpuRow(`server CPU per GET, µs, audit at ${level}`, a.getCpuMicros, level),
+    ]),
+  ];
+}
+
+/** Creates and gets with metrics on vs off (bench/metrics.ts), as table rows. */
+export async function metricsRows(
+  tmp: string,
+  track: (c: Child) => Child,
+  trackApi: (a: Api) => Api,
+  problems: string[],
+): Promise<Row[]> {
+  const dir = `${tmp}/metrics`;
+  const off = serverPairOptions(dir, "metrics server", track, trackApi, {
+    PLATFORM_METRICS: "off",
+  });
+  const m = await metricsFigures({
+    ...serverPairOptions(dir, "metrics server", track, trackApi),
+    startWithoutMetrics: off.start,
+  });
+  problems.push(...m.problems);
+  const ok = m.problems.length === 0;
+  const row = (figure: string, on: number, offValue: number): Row => ({
+    figure,
+    value: fmt(on),
+    baseline: `metrics off ${fmt(offValue)}`,
+    ratio: fmt(on / offValue, 2),
+    target: "≥ 0.95",
+    met: ok && on / offValue >= 0.95 ? "yes" : "**no**",
+  });
+  // The server's CPU per request, off ÷ on: what requests/s on ÷ off would be on a machine
+  // that runs nothing else (the server's CPU, not the wall clock, is what the client shares).
+  const cpuRow = (figure: string, micros: { on: number; off: number }): Row => ({
+    figure,
+    value: fmt(micros.on, 1),
+    baseline: `metrics off ${fmt(micros.off, 1)}`,
+    ratio: `${fmt(micros.off / micros.on, 2)} (off ÷ on)`,
+    target: "≥ 0.95",
+    met: ok && micros.off / micros.on >= 0.95 ? "yes" : "**no**",
+  });
+  return [
+    row("configmap creates/s, 32 clients, metrics on", m.creates.on, m.creates.off),
+    row("configmap gets/s, 32 clients, metrics on", m.gets.on, m.gets.off),
+    cpuRow("server CPU per create, µs, metrics on", m.createCpuMicros),
+    cpuRow("server CPU per GET, µs, metrics on", m.getCpuMicros),
+    {
+      figure: "request metrics recorded per GET, in process, µs",
+      value: fmt(m.recordMicros, 2),
+      baseline: "—",
+      ratio: "—",
+      target: "—",
+      met: "—",
+    },
+  ];
+}
+
+/** `--workers=N` for N = 1, 2, 4 against N = 1 and against a hello-world with as many threads,
+ * the scaling curve, 1,000 watchers' lag at N = 2 against N = 1, and N = 2's creates against
+ * etcd's puts (bench/workers.ts), as table rows. */
+export async function workersRows(
+  tmp: string,
+  track: (c: Child) => Child,
+  trackApi: (a: Api) => Api,
+  problems: string[],
+): Promise<Row[]> {
+  const dir = `${tmp}/workers`;
+  const w = await workersFigures({
+    ...serverPairOptions(dir, "workers server", track, trackApi),
+    startHello: async (dataDir, threads) => {
+      await Deno.mkdir(dataDir, { recursive: true });
+      const child = track(
+        await spawnServer([HELLO, dataDir, String(threads)], dataDir),
+      );
+      const api = trackApi(await apiFor(child, false));
+      return {
+        api,
+        stop: async () => void await stopServer(child, "SIGTERM", "hello-world server"),
+      };
+    },
+  });
+  problems.push(...w.problems);
+  const ok = w.problems.length === 0;
+  const rows: Row[] = [];
+  for (const n of w.counts) {
+    const scale = (figure: string, values: Record<number, number>, target?: number): Row => ({
+      figure,
+      value: fmt(values[n]),
+      baseline: `${values === w.hello ? "1 thread" : "--workers=1"} ${fmt(values[1])}`,
+      ratio: fmt(values[n] / values[1], 2),
+      target: target ? `≥ ${target}` : "—",
+      met: target ? (ok && values[n] / values[1] >= target ? "yes" : "**no**") : "—",
+    });
+    rows.push(
+      scale(
+        `configmap creates/s, 32 clients, --workers=${n}`,
+        w.creates,
+        n === 2 ? 1.6 : undefined,
+      ),
+      scale(`configmap gets/s, 32 clients, --workers=${n}`, w.gets, n === 2 ? 1.6 : undefined),
+      // What the machine gives more threads now: on a shared machine, the ceiling of the
+      // ratios above.
+      scale(`hello-world req/s, 32 clients, ${n} threads`, w.hello),
+      {
+        figure: `configmap gets/s, --workers=${n}, against a hello-world on ${n} threads`,
+        value: fmt(w.gets[n]),
+        baseline: `hello-world ${fmt(w.hello[n])}`,
+        ratio: `${fmt((w.gets[n] / w.hello[n]) * 100)} %`,
+        target: "≥ 50 %",
+        met: ok && w.gets[n] >= 0.5 * w.hello[n] ? "yes" : "**no**",
+      },
+    );
+  }
+  // The scaling curve: each figure at N = 1, 2, 4 and as multiples of N = 1.
+  const curve = (figure: string, values: Record<number, number>): Row => ({
+    figure: `scaling, ${figure}, N = ${w.counts.join(" / ")}`,
+    value: w.counts.map((n) => fmt(values[n])).join(" / "),
+    baseline: "N = 1",
+    ratio: w.counts.map((n) => fmt(values[n] / values[1], 2)).join(" / "),
+    target: "—",
+    met: "—",
+  });
+  rows.push(
+    curve("configmap creates/s", w.creates),
+    curve("configmap gets/s", w.gets),
+    curve("hello-world req/s", w.hello),
+  );
+  const lagRatio = w.lagP99[2] / w.lagP99[1];
+  rows.push({
+    figure: "watch lag p99, 1,000 watchers, 200 writes/s, --workers=2, ms",
+    value: fmt(w.lagP99[2], 1),
+    baseline: `--workers=1 ${fmt(w.lagP99[1], 1)}`,
+    ratio: fmt(lagRatio, 2),
+    target: "≤ 0.5",
+    met: ok && lagRatio <= 0.5 ? "yes" : "**no**",
+  }, {
+    figure: "watch lag p50, 1,000 watchers, 200 writes/s, --workers=2, ms",
+    value: fmt(w.lagP50[2], 1),
+    baseline: `--workers=1 ${fmt(w.lagP50[1], 1)}`,
+    ratio: fmt(w.lagP50[2] / w.lagP50[1], 2),
+    target: "—",
+    met: "—",
+  });
+  const etcdRatio = w.etcdPuts === undefined ? NaN : w.creates[2] / w.etcdPuts;
+  rows.push({
+    figure: "durable configmap creates/s, 32 clients, --workers=2, against etcd 3.4 puts (wrk)",
+    value: fmt(w.creates[2]),
+    baseline: `etcd puts ${w.etcdPuts === undefined ? "n/a" : fmt(w.etcdPuts)}`,
+    ratio: fmt(etcdRatio, 2),
+    target: "≥ 2",
+    met: ok && etcdRatio >= 2 ? "yes" : "**no**",
+  });
+  return rows;
+}
+
+/** The etcd3 backend against etcd itself and against the file store (bench/etcd.ts), as table
+ * rows. */
+export async function etcdRows(
+  tmp: string,
+  track: (c: Child) => Child,
+  trackApi: (a: Api) => Api,
+  problems: string[],
+): Promise<Row[]> {
+  const e = await etcdFigures(serverPairOptions(`${tmp}/etcd`, "etcd server", track, trackApi));
+  problems.push(...e.problems);
+  const ok = e.problems.length === 0;
+  const row = (
+    figure: string,
+    value: string,
+    baseline: string,
+    ratio: number,
+    target: string,
+    met: boolean,
+  ): Row => ({
+    figure,
+    value,
+    baseline,
+    ratio: fmt(ratio, 2),
+    target,
+    met: ok && met ? "yes" : "**no**",
+  });
+  const createRatio = e.createsEtcd / e.etcdPutsPerSec;
+  const getRatio = e.getsEtcd / e.getsFile;
+  const listRatio = e.listEtcdMs / e.listFileMs;
+  const lagRatio = e.lagThreeReplicasP99 / e.lagOneReplicaP99;
+  return [
+    row(
+      "configmap creates/s, 32 clients, on etcd",
+      fmt(e.createsEtcd),
+      `etcd txns ${fmt(e.etcdPutsPerSec)}`,
+      createRatio,
+      "≥ 0.6",
+      createRatio >= 0.6,
+    ),
+    row(
+      "configmap gets/s, 32 clients, on etcd, resourceVersion=0",
+      fmt(e.getsEtcd),
+      `file store ${fmt(e.getsFile)}`,
+      getRatio,
+      "≥ 0.83 (within 1.2×)",
+      getRatio >= 1 / 1.2,
+    ),
+    row(
+      "configmap creates/s, 32 clients, on etcd vs the file store",
+      fmt(e.createsEtcd),
+      `file store ${fmt(e.createsFile)}`,
+      e.createsEtcd / e.createsFile,
+      "—",
+      true,
+    ),
+    row(
+      "configmap gets/s, 32 clients, on etcd, consistent (no resourceVersion)",
+      fmt(e.getsEtcdConsistent),
+      `file store ${fmt(e.getsFile)}`,
+      e.getsEtcdConsistent / e.getsFile,
+      "—",
+      true,
+    ),
+    row(
+      "list of 10,000 configmaps on etcd, resourceVersion=0, ms (median)",
+      fmt(e.listEtcdMs),
+      `file store ${fmt(e.listFileMs)}`,
+      listRatio,
+      "≤ 1.2",
+      listRatio <= 1.2,
+    ),
+    row(
+      "watch lag p99, 1,000 watchers over 3 replicas, ms",
+      fmt(e.lagThreeReplicasP99, 1),
+      `1 replica ${fmt(e.lagOneReplicaP99, 1)}`,
+      lagRatio,
+      "≤ 2",
+      lagRatio <= 2,
+    ),
+  ];
+}
+
+/** A non-storage CRD version against the storage version (bench/crd_versions.ts), as a row. */
+export async function crdVersionsRows(
+  tmp: string,
+  track: (c: Child) => Child,
+  trackApi: (a: Api) => Api,
+  problems: string[],
+): Promise<Row[]> {
+  const f = await crdVersionsFigures(
+    serverPairOptions(`${tmp}/crd-versions`, "crd versions server", track, trackApi),
+  );
+  problems.push(...f.problems);
+  const ratio = f.converted / f.storage;
+  return [{
+    figure: "lists/s of 1,000 custom resources, 4 clients, in v1beta1 (None conversion)",
+    value: fmt(f.converted, 1),
+    baseline: `storage version v1 ${fmt(f.storage, 1)}`,
+    ratio: fmt(ratio, 2),
+    target: "≥ 0.8",
+    met: f.problems.length === 0 && ratio >= 0.8 ? "yes" : "**no**",
+  }];
+}
+
+/** Custom resource creates with five validation rules vs none (bench/crd_rules.ts), as a row. */
+export async function crdRulesRows(
+  tmp: string,
+  track: (c: Child) => Child,
+  trackApi: (a: Api) => Api,
+  problems: string[],
+): Promise<Row[]> {
+  const r = await crdRulesFigures(
+    serverPairOptions(`${tmp}/crd-rules`, "crd rules server", track, trackApi),
+  );
+  problems.push(...r.problems);
+  const ratio = r.creates.rules / r.creates.none;
+  const cpuRatio = r.cpuMicros.none / r.cpuMicros.rules;
+  return [{
+    figure: "custom resource creates/s, 32 clients, CRD with 5 validation rules",
+    value: fmt(r.creates.rules),
+    baseline: `no rules ${fmt(r.creates.none)}`,
+    ratio: fmt(ratio, 2),
+    target: "≥ 0.7",
+    met: r.problems.length === 0 && ratio >= 0.7 ? "yes" : "**no**",
+  }, {
+    figure:
+      "server CPU µs per custom resource create, 5 validation rules (ratio: no rules ÷ rules)",
+    value: fmt(r.cpuMicros.rules),
+    baseline: `no rules ${fmt(r.cpuMicros.none)}`,
+    ratio: fmt(cpuRatio, 2),
+    target: "≥ 0.7",
+    met: r.problems.length === 0 && cpuRatio >= 0.7 ? "yes" : "**no**",
+  }];
+}
