@@ -173,10 +173,12 @@ export function withoutManagedFields(obj: unknown): unknown {
   return out;
 }
 
-let lastMs = NaN;
 /** "000" to "999". */
 const THREE_DIGITS = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, "0"));
-let lastPrefix = "";
+/** The second `secondPrefix` is of (ms since the epoch ÷ 1000), and its RFC 3339 text up to
+ * the fraction: `2026-11-27T10:00:00.`. */
+let lastSecond = NaN;
+let secondPrefix = "";
 
 /** Now, as kube's metav1.MicroTime: `2026-11-27T10:00:00.123456Z`. */
 export function microTime(): string {
@@ -188,9 +190,12 @@ export function microTime(): string {
 export function formatMicro(t: number): string {
   const ms = Math.floor(t);
   const micro = Math.min(999, Math.floor((t - ms) * 1000));
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastPrefix = new Date(ms).toISOString().slice(0, -1);
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond) {
+    // Once a second, not once a millisecond: at thousands of events a second that was a
+    // Date and its text for nearly every timestamp.
+    lastSecond = second;
+    secondPrefix = new Date(second * 1000).toISOString().slice(0, 20);
   }
-  return `${lastPrefix}${THREE_DIGITS[micro]}Z`;
+  return `${secondPrefix}${THREE_DIGITS[ms - second * 1000]}${THREE_DIGITS[micro]}Z`;
 }

@@ -76,6 +76,17 @@ Deno.test("audit event: microsecond timestamps", () => {
   const t = Date.parse("2026-11-27T10:00:00.123Z") + 0.456;
   assert.equal(formatMicro(t), "2026-11-27T10:00:00.123456Z");
   assert.equal(formatMicro(Date.parse("2026-11-27T10:00:01Z")), "2026-11-27T10:00:01.000000Z");
+  // Within one second, and back to an earlier one: the text is the time's, whatever came before.
+  assert.equal(
+    formatMicro(Date.parse("2026-11-27T10:00:01.999Z") + 0.9995),
+    "2026-11-27T10:00:01.999999Z",
+  );
+  assert.equal(formatMicro(Date.parse("2026-11-27T10:00:01.007Z")), "2026-11-27T10:00:01.007000Z");
+  assert.equal(formatMicro(Date.parse("2026-11-26T23:59:59.5Z")), "2026-11-26T23:59:59.500000Z");
+  for (let i = 0; i < 1000; i++) {
+    const t = Date.parse("2026-11-27T10:00:00Z") + i * 7.3;
+    assert.equal(formatMicro(t).slice(0, 23) + "Z", new Date(Math.floor(t)).toISOString());
+  }
 });
 
 Deno.test("audit event: source IPs are X-Forwarded-For's, then the connection's", () => {

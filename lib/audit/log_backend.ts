@@ -60,6 +60,8 @@ export interface LogBackendOptions {
 export type AuditErrorCounter = (plugin: "log" | "webhook" | "buffered", events: number) => void;
 
 const MB = 1024 * 1024;
+/** How long batch mode gathers events before it writes them. */
+const BATCH_WAIT_MS = 5;
 const encoder = new TextEncoder();
 
 /** Opens the log: the file is created (0600) or appended to. Throws the OS error. */
@@ -186,8 +188,11 @@ class BatchBackend {
   }
 
   async #flush(): Promise<void> {
-    // After the current turn: events of requests that run meanwhile go in the same write.
-    await new Promise((r) => setTimeout(r, 0));
+    // A few milliseconds later: events of the requests that run meanwhile go in the same
+    // write. An async write costs Deno about 30 µs of CPU whatever its size (a hand-off to a
+    // blocking thread and back), so one per event loop turn cost a GET more than its events'
+    // text did; at 14,000 events/s a write now carries about 70.
+    await new Promise((r) => setTimeout(r, BATCH_WAIT_MS));
     while (this.#buffer.length > 0) {
       const events = this.#buffer;
       this.#buffer = [];

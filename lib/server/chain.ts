@@ -22,7 +22,7 @@ import type { ServedResource } from "./request_labels.ts";
 import { tracedAuthorizer, tracingArrival, tracingFilter } from "./filters/tracing.ts";
 import type { Tracer } from "../tracing/mod.ts";
 import { requestInfoOf } from "./request_info.ts";
-import { type BodyWriting, errorResponse } from "./respond.ts";
+import { type BodyWriting, errorResponse, hasAuditID } from "./respond.ts";
 
 export interface ChainDeps {
   authenticator: Authenticator;
@@ -147,7 +147,7 @@ export function buildHandlerChain(
 
 /** `res` with the `Audit-ID` header, while auditing is on (`auditID` given). */
 function withAuditID(res: Response, auditID: string | undefined): Response {
-  if (auditID === undefined) return res;
+  if (auditID === undefined || hasAuditID(res)) return res;
   try {
     res.headers.set("Audit-ID", auditID);
     return res;

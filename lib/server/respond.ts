@@ -107,6 +107,12 @@ export function bodySize(res: Response): number | undefined {
 }
 
 const streamedResponses = new WeakSet<Response>();
+const withOwnAuditID = new WeakSet<Response>();
+
+/** Whether a response made here already carries the request's `Audit-ID` header. */
+export function hasAuditID(res: Response): boolean {
+  return withOwnAuditID.has(res);
+}
 
 /** Whether the body of a response made here is made as it is read (a large list). */
 export function isStreamed(res: Response): boolean {
@@ -137,13 +143,21 @@ function buildResponse(
   const streamed = body instanceof ReadableStream;
   const init = streamed ? body : responseBody(body, ctx.streamLargeBodies);
   let res: Response;
+  const auditID = ctx.auditID;
   if (!ctx.warnings.length) {
-    res = new Response(init, { status: code, headers: { "Content-Type": negotiated.contentType } });
+    // The audit ID in the headers the response is made with: set afterwards (chain.ts), it
+    // costs a Headers object and its checks.
+    const headers: Record<string, string> = auditID === undefined
+      ? { "Content-Type": negotiated.contentType }
+      : { "Content-Type": negotiated.contentType, "Audit-ID": auditID };
+    res = new Response(init, { status: code, headers });
   } else {
     const headers = new Headers({ "Content-Type": negotiated.contentType });
+    if (auditID !== undefined) headers.set("Audit-ID", auditID);
     warningHeaders(headers, ctx.warnings);
     res = new Response(init, { status: code, headers });
   }
+  if (auditID !== undefined) withOwnAuditID.add(res);
   if (streamed) streamedResponses.add(res);
   else {
     bodyLengths.set(res, typeof body === "string" ? -body.length : body.length);
