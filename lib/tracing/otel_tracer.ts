@@ -25,7 +25,7 @@ import { type Attributes, countOpenTracer, NOOP_SPAN, type Span } from "./span.t
 import type { OpenTracerOptions, RequestSpanOptions, Tracer, TracingSettings } from "./tracer.ts";
 import { grpcTarget } from "./endpoint.ts";
 import { nowMs } from "./clock.ts";
-import { spanId, traceId } from "./ids.ts";
+import { SpanId, TraceId } from "./ids.ts";
 import type { FromExportWorker, ToExportWorker } from "./export_messages.ts";
 import { type EndedSpan, type FlatValue, SpanBatch } from "./otlp_encoding.ts";
 import type { TraceParent } from "./traceparent.ts";
@@ -86,7 +86,7 @@ export class OtelTracer implements Tracer {
     if (this.#closed) return NOOP_SPAN;
     const parent = opts.parent;
     // Parent-based sampling: a caller's decision stands; a root is sampled by its trace id.
-    const trace = parent?.traceId ?? traceId();
+    const trace = parent ? TraceId.fromHex(parent.traceId) : TraceId.random();
     const sampled = parent ? parent.sampled : this.#sampleRoot(trace);
     // Not sampled: nothing below it is recorded either, so the request goes on untraced, at
     // no further cost.
@@ -96,7 +96,7 @@ export class OtelTracer implements Tracer {
       name,
       SERVER,
       trace,
-      parent?.spanId,
+      parent && SpanId.fromHex(parent.spanId),
       opts.startTime ?? nowMs(),
       opts.attributes,
     );
@@ -107,10 +107,10 @@ export class OtelTracer implements Tracer {
 
   /** Whether a trace started here is sampled: the SDK's ratio sampler, asked only between the
    * two ends (it checks the id with a regular expression). */
-  #sampleRoot(trace: string): boolean {
+  #sampleRoot(trace: TraceId): boolean {
     if (this.#ratio >= 1) return true;
     if (this.#ratio <= 0) return false;
-    return this.#rootSampler.shouldSample(ROOT_CONTEXT, trace).decision === 2;
+    return this.#rootSampler.shouldSample(ROOT_CONTEXT, trace.hex()).decision === 2;
   }
 
   /** Encodes a finished span into the batch; dropped while that many wait to be sent. */
@@ -178,7 +178,7 @@ export class OtelTracer implements Tracer {
 /** One recorded span, handed to the tracer when it ends. */
 class RecordedSpan implements Span, EndedSpan {
   readonly recording = true;
-  readonly spanId = spanId();
+  readonly spanId = SpanId.random();
   endMs = 0;
   /** Attribute keys and values, alternating. */
   readonly attributes: FlatValue[] = [];
@@ -191,8 +191,8 @@ class RecordedSpan implements Span, EndedSpan {
     readonly tracer: OtelTracer,
     readonly name: string,
     readonly kind: number,
-    readonly traceId: string,
-    readonly parentSpanId: string | undefined,
+    readonly traceId: TraceId,
+    readonly parentSpanId: SpanId | undefined,
     readonly startMs: number,
     attributes: Attributes | undefined,
   ) {
@@ -236,6 +236,6 @@ class RecordedSpan implements Span, EndedSpan {
   traceparent(): string | undefined {
     // A stale context (a background task that outlived its request) sends none.
     if (this.#ended) return undefined;
-    return `00-${this.traceId}-${this.spanId}-01`;
+    return `00-${this.traceId.hex()}-${this.spanId.hex()}-01`;
   }
 }

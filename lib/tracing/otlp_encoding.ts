@@ -15,6 +15,7 @@
  */
 
 import { ProtoWriter, varintSize } from "./proto_writer.ts";
+import type { SpanId, TraceId } from "./ids.ts";
 
 /** An attribute value; attributes are kept as alternating keys and values. */
 export type FlatValue = string | number | boolean;
@@ -24,11 +25,9 @@ export interface EndedSpan {
   readonly name: string;
   /** OTLP's SpanKind: 1 internal, 2 server, 3 client. */
   readonly kind: number;
-  /** 32 hex digits. */
-  readonly traceId: string;
-  /** 16 hex digits. */
-  readonly spanId: string;
-  readonly parentSpanId: string | undefined;
+  readonly traceId: TraceId;
+  readonly spanId: SpanId;
+  readonly parentSpanId: SpanId | undefined;
   /** The parent is a caller's (its traceparent), not a span of this server. */
   readonly parentRemote: boolean;
   /** Milliseconds since the epoch, fractional. */
@@ -38,7 +37,7 @@ export interface EndedSpan {
   readonly attributes: readonly FlatValue[];
   /** Failed: status ERROR with this message. */
   readonly error: string | undefined;
-  /** Spans linked to (a caller's span not trusted as parent). */
+  /** Spans linked to (a caller's span not trusted as parent), ids in hex. */
   readonly links: readonly { traceId: string; spanId: string; sampled: boolean }[] | undefined;
   readonly events?: readonly SpanEvent[];
 }
@@ -101,9 +100,10 @@ function writeLinks(w: ProtoWriter, links: NonNullable<EndedSpan["links"]>): voi
 /** Appends one `Span` message (field 2 of `ScopeSpans`). */
 export function writeSpan(w: ProtoWriter, s: EndedSpan): void {
   const span = w.begin(2, 2);
-  w.hexBytes(1, s.traceId);
-  w.hexBytes(2, s.spanId);
-  if (s.parentSpanId) w.hexBytes(4, s.parentSpanId);
+  const t = s.traceId;
+  w.words4(1, t.w0, t.w1, t.w2, t.w3);
+  w.words2(2, s.spanId.hi, s.spanId.lo);
+  if (s.parentSpanId) w.words2(4, s.parentSpanId.hi, s.parentSpanId.lo);
   w.string(5, s.name);
   w.uint(6, s.kind);
   w.unixNanos(7, s.startMs);

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import protobuf from "protobufjs";
 import { type EndedSpan, SpanBatch } from "./otlp_encoding.ts";
+import { SpanId, TraceId } from "./ids.ts";
 
 const PROTOS = decodeURIComponent(new URL("../../testdata/otlp/", import.meta.url).pathname);
 
@@ -46,8 +47,8 @@ function span(overrides: Partial<EndedSpan>): EndedSpan {
   return {
     name: "GET /api/v1/namespaces/{:namespace}/configmaps/{:name}",
     kind: 2,
-    traceId: TRACE,
-    spanId: "a1b2c3d4e5f60718",
+    traceId: TraceId.fromHex(TRACE),
+    spanId: SpanId.fromHex("a1b2c3d4e5f60718"),
     parentSpanId: undefined,
     parentRemote: false,
     startMs: 1_800_000_000_123.25,
@@ -65,7 +66,7 @@ Deno.test("otlp encoding: a batch decodes with the OTLP protos, every field as w
     "platform-apiserver",
   );
   batch.add(span({
-    parentSpanId: PARENT,
+    parentSpanId: SpanId.fromHex(PARENT),
     parentRemote: true,
     attributes: [
       "http.request.method",
@@ -102,8 +103,8 @@ Deno.test("otlp encoding: a batch decodes with the OTLP protos, every field as w
   batch.add(span({
     name: "Get file",
     kind: 1,
-    spanId: "0000000000000001",
-    parentSpanId: "a1b2c3d4e5f60718",
+    spanId: SpanId.fromHex("0000000000000001"),
+    parentSpanId: SpanId.fromHex("a1b2c3d4e5f60718"),
     attributes: ["key", "/registry/core/configmaps/default/x"],
     error: "etcdserver: request timed out",
   }));
@@ -189,4 +190,19 @@ Deno.test("otlp encoding: batch after batch, each request holds only its own spa
   assert.equal(many[2999], "s2999");
   batch.add(span({ name: "b" }));
   assert.deepEqual(names(batch.take()), ["b"]);
+});
+
+Deno.test("ids: hex in and out, random ids as W3C wants them", () => {
+  assert.equal(TraceId.fromHex(TRACE).hex(), TRACE);
+  assert.equal(new TraceId(0xffffffff, 0, 1, 0x80000000).hex(), "ffffffff000000000000000180000000");
+  assert.equal(SpanId.fromHex("a1b2c3d4e5f60718").hex(), "a1b2c3d4e5f60718");
+  assert.equal(new SpanId(0, 0xfedcba98).hex(), "00000000fedcba98");
+  const traces = new Set<string>();
+  for (let i = 0; i < 1000; i++) {
+    const t = TraceId.random().hex();
+    assert.match(t, /^[0-9a-f]{32}$/);
+    assert.match(SpanId.random().hex(), /^[0-9a-f]{16}$/);
+    traces.add(t);
+  }
+  assert.equal(traces.size, 1000);
 });

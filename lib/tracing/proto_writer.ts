@@ -191,6 +191,28 @@ export class ProtoWriter {
     this.pos = p;
   }
 
+  /** A bytes field of 32-bit words, each big-endian (trace and span ids, ids.ts). */
+  words2(field: number, a: number, b: number): void {
+    this.ensure(16);
+    this.buf[this.pos++] = (field << 3) | LEN;
+    this.buf[this.pos++] = 8;
+    this.#view.setUint32(this.pos, a);
+    this.#view.setUint32(this.pos + 4, b);
+    this.pos += 8;
+  }
+
+  /** As {@link words2}, of four words. */
+  words4(field: number, a: number, b: number, c: number, d: number): void {
+    this.ensure(24);
+    this.buf[this.pos++] = (field << 3) | LEN;
+    this.buf[this.pos++] = 16;
+    this.#view.setUint32(this.pos, a);
+    this.#view.setUint32(this.pos + 4, b);
+    this.#view.setUint32(this.pos + 8, c);
+    this.#view.setUint32(this.pos + 12, d);
+    this.pos += 16;
+  }
+
   /** Raw bytes of already encoded fields. */
   raw(bytes: Uint8Array): void {
     this.ensure(bytes.length);
