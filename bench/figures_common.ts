@@ -75,6 +75,8 @@ export async function alternateRounds<M extends string>(o: AuthOptions, opts: {
   const runs = new Map<M, number[]>(modes.map((m) => [m, []]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const mode of round % 2 ? [...modes].reverse() : modes) {
+      const pids = Object.values<AuthServer>(opts.servers).map((s) => s.pid);
+      if (!await untilIdle(pids)) o.note(`${opts.label(mode)}: a server was still busy after 30 s`);
       const measure = () => o.measure(opts.servers[mode].api, CONNECTIONS, o.ms, opts.req);
       const r = await (opts.run ? opts.run(mode, measure) : measure());
       o.note(`${opts.label(mode)}: ${Math.round(r.perSec)}/s`);
@@ -82,7 +84,6 @@ export async function alternateRounds<M extends string>(o: AuthOptions, opts: {
         opts.problems.push(`${opts.label(mode)}: ${r.errors} errors, first: ${r.firstError}`);
       }
       runs.get(mode)!.push(r.perSec);
-      await untilIdle(Object.values<AuthServer>(opts.servers).map((s) => s.pid));
     }
   }
   return Object.fromEntries(modes.map((m) => [m, median(runs.get(m)!)])) as Record<M, number>;
@@ -130,22 +131,46 @@ export function cpuSeconds(pid: number | undefined): number {
   }
 }
 
+/** How long a round waits at most for the servers to be quiet. */
+const QUIET_LIMIT_MS = 30_000;
+const QUIET_WINDOW_MS = 250;
+/** Write system calls an idle server makes in a window (its timers wake threads: some 12/s). */
+const IDLE_WRITES = 10;
+
+/** What a server has done so far: CPU ms, write system calls and bytes written to files (its
+ * object files' writes use the disk more than the CPU). */
+async function activity(pid: number): Promise<{ cpu: number; writes: number; bytes: number }> {
+  const io = await Deno.readTextFile(`/proc/${pid}/io`).catch(() => "");
+  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)`, "m").exec(io)?.[1] ?? 0);
+  return {
+    cpu: await cpuMs(pid).catch(() => 0),
+    writes: field("syscw"),
+    bytes: field("write_bytes"),
+  };
+}
+
 /**
- * Waits until the servers `pids` are idle: less than 5 % of a core each over 250 ms (at least
- * 300 ms, at most 20 s). A round must not pay for the last one's leftovers: after creates, a
- * file-store server still writes the object files its journal already holds, and that work
- * would land in the other server's round.
+ * Waits until the servers `pids` are quiet: each used under a tenth of a core, wrote no file
+ * and made no more write calls than an idle one, two 250 ms windows in a row; false when that
+ * did not come within 30 s. A round must not pay for the last one's leftovers: once its
+ * traffic stops, a file-store server writes the object files of its creates in the background
+ * (about 1 ms of CPU and disk a file here), and that work would land in the next round.
  */
-export async function untilIdle(pids: (number | undefined)[]): Promise<void> {
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export async function untilIdle(pids: (number | undefined)[]): Promise<boolean> {
   const known = pids.filter((p): p is number => p !== undefined);
-  const cpu = () => Promise.all(known.map((p) => cpuMs(p).catch(() => 0)));
-  await sleep(300);
-  const deadline = performance.now() + 20_000;
+  const deadline = performance.now() + QUIET_LIMIT_MS;
+  let calm = 0;
+  let before = await Promise.all(known.map(activity));
   while (performance.now() < deadline) {
-    const before = await cpu();
-    await sleep(250);
-    const after = await cpu();
-    if (after.every((ms, i) => ms - before[i] < 250 * 0.05)) return;
+    await new Promise((r) => setTimeout(r, QUIET_WINDOW_MS));
+    const now = await Promise.all(known.map(activity));
+    const busy = now.some((a, i) =>
+      a.cpu - before[i].cpu > QUIET_WINDOW_MS / 10 || a.bytes > before[i].bytes ||
+      a.writes - before[i].writes > IDLE_WRITES
+    );
+    before = now;
+    calm = busy ? 0 : calm + 1;
+    if (calm >= 2) return true;
   }
+  return false;
 }
