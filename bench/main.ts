@@ -27,7 +27,6 @@ import { applyFigures } from "./apply.ts";
 import { encodingFigures, encodingRows } from "./encodings.ts";
 import { pagingFigures, watchFigures } from "./watch.ts";
 import { haveWrk } from "./wrk.ts";
-import { tracingFigures } from "./tracing.ts";
 import {
   admissionRows,
   auditRows,
@@ -38,6 +37,7 @@ import {
   etcdRows,
   limitsRows,
   metricsRows,
+  tracingRows,
   workersRows,
 } from "./rows.ts";
 import {
@@ -57,7 +57,6 @@ import {
   QUICK,
   request,
   type Row,
-  serverPairOptions,
   settle,
   spawnServer,
   stopServer,
@@ -602,45 +601,6 @@ async function main(): Promise<void> {
 
   await printTable(rows, problems);
   note(`total ${fmt((performance.now() - started) / 1000, 1)} s`);
-}
-
-/** Creates and gets with every request traced to an OTLP receiver vs no tracing
- * (bench/tracing.ts), as table rows. */
-async function tracingRows(
-  tmp: string,
-  track: (c: Child) => Child,
-  trackApi: (a: Api) => Api,
-  problems: string[],
-): Promise<Row[]> {
-  const t = await tracingFigures(
-    serverPairOptions(`${tmp}/tracing`, "tracing server", track, trackApi),
-  );
-  problems.push(...t.problems);
-  const ok = t.problems.length === 0;
-  note(
-    `tracing: ${fmt(t.bytesReceived / 1024)} KiB of spans received for about ` +
-      `${fmt(t.tracedRequests)} traced requests`,
-  );
-  const row = (figure: string, value: number, baseline: number): Row => ({
-    figure,
-    value: fmt(value),
-    baseline: `no tracing ${fmt(baseline)}`,
-    ratio: fmt(value / baseline, 2),
-    target: "≥ 0.7",
-    met: ok && value / baseline >= 0.7 ? "yes" : "**no**",
-  });
-  return [
-    row(
-      "configmap creates/s, 32 clients, every request traced (1,000,000 per million)",
-      t.creates.traced,
-      t.creates.none,
-    ),
-    row(
-      "configmap gets/s, 32 clients, every request traced (1,000,000 per million)",
-      t.gets.traced,
-      t.gets.none,
-    ),
-  ];
 }
 
 /** `deno task bench --only=auth`, `--only=limits`, `--only=encryption`, `--only=admission`,

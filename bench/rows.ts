@@ -1,6 +1,7 @@
 /**
  * The figures that compare servers started for them (bench/auth.ts, limits.ts, encryption.ts,
- * admission.ts, audit.ts, metrics.ts, workers.ts, etcd.ts, crd_versions.ts, crd_rules.ts), as
+ * admission.ts, audit.ts, metrics.ts, tracing.ts, workers.ts, etcd.ts, crd_versions.ts,
+ * crd_rules.ts), as
  * rows of the bench's table; `deno task bench` runs some of them, `--only=<name>` one.
  */
 
@@ -14,12 +15,14 @@ import { encryptionFigures } from "./encryption.ts";
 import { etcdFigures } from "./etcd.ts";
 import { limitsFigures } from "./limits.ts";
 import { metricsFigures } from "./metrics.ts";
+import { tracingFigures } from "./tracing.ts";
 import { workersFigures } from "./workers.ts";
 import {
   type Api,
   apiFor,
   type Child,
   fmt,
+  note,
   type Row,
   serverPairOptions,
   spawnServer,
@@ -523,4 +526,43 @@ export async function crdRulesRows(
     target: "≥ 0.7",
     met: r.problems.length === 0 && cpuRatio >= 0.7 ? "yes" : "**no**",
   }];
+}
+
+/** Creates and gets with every request traced to an OTLP receiver vs no tracing
+ * (bench/tracing.ts), as table rows. */
+export async function tracingRows(
+  tmp: string,
+  track: (c: Child) => Child,
+  trackApi: (a: Api) => Api,
+  problems: string[],
+): Promise<Row[]> {
+  const t = await tracingFigures(
+    serverPairOptions(`${tmp}/tracing`, "tracing server", track, trackApi),
+  );
+  problems.push(...t.problems);
+  const ok = t.problems.length === 0;
+  note(
+    `tracing: ${fmt(t.bytesReceived / 1024)} KiB of spans received for about ` +
+      `${fmt(t.tracedRequests)} traced requests`,
+  );
+  const row = (figure: string, value: number, baseline: number): Row => ({
+    figure,
+    value: fmt(value),
+    baseline: `no tracing ${fmt(baseline)}`,
+    ratio: fmt(value / baseline, 2),
+    target: "≥ 0.7",
+    met: ok && value / baseline >= 0.7 ? "yes" : "**no**",
+  });
+  return [
+    row(
+      "configmap creates/s, 32 clients, every request traced (1,000,000 per million)",
+      t.creates.traced,
+      t.creates.none,
+    ),
+    row(
+      "configmap gets/s, 32 clients, every request traced (1,000,000 per million)",
+      t.gets.traced,
+      t.gets.none,
+    ),
+  ];
 }
