@@ -1,8 +1,8 @@
 /**
  * The figures that compare servers started for them (bench/auth.ts, limits.ts, encryption.ts,
  * admission.ts, audit.ts, metrics.ts, tracing.ts, workers.ts, etcd.ts, crd_versions.ts,
- * crd_rules.ts), as
- * rows of the bench's table; `deno task bench` runs some of them, `--only=<name>` one.
+ * crd_rules.ts), as rows of the bench's table; `deno task bench` runs some of them,
+ * `--only=<name>` one.
  */
 
 import { fileURLToPath } from "node:url";
