@@ -134,24 +134,17 @@ export function cpuSeconds(pid: number | undefined): number {
 /** How long a round waits at most for the servers to be quiet. */
 const QUIET_LIMIT_MS = 30_000;
 const QUIET_WINDOW_MS = 250;
-/** Write system calls an idle server makes in a window (its timers wake threads: some 12/s). */
-const IDLE_WRITES = 10;
-
-/** What a server has done so far: CPU ms, write system calls and bytes written to files (its
- * object files' writes use the disk more than the CPU). */
-async function activity(pid: number): Promise<{ cpu: number; writes: number; bytes: number }> {
+/** What a server has done so far: CPU ms and bytes written to files (its object files'
+ * writes use the disk more than the CPU). */
+async function activity(pid: number): Promise<{ cpu: number; bytes: number }> {
   const io = await Deno.readTextFile(`/proc/${pid}/io`).catch(() => "");
-  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)`, "m").exec(io)?.[1] ?? 0);
-  return {
-    cpu: await cpuMs(pid).catch(() => 0),
-    writes: field("syscw"),
-    bytes: field("write_bytes"),
-  };
+  const bytes = Number(/^write_bytes: (\d+)/m.exec(io)?.[1] ?? 0);
+  return { cpu: await cpuMs(pid).catch(() => 0), bytes };
 }
 
 /**
- * Waits until the servers `pids` are quiet: each used under a tenth of a core, wrote no file
- * and made no more write calls than an idle one, two 250 ms windows in a row; false when that
+ * Waits until the servers `pids` are quiet: each used under a tenth of a core and wrote no file,
+ * two 250 ms windows in a row; false when that
  * did not come within 30 s. A round must not pay for the last one's leftovers: once its
  * traffic stops, a file-store server writes the object files of its creates in the background
  * (about 1 ms of CPU and disk a file here), and that work would land in the next round.
@@ -165,8 +158,7 @@ export async function untilIdle(pids: (number | undefined)[]): Promise<boolean> 
     await new Promise((r) => setTimeout(r, QUIET_WINDOW_MS));
     const now = await Promise.all(known.map(activity));
     const busy = now.some((a, i) =>
-      a.cpu - before[i].cpu > QUIET_WINDOW_MS / 10 || a.bytes > before[i].bytes ||
-      a.writes - before[i].writes > IDLE_WRITES
+      a.cpu - before[i].cpu > QUIET_WINDOW_MS / 10 || a.bytes > before[i].bytes
     );
     before = now;
     calm = busy ? 0 : calm + 1;
