@@ -22,6 +22,7 @@ import {
 import { join } from "node:path";
 import { assert, assertEquals } from "./assert.ts";
 import { tokenFile } from "./harness.ts";
+import { onNewConnection } from "./threads.ts";
 import { startPlatform } from "./platform_process.ts";
 import { CONFIGMAPS } from "./workers_writers.ts";
 
@@ -54,20 +55,13 @@ Deno.test("--workers=2: --max-mutating-requests-inflight holds for the process, 
       `--token-auth-file=${tokens.path}`,
       `--authorization-config=${authz}`,
     ]);
-    const call = async (token: string, path: string, body: unknown) => {
-      const client = Deno.createHttpClient({ caCerts: [server.caCertPem] });
-      try {
-        const res = await fetch(server.url + path, {
-          method: "POST",
-          client,
-          headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-          body: JSON.stringify(body),
-        });
-        return { status: res.status, text: await res.text() };
-      } finally {
-        client.close();
-      }
-    };
+    const call = (token: string, path: string, body: unknown) =>
+      onNewConnection(
+        { url: server.url, caCertPem: server.caCertPem, adminToken: token },
+        "POST",
+        path,
+        body,
+      );
     const made = await call(
       server.token,
       "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
@@ -79,14 +73,13 @@ Deno.test("--workers=2: --max-mutating-requests-inflight holds for the process, 
     assertEquals(made.status, 201, made.text);
     // A consistent list waits until the thread that serves it has the latest revision: 16 on
     // new connections, so both threads have the configuration (2^-15 that one serves all).
+    const admin = { url: server.url, caCertPem: server.caCertPem, adminToken: server.token };
     for (let i = 0; i < 16; i++) {
-      const client = Deno.createHttpClient({ caCerts: [server.caCertPem] });
-      const res = await fetch(
-        `${server.url}/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations`,
-        { client, headers: { Authorization: `Bearer ${server.token}` } },
+      await onNewConnection(
+        admin,
+        "GET",
+        "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
       );
-      await res.arrayBuffer();
-      client.close();
     }
     const statuses: number[] = [];
     const creates = Array.from(
@@ -132,28 +125,18 @@ Deno.test("--workers=2: an EventRateLimit burst holds for the process, not per t
       "--enable-admission-plugins=EventRateLimit",
       `--admission-control-config-file=${join(dir, "admission.yaml")}`,
     ]);
+    const admin = { url: server.url, caCertPem: server.caCertPem, adminToken: server.token };
     const create = async (i: number) => {
-      const client = Deno.createHttpClient({ caCerts: [server.caCertPem] });
-      try {
-        const res = await fetch(`${server.url}/api/v1/namespaces/default/events`, {
-          method: "POST",
-          client,
-          headers: { Authorization: `Bearer ${server.token}`, "Content-Type": "application/json" },
-          body: JSON.stringify({
-            apiVersion: "v1",
-            kind: "Event",
-            metadata: { name: `e${i}` },
-            involvedObject: { kind: "Pod", namespace: "default", name: "web", apiVersion: "v1" },
-            reason: "Started",
-            message: "started",
-            type: "Normal",
-          }),
-        });
-        const body = await res.json();
-        return { status: res.status, message: body.message as string };
-      } finally {
-        client.close();
-      }
+      const res = await onNewConnection(admin, "POST", "/api/v1/namespaces/default/events", {
+        apiVersion: "v1",
+        kind: "Event",
+        metadata: { name: `e${i}` },
+        involvedObject: { kind: "Pod", namespace: "default", name: "web", apiVersion: "v1" },
+        reason: "Started",
+        message: "started",
+        type: "Normal",
+      });
+      return { status: res.status, message: (res.body as { message?: string }).message };
     };
     const started = performance.now();
     const answers = await Promise.all(Array.from({ length: EVENTS }, (_, i) => create(i)));

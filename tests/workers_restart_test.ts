@@ -13,6 +13,7 @@
 import { CRASH_DIR_ENV } from "../lib/server/start/worker_crash_trigger.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { type PlatformProcess, startPlatform } from "./platform_process.ts";
+import { onNewConnection } from "./threads.ts";
 import { compareStored, CONFIGMAPS, startWriters } from "./workers_writers.ts";
 
 const WRITERS = 16;
@@ -20,18 +21,10 @@ const PREFIX = "r-w";
 
 /** A GET with the admin token on a connection of its own; the body as text. */
 async function get(server: PlatformProcess, path: string): Promise<string> {
-  const client = Deno.createHttpClient({ caCerts: [server.caCertPem] });
-  try {
-    const res = await fetch(server.url + path, {
-      client,
-      headers: { Authorization: `Bearer ${server.token}` },
-    });
-    const text = await res.text();
-    if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${text}`);
-    return text;
-  } finally {
-    client.close();
-  }
+  const endpoint = { url: server.url, caCertPem: server.caCertPem, adminToken: server.token };
+  const res = await onNewConnection(endpoint, "GET", path);
+  if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${res.text}`);
+  return res.text;
 }
 
 Deno.test("--workers=2: a worker that dies is restarted; its writes are stored once", async () => {

@@ -12,6 +12,7 @@ import {
   startTestWebhook,
 } from "../lib/admission/webhook/webhook_testdata.ts";
 import { assert, assertEquals } from "./assert.ts";
+import { onNewConnection } from "./threads.ts";
 import { startPlatform } from "./platform_process.ts";
 import { compareStored, CONFIGMAPS, startWriters } from "./workers_writers.ts";
 
@@ -137,20 +138,9 @@ Deno.test("--workers=2: the drain of every thread takes one --shutdown-timeout, 
       "--workers=2",
       `--shutdown-timeout=${timeoutS}s`,
     ]);
-    const call = async (method: string, path: string, body: unknown) => {
-      const client = Deno.createHttpClient({ caCerts: [server.caCertPem] });
-      try {
-        const res = await fetch(server.url + path, {
-          method,
-          client,
-          headers: { Authorization: `Bearer ${server.token}`, "Content-Type": "application/json" },
-          body: JSON.stringify(body),
-        });
-        return { status: res.status, text: await res.text() };
-      } finally {
-        client.close();
-      }
-    };
+    const admin = { url: server.url, caCertPem: server.caCertPem, adminToken: server.token };
+    const call = (method: string, path: string, body: unknown) =>
+      onNewConnection(admin, method, path, body);
     const made = await call(
       "POST",
       "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
