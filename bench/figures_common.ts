@@ -105,10 +105,12 @@ export async function alternateRoundsCpu<M extends string>(o: AuthOptions, opts:
   const perSec = await alternateRounds(o, {
     ...opts,
     run: async (mode, measure) => {
-      const before = cpuSeconds(opts.servers[mode].pid);
+      const pid = opts.servers[mode].pid;
+      const cpuNow = () => pid === undefined ? Promise.resolve(NaN) : cpuMs(pid).catch(() => NaN);
+      const before = await cpuNow();
       const r = await measure();
       // Warm-up included: the CPU time read spans it too.
-      const micros = (cpuSeconds(opts.servers[mode].pid) - before) * 1e6 /
+      const micros = (await cpuNow() - before) * 1e3 /
         (r.served ?? r.perSec * o.ms / 1000);
       cpu.get(mode)!.push(micros);
       o.note(`${opts.label(mode)}: ${micros.toFixed(1)} µs CPU per request`);
@@ -117,18 +119,6 @@ export async function alternateRoundsCpu<M extends string>(o: AuthOptions, opts:
   });
   const cpuMicros = Object.fromEntries(modes.map((m) => [m, median(cpu.get(m)!)]));
   return { perSec, cpuMicros: cpuMicros as Record<M, number> };
-}
-
-/** A process's CPU time so far, seconds (user + system); NaN when it cannot be read. */
-export function cpuSeconds(pid: number | undefined): number {
-  if (pid === undefined) return NaN;
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in USER_HZ ticks
-  } catch {
-    return NaN;
-  }
 }
 
 /** How long a round waits at most for the servers to be quiet. */
