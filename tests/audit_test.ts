@@ -466,3 +466,27 @@ Deno.test("audit: platform serve at RequestResponse answers gets and lists and r
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("audit: without a policy every answer still carries kube's Audit-ID and Cache-Control", async () => {
+  // kube's chain always has WithAuditInit and WithCacheControl, whether auditing is on or not.
+  await using ts = await testServer();
+  const answers = [
+    await ts.request("POST", CONFIGMAPS, { body: { metadata: { name: "plain" } } }),
+    await ts.request("GET", `${CONFIGMAPS}/plain`),
+    await ts.request("GET", `${CONFIGMAPS}/missing`),
+    await ts.request("GET", CONFIGMAPS, { token: "nobody" }),
+    await ts.request("GET", "/version"),
+    await ts.request("GET", "/readyz"),
+  ];
+  assertEquals(answers.map((r) => r.status), [201, 200, 404, 401, 200, 200]);
+  for (const res of answers) {
+    await res.body?.cancel();
+    assertMatch(res.headers.get("Audit-ID") ?? "", UUID, res.url);
+    assertEquals(res.headers.get("Cache-Control"), "no-cache, private", res.url);
+  }
+  const own = await ts.request("GET", `${CONFIGMAPS}/plain`, { headers: { "Audit-ID": "mine-2" } });
+  await own.body?.cancel();
+  assertEquals(own.headers.get("Audit-ID"), "mine-2");
+  const ids = new Set(answers.map((r) => r.headers.get("Audit-ID")));
+  assertEquals(ids.size, answers.length, "a new ID per request");
+});

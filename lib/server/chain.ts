@@ -22,7 +22,7 @@ import type { ServedResource } from "./request_labels.ts";
 import { tracedAuthorizer, tracingArrival, tracingFilter } from "./filters/tracing.ts";
 import type { Tracer } from "../tracing/mod.ts";
 import { requestInfoOf } from "./request_info.ts";
-import { type BodyWriting, errorResponse, hasAuditID } from "./respond.ts";
+import { type BodyWriting, errorResponse, hasAuditID, NO_CACHE } from "./respond.ts";
 
 export interface ChainDeps {
   authenticator: Authenticator;
@@ -40,7 +40,8 @@ export interface ChainDeps {
   /** How this server sends response bodies; read as each request comes. */
   bodies: BodyWriting;
   logger: Logger;
-  /** `--audit-policy-file` with a backend; absent: no auditing, no `Audit-ID`. */
+  /** `--audit-policy-file` with a backend; absent: no auditing (answers still carry an
+   * `Audit-ID`, as kube's do). */
   auditing?: Auditing;
   /** The server's metrics, and what it serves (which bounds the labels of requests). */
   metrics?: { metrics: ServerMetrics; served: ServedResource };
@@ -138,23 +139,29 @@ export function buildHandlerChain(
       return withAuditID(errorResponse(ctx, err, deps.bodies.streamLarge), auditID);
     }
   };
-  if (!deps.auditing) return serve;
-  // Every answer carries the request's audit ID, errors included; a client's own is kept, as
-  // kube keeps it. (Set by serve itself: a wrapper awaiting it cost a promise per request.)
+  // Every answer carries an audit ID, errors included and with auditing off, as kube's
+  // (WithAuditInit is always in its chain); a client's own is kept, as kube keeps it. (Set by
+  // serve itself: a wrapper awaiting it cost a promise per request.)
   return (req, signal, remoteAddr) =>
     serve(req, signal, remoteAddr, req.headers.get("Audit-ID") || crypto.randomUUID());
 }
 
-/** `res` with the `Audit-ID` header, while auditing is on (`auditID` given). */
+/** `res` with kube's headers of every answer: `Audit-ID`, and `Cache-Control` unless it has
+ * its own (kube's WithCacheControl). Answers made by respond.ts have them already. */
 function withAuditID(res: Response, auditID: string | undefined): Response {
   if (auditID === undefined || hasAuditID(res)) return res;
   try {
-    res.headers.set("Audit-ID", auditID);
+    setCommonHeaders(res.headers, auditID);
     return res;
   } catch {
     // Immutable headers: the same answer with its own.
     const headers = new Headers(res.headers);
-    headers.set("Audit-ID", auditID);
+    setCommonHeaders(headers, auditID);
     return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
   }
+}
+
+function setCommonHeaders(headers: Headers, auditID: string): void {
+  headers.set("Audit-ID", auditID);
+  if (!headers.has("Cache-Control")) headers.set("Cache-Control", NO_CACHE);
 }

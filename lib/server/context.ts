@@ -32,7 +32,7 @@ export interface RequestContext {
   streamLargeBodies?: boolean;
   /** The connection's remote address, when the server knows it (audit `sourceIPs`). */
   remoteAddr?: string;
-  /** The request's audit ID (the `Audit-ID` header), while auditing is on. */
+  /** The request's audit ID: the `Audit-ID` header of the request, or a new UUID. */
   auditID?: string;
   /** The request's audit event, at level Metadata and above: annotations go here
    * (authorization's decision, admission's audit annotations). */

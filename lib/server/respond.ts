@@ -106,10 +106,14 @@ export function bodySize(res: Response): number | undefined {
   return n === undefined ? undefined : Math.abs(n);
 }
 
+/** kube's `Cache-Control` of API answers (its WithCacheControl filter). */
+export const NO_CACHE = "no-cache, private";
+
 const streamedResponses = new WeakSet<Response>();
 const withOwnAuditID = new WeakSet<Response>();
 
-/** Whether a response made here already carries the request's `Audit-ID` header. */
+/** Whether a response made here already carries the request's `Audit-ID` header (and
+ * `Cache-Control`). */
 export function hasAuditID(res: Response): boolean {
   return withOwnAuditID.has(res);
 }
@@ -145,14 +149,17 @@ function buildResponse(
   let res: Response;
   const auditID = ctx.auditID;
   if (!ctx.warnings.length) {
-    // The audit ID in the headers the response is made with: set afterwards (chain.ts), it
-    // costs a Headers object and its checks.
+    // kube's headers of every answer in the headers the response is made with: set afterwards
+    // (chain.ts), they cost a Headers object and its checks.
     const headers: Record<string, string> = auditID === undefined
-      ? { "Content-Type": negotiated.contentType }
-      : { "Content-Type": negotiated.contentType, "Audit-ID": auditID };
+      ? { "Content-Type": negotiated.contentType, "Cache-Control": NO_CACHE }
+      : { "Content-Type": negotiated.contentType, "Audit-ID": auditID, "Cache-Control": NO_CACHE };
     res = new Response(init, { status: code, headers });
   } else {
-    const headers = new Headers({ "Content-Type": negotiated.contentType });
+    const headers = new Headers({
+      "Content-Type": negotiated.contentType,
+      "Cache-Control": NO_CACHE,
+    });
     if (auditID !== undefined) headers.set("Audit-ID", auditID);
     warningHeaders(headers, ctx.warnings);
     res = new Response(init, { status: code, headers });

@@ -246,7 +246,9 @@ function recordResponse(
   decision: AuditDecision,
 ): void {
   if (!kept.contentType.includes("json")) return;
-  const text = typeof kept.body === "string" ? kept.body : new TextDecoder().decode(kept.body);
+  let text = typeof kept.body === "string" ? kept.body : new TextDecoder().decode(kept.body);
+  // The JSON encoder ends a body with one newline, as kube's does.
+  if (text.endsWith("\n")) text = text.slice(0, -1);
   let raw: RawJson | undefined;
   let obj: unknown;
   try {
