@@ -20,15 +20,27 @@ export function keyType(key: string): string {
   return group === "core" ? resource : `${resource}.${group}`;
 }
 
+/** Whether `key` is `prefix` or below it (`prefix/…`). */
+function underPrefix(key: string, prefix: string): boolean {
+  const n = prefix.length;
+  return key.startsWith(prefix) && (key.length === n || key.charCodeAt(n) === 47);
+}
+
 export function instrumentedStore(store: Store, durations: Histogram): Store {
-  // Children by operation and key prefix (the part up to the resource): one lookup per call.
+  // Children by operation and key prefix (the part up to the resource): one lookup per call,
+  // and none while calls keep to one resource (each operation remembers its last prefix).
   const children = new Map<string, HistogramChild>();
+  const last = new Map<string, { prefix: string; child: HistogramChild }>();
   const childOf = (operation: string, key: string): HistogramChild => {
+    const seen = last.get(operation);
+    if (seen && underPrefix(key, seen.prefix)) return seen.child;
     const resourceEnd = key.indexOf("/", key.indexOf("/", PREFIX.length) + 1);
     const prefix = resourceEnd < 0 ? key : key.slice(0, resourceEnd);
     const id = `${operation} ${prefix}`;
     let child = children.get(id);
     if (!child) children.set(id, child = durations.child(operation, keyType(key)));
+    // Only a whole resource's prefix: keys below a shorter one belong to other types.
+    if (resourceEnd > PREFIX.length) last.set(operation, { prefix, child });
     return child;
   };
   const timed = <T>(operation: string, key: string, work: Promise<T>): Promise<T> => {

@@ -68,3 +68,42 @@ Deno.test("an instrumented store has the optional methods of the store it wraps,
   assert.equal(reachable.reachable?.(), false);
   return inner.close();
 });
+
+Deno.test("an instrumented store labels each call by its own key's type, calls of several resources interleaved", async () => {
+  const registry = new MetricsRegistry({ version: "1.32" });
+  const durations = registry.histogram({
+    name: "etcd_request_duration_seconds",
+    help: "Etcd request latency.",
+    labels: ["operation", "type"],
+    buckets: REQUEST_DURATION_BUCKETS,
+  });
+  const store = instrumentedStore(new MemoryStore(), durations);
+  try {
+    const keys = [
+      "/registry/core/configmaps/default/a",
+      "/registry/core/configmaps/default/b",
+      "/registry/core/configmapsx/default/a",
+      "/registry/core",
+      "/registry/core/configmaps/default/a",
+      "/registry/coordination.platform.io/leases/ns/l",
+      "/registry/core/secrets/default/s",
+    ];
+    for (const key of keys) await store.get(key);
+    const text = registry.expose();
+    const count = (type: string) =>
+      Number(
+        new RegExp(
+          `^etcd_request_duration_seconds_count\\{operation="get",type="${type}"\\} (\\d+)$`,
+          "m",
+        ).exec(text)?.[1] ?? 0,
+      );
+    assert.deepEqual(
+      ["configmaps", "configmapsx", "other", "leases.coordination.platform.io", "secrets"].map(
+        count,
+      ),
+      [3, 1, 1, 1, 1],
+    );
+  } finally {
+    await store.close();
+  }
+});
