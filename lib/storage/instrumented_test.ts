@@ -2,6 +2,27 @@ import assert from "node:assert/strict";
 import { MetricsRegistry, REQUEST_DURATION_BUCKETS } from "../metrics/mod.ts";
 import { instrumentedStore, keyType, MemoryStore, type Store } from "./mod.ts";
 
+/** A memory store timed in a registry of its own. */
+function timedMemoryStore(): { registry: MetricsRegistry; store: Store } {
+  const registry = new MetricsRegistry({ version: "1.32" });
+  const durations = registry.histogram({
+    name: "etcd_request_duration_seconds",
+    help: "Etcd request latency.",
+    labels: ["operation", "type"],
+    buckets: REQUEST_DURATION_BUCKETS,
+  });
+  return { registry, store: instrumentedStore(new MemoryStore(), durations) };
+}
+
+/** Calls timed with this operation and type, from the registry's text (0: none). */
+function timedCount(text: string, operation: string, type: string): number {
+  const line = new RegExp(
+    `^etcd_request_duration_seconds_count\\{operation="${operation}",type="${type}"\\} (\\d+)$`,
+    "m",
+  );
+  return Number(line.exec(text)?.[1] ?? 0);
+}
+
 Deno.test("keyType: the group-resource of a key, as kube's type label", () => {
   assert.equal(keyType("/registry/core/configmaps/default/a"), "configmaps");
   assert.equal(keyType("/registry/core/namespaces/"), "namespaces");
@@ -13,14 +34,7 @@ Deno.test("keyType: the group-resource of a key, as kube's type label", () => {
 });
 
 Deno.test("an instrumented store times each operation, failed ones too, and works as the store", async () => {
-  const registry = new MetricsRegistry({ version: "1.32" });
-  const durations = registry.histogram({
-    name: "etcd_request_duration_seconds",
-    help: "Etcd request latency.",
-    labels: ["operation", "type"],
-    buckets: REQUEST_DURATION_BUCKETS,
-  });
-  const store = instrumentedStore(new MemoryStore(), durations);
+  const { registry, store } = timedMemoryStore();
   try {
     const key = "/registry/core/configmaps/default/a";
     const kv = await store.create(key, "{}");
@@ -31,14 +45,7 @@ Deno.test("an instrumented store times each operation, failed ones too, and work
     assert.equal(store.count("/registry/core/configmaps/"), 1);
     await store.delete(key);
     const text = registry.expose();
-    const count = (op: string) =>
-      Number(
-        new RegExp(
-          `^etcd_request_duration_seconds_count\\{operation="${op}",type="configmaps"\\} (\\d+)$`,
-          "m",
-        )
-          .exec(text)?.[1],
-      );
+    const count = (op: string) => timedCount(text, op, "configmaps");
     assert.deepEqual(
       ["create", "get", "update", "list", "delete"].map(count),
       [2, 1, 1, 1, 1],
@@ -70,14 +77,7 @@ Deno.test("an instrumented store has the optional methods of the store it wraps,
 });
 
 Deno.test("an instrumented store labels each call by its own key's type, calls of several resources interleaved", async () => {
-  const registry = new MetricsRegistry({ version: "1.32" });
-  const durations = registry.histogram({
-    name: "etcd_request_duration_seconds",
-    help: "Etcd request latency.",
-    labels: ["operation", "type"],
-    buckets: REQUEST_DURATION_BUCKETS,
-  });
-  const store = instrumentedStore(new MemoryStore(), durations);
+  const { registry, store } = timedMemoryStore();
   try {
     const keys = [
       "/registry/core/configmaps/default/a",
@@ -90,13 +90,7 @@ Deno.test("an instrumented store labels each call by its own key's type, calls o
     ];
     for (const key of keys) await store.get(key);
     const text = registry.expose();
-    const count = (type: string) =>
-      Number(
-        new RegExp(
-          `^etcd_request_duration_seconds_count\\{operation="get",type="${type}"\\} (\\d+)$`,
-          "m",
-        ).exec(text)?.[1] ?? 0,
-      );
+    const count = (type: string) => timedCount(text, "get", type);
     assert.deepEqual(
       ["configmaps", "configmapsx", "other", "leases.coordination.platform.io", "secrets"].map(
         count,
