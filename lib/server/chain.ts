@@ -22,7 +22,7 @@ import type { ServedResource } from "./request_labels.ts";
 import { tracedAuthorizer, tracingArrival, tracingFilter } from "./filters/tracing.ts";
 import type { Tracer } from "../tracing/mod.ts";
 import { requestInfoOf } from "./request_info.ts";
-import { type BodyWriting, errorResponse, hasAuditID, NO_CACHE } from "./respond.ts";
+import { type BodyWriting, errorResponse, hasKubeHeaders, NO_CACHE } from "./respond.ts";
 
 export interface ChainDeps {
   authenticator: Authenticator;
@@ -115,7 +115,7 @@ export function buildHandlerChain(
         auditID,
         audit: undefined,
       };
-      return withAuditID(await handler(ctx), auditID);
+      return withKubeHeaders(await handler(ctx), auditID);
     } catch (err) {
       if (!(err instanceof StatusError)) {
         deps.logger.error(
@@ -123,7 +123,7 @@ export function buildHandlerChain(
           err,
           (err as Error)?.stack ?? "",
         );
-        return withAuditID(
+        return withKubeHeaders(
           errorResponse(
             ctx,
             internalError("an unexpected error occurred; see the server log"),
@@ -136,7 +136,7 @@ export function buildHandlerChain(
       if (err.code === 401 && deps.auditing && ctx && !ctx.user) {
         auditFailedAuthentication(deps.auditing, ctx);
       }
-      return withAuditID(errorResponse(ctx, err, deps.bodies.streamLarge), auditID);
+      return withKubeHeaders(errorResponse(ctx, err, deps.bodies.streamLarge), auditID);
     }
   };
   // Every answer carries an audit ID, errors included and with auditing off, as kube's
@@ -148,8 +148,8 @@ export function buildHandlerChain(
 
 /** `res` with kube's headers of every answer: `Audit-ID`, and `Cache-Control` unless it has
  * its own (kube's WithCacheControl). Answers made by respond.ts have them already. */
-function withAuditID(res: Response, auditID: string | undefined): Response {
-  if (auditID === undefined || hasAuditID(res)) return res;
+function withKubeHeaders(res: Response, auditID: string | undefined): Response {
+  if (auditID === undefined || hasKubeHeaders(res)) return res;
   try {
     setCommonHeaders(res.headers, auditID);
     return res;

@@ -110,12 +110,12 @@ export function bodySize(res: Response): number | undefined {
 export const NO_CACHE = "no-cache, private";
 
 const streamedResponses = new WeakSet<Response>();
-const withOwnAuditID = new WeakSet<Response>();
+const withOwnKubeHeaders = new WeakSet<Response>();
 
-/** Whether a response made here already carries the request's `Audit-ID` header (and
- * `Cache-Control`). */
-export function hasAuditID(res: Response): boolean {
-  return withOwnAuditID.has(res);
+/** Whether a response made here already carries kube's headers of every answer: the request's
+ * `Audit-ID` and `Cache-Control`. */
+export function hasKubeHeaders(res: Response): boolean {
+  return withOwnKubeHeaders.has(res);
 }
 
 /** Whether the body of a response made here is made as it is read (a large list). */
@@ -164,7 +164,7 @@ function buildResponse(
     warningHeaders(headers, ctx.warnings);
     res = new Response(init, { status: code, headers });
   }
-  if (auditID !== undefined) withOwnAuditID.add(res);
+  if (auditID !== undefined) withOwnKubeHeaders.add(res);
   if (streamed) streamedResponses.add(res);
   else {
     bodyLengths.set(res, typeof body === "string" ? -body.length : body.length);

@@ -27,8 +27,8 @@ function underPrefix(key: string, prefix: string): boolean {
 }
 
 export function instrumentedStore(store: Store, durations: Histogram): Store {
-  // Children by operation and key prefix (the part up to the resource): one lookup per call,
-  // and none while calls keep to one resource (each operation remembers its last prefix).
+  // Children by operation and key prefix (the part up to the resource). Each operation
+  // remembers its last prefix: while calls keep to one resource, no key is built and looked up.
   const children = new Map<string, HistogramChild>();
   const last = new Map<string, { prefix: string; child: HistogramChild }>();
   const childOf = (operation: string, key: string): HistogramChild => {
