@@ -11,6 +11,7 @@ import { parse as parseYaml } from "yaml";
 import { decodeObject, PROTOBUF_MEDIA_TYPE } from "../lib/codec/mod.ts";
 import { type Api, createNamespace } from "./watch.ts";
 import type { WrkRequest } from "./wrk.ts";
+import type { Row } from "./harness.ts";
 import { ROOT_CA_CONFIGMAP } from "../lib/controllers/namespace_defaults.ts";
 
 /** What one load run reports (the subset of main.ts's `LoadResult` used here). */
@@ -210,24 +211,14 @@ export async function encodingFigures(o: EncodingOptions): Promise<EncodingFigur
   return { fillPerSec, results, problems };
 }
 
-/** A row of the bench's table (the same shape as main.ts's `Row`). */
-export interface EncodingRow {
-  figure: string;
-  value: string;
-  baseline: string;
-  ratio: string;
-  target: string;
-  met: string;
-}
-
 /** The table rows: req/s and bytes of gets and lists per encoding, against JSON. */
 export function encodingRows(
   figs: EncodingFigures,
   count: number,
   fmt: (n: number, digits?: number) => string,
-): EncodingRow[] {
+): Row[] {
   const json = figs.results.find((r) => r.label === "JSON");
-  const rows: EncodingRow[] = [];
+  const rows: Row[] = [];
   const n = fmt(count);
   const kinds = [
     {

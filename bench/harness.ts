@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { ROOT_CA_CONFIGMAP } from "../lib/controllers/namespace_defaults.ts";
 import type { AuthOptions } from "./auth.ts";
 import { haveWrk, wrk, type WrkRequest } from "./wrk.ts";
+import { textLines } from "../tests/text_lines.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -70,18 +71,11 @@ export async function spawnServer(
   let onUrl!: (url: string) => void;
   const urlSeen = new Promise<string>((r) => onUrl = r);
   const pump = async (stream: ReadableStream<Uint8Array>) => {
-    let buf = "";
-    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-      buf += chunk;
-      let nl;
-      while ((nl = buf.indexOf("\n")) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        log.push(line);
-        if (log.length > 500) log.shift();
-        const m = line.match(/serving on (https:\/\/\S+:\d+)/);
-        if (m) onUrl(m[1]);
-      }
+    for await (const line of textLines(stream)) {
+      log.push(line);
+      if (log.length > 500) log.shift();
+      const m = line.match(/serving on (https:\/\/\S+:\d+)/);
+      if (m) onUrl(m[1]);
     }
   };
   const drained = Promise.all([pump(proc.stdout), pump(proc.stderr)]);

@@ -5,6 +5,7 @@
  */
 
 import { fileURLToPath } from "node:url";
+import { textLines } from "./text_lines.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const START_TIMEOUT_MS = 60_000;
@@ -52,23 +53,15 @@ export async function startPlatform(
   const lines: string[] = [];
   const waiters: { re: RegExp; resolve(line: string): void }[] = [];
   const pump = async (stream: ReadableStream<Uint8Array>) => {
-    let buf = "";
-    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-      buf += chunk;
-      let nl;
-      while ((nl = buf.indexOf("\n")) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        lines.push(line);
-        for (const w of [...waiters]) {
-          if (w.re.test(line)) {
-            waiters.splice(waiters.indexOf(w), 1);
-            w.resolve(line);
-          }
+    for await (const line of textLines(stream)) {
+      lines.push(line);
+      for (const w of [...waiters]) {
+        if (w.re.test(line)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(line);
         }
       }
     }
-    if (buf) lines.push(buf);
   };
   const drained = Promise.all([pump(proc.stdout), pump(proc.stderr)]);
   const ended = drained.then(() => proc.status);
