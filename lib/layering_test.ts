@@ -13,6 +13,7 @@ const LIB = fileURLToPath(new URL(".", import.meta.url));
  * one here before it can be imported. */
 export const LAYERS: Record<string, number> = {
   api: 0,
+  grpc: 0,
   egress: 1,
   kubeconfig: 1,
   metrics: 1,

@@ -2,7 +2,7 @@
  * The one dialer every outbound call goes through. Given a selection (`cluster`,
  * `controlplane`, `etcd`) it gives what a client needs to make its connections the configured
  * way: fetch-based clients a `Deno.createHttpClient` to use ({@link EgressDialer.httpClientFactory}),
- * the etcd gRPC client its target and channel options ({@link EgressDialer.grpcRoute}).
+ * the etcd gRPC client a way to open its TCP connections ({@link EgressDialer.tcpRoute}).
  *
  * `Direct` selections change nothing. An `HTTPConnect` selection gets a local relay
  * (relay.ts), started on first use and stopped by {@link EgressDialer.close}, which the
@@ -13,6 +13,7 @@
 
 import { type Logger, silentLogger } from "../api/mod.ts";
 import { ConnectRelay } from "./relay.ts";
+import { connectThroughProxy } from "./proxy_connect.ts";
 import {
   type EgressConnection,
   type EgressSelectionName,
@@ -26,12 +27,31 @@ export type HttpClientOptions = Parameters<typeof Deno.createHttpClient>[0];
 /** Makes the `Deno.HttpClient` of an outbound client; `Deno.createHttpClient` by default. */
 export type HttpClientFactory = (options: HttpClientOptions) => Deno.HttpClient;
 
-/** How a gRPC client reaches `host:port`: the target to dial and the channel options to add. */
-export interface GrpcRoute {
-  target: string;
-  options: Record<string, string | number>;
+/** How a client opens a TCP connection to one `host:port` (its own TLS goes on top). */
+export interface TcpRoute {
+  /** Opens the connection; `early`: bytes a proxy sent after its answer (usually none). */
+  dial(): Promise<{ conn: Deno.TcpConn; early?: Uint8Array }>;
   /** The proxy the connection goes through, as errors name it; absent: direct. */
   via?: string;
+  /** Where a direct route connects (a client may open its TLS connection there itself). */
+  direct?: { hostname: string; port: number };
+}
+
+/** A direct connection to `hostPort` (`host:port`, `[v6]:port`). */
+export function directTcpRoute(hostPort: string): TcpRoute {
+  const { hostname, port } = splitHostPort(hostPort);
+  return {
+    dial: async () => ({ conn: await Deno.connect({ hostname, port }) }),
+    direct: { hostname, port },
+  };
+}
+
+function splitHostPort(hostPort: string): { hostname: string; port: number } {
+  const at = hostPort.lastIndexOf(":");
+  return {
+    hostname: hostPort.slice(0, at).replace(/^\[(.*)\]$/, "$1"),
+    port: Number(hostPort.slice(at + 1)),
+  };
 }
 
 export class EgressDialer {
@@ -66,21 +86,26 @@ export class EgressDialer {
     };
   }
 
-  /** The target and channel options with which grpc-js reaches `hostPort` for `name`. */
-  grpcRoute(name: EgressSelectionName, hostPort: string): GrpcRoute {
+  /**
+   * How `name`'s TCP connections to `hostPort` are made: directly, or tunnelled through the
+   * local relay (plain TCP, so a client can start its TLS on the tunnel), which reaches the
+   * configured proxy however it is reached (TCP, TLS, Unix socket).
+   */
+  tcpRoute(name: EgressSelectionName, hostPort: string): TcpRoute {
     const connection = this.connection(name);
-    if (connection.protocol === "Direct") return { target: hostPort, options: {} };
+    if (connection.protocol === "Direct") return directTcpRoute(hostPort);
     const relay = this.#relay(name);
+    const via = proxyName(connection.proxy);
     return {
-      // grpc-js dials the target and asks it to CONNECT to `grpc.http_connect_target` (its
-      // TLS then names that host); proxies from the environment would override both.
-      target: `127.0.0.1:${relay.port}`,
-      options: {
-        "grpc.http_connect_target": `dns:${hostPort}`,
-        "grpc.http_connect_creds": relay.credentials,
-        "grpc.enable_http_proxy": 0,
+      dial: async () => {
+        const { conn, early } = await connectThroughProxy(
+          { transport: "tcp", url: relay.url },
+          hostPort,
+          "Basic " + btoa(relay.credentials),
+        );
+        return { conn: conn as Deno.TcpConn, early };
       },
-      via: proxyName(connection.proxy),
+      via,
     };
   }
 

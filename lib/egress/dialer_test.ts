@@ -197,10 +197,7 @@ Deno.test("egress: the relay serves only its own clients (407 without its passwo
 Deno.test("egress: Direct selections give clients as they are", () => {
   const dialer = new EgressDialer({});
   assert.deepEqual(dialer.connection("etcd"), { protocol: "Direct" });
-  assert.deepEqual(dialer.grpcRoute("etcd", "10.0.0.1:2379"), {
-    target: "10.0.0.1:2379",
-    options: {},
-  });
+  assert.equal(dialer.tcpRoute("etcd", "10.0.0.1:2379").via, undefined);
   dialer.httpClientFactory("cluster")({}).close();
   dialer.close();
 });

@@ -27,9 +27,10 @@ export {
   type ProxyTls,
 } from "./selection.ts";
 export {
+  directTcpRoute,
   EgressDialer,
-  type GrpcRoute,
   type HttpClientFactory,
   type HttpClientOptions,
+  type TcpRoute,
 } from "./dialer.ts";
 export { connectThroughProxy, EgressError, type Tunnel } from "./proxy_connect.ts";

@@ -28,7 +28,11 @@ const HANDSHAKE_TIMEOUT_MS = 30_000;
  *
  * @throws {EgressError} when the proxy cannot be reached or does not answer 200.
  */
-export async function connectThroughProxy(proxy: EgressProxy, hostPort: string): Promise<Tunnel> {
+export async function connectThroughProxy(
+  proxy: EgressProxy,
+  hostPort: string,
+  proxyAuthorization?: string,
+): Promise<Tunnel> {
   const name = proxyName(proxy);
   let conn: Deno.Conn;
   try {
@@ -38,7 +42,8 @@ export async function connectThroughProxy(proxy: EgressProxy, hostPort: string):
   }
   const timer = setTimeout(() => conn.close(), HANDSHAKE_TIMEOUT_MS);
   try {
-    const request = `CONNECT ${hostPort} HTTP/1.1\r\nHost: ${hostPort}\r\n\r\n`;
+    const auth = proxyAuthorization ? `Proxy-Authorization: ${proxyAuthorization}\r\n` : "";
+    const request = `CONNECT ${hostPort} HTTP/1.1\r\nHost: ${hostPort}\r\n${auth}\r\n`;
     await writeAll(conn, new TextEncoder().encode(request));
     const head = await readHead(conn);
     if (!head) throw new Error("the proxy closed the connection without an answer");

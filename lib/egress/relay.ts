@@ -1,9 +1,10 @@
 /**
- * The local relay: a loopback listener that Deno's `fetch` and grpc-js use as their HTTP
- * proxy, and that makes each of their connections through the configured proxy.
+ * The local relay: a loopback listener that Deno's `fetch` and the etcd client use as their
+ * HTTP proxy, and that makes each of their connections through the configured proxy.
  *
  * Why a relay: `Deno.createHttpClient` speaks CONNECT only to a plain `http://` proxy over
- * TCP, with the target's TLS settings, and grpc-js likewise; the configured proxy may be on a
+ * TCP, with the target's TLS settings, and `Deno.startTls` (the etcd client's TLS on its
+ * tunnel) needs a TCP connection under it; the configured proxy may be on a
  * Unix socket, or behind TLS with its own CA and client certificate. (Deno 2.9.6's `proxy:
  * {transport: "unix", path}` and `{transport: "tcp", …}` were tried: they send each request
  * itself over the socket, in absolute form and without TLS even for `https://` URLs, never a
@@ -60,7 +61,7 @@ export class ConnectRelay {
     this.#accept();
   }
 
-  /** `user:password`, as grpc-js's `grpc.http_connect_creds` takes it. */
+  /** `user:password`, for `Proxy-Authorization: Basic`. */
   get credentials(): string {
     return `${this.username}:${this.password}`;
   }

@@ -75,7 +75,7 @@ export async function startServer(opts: StartOptions = {}): Promise<ServerHandle
         hostname,
         await etcdTls(opts),
         logger,
-        (hostPort) => config.egress.grpcRoute("etcd", hostPort),
+        (hostPort) => config.egress.tcpRoute("etcd", hostPort),
       );
     }
     const credentials = await prepareCredentials(opts, dataDir, hostname, config, logger);

@@ -50,7 +50,7 @@ export async function openStorage(
     logger,
     transformer: config.encryption,
     ...await etcdOptions(opts),
-    etcdRoute: (hostPort) => config.egress.grpcRoute("etcd", hostPort),
+    etcdRoute: (hostPort) => config.egress.tcpRoute("etcd", hostPort),
   }).catch((err) => {
     // A start-up problem of the user's, said in one line (main exits 2).
     if (err instanceof StoreLockedError) {

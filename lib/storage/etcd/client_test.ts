@@ -1,6 +1,5 @@
 /**
- * The etcd client, in-thread and threaded (grpc-js on its worker thread), against real etcd
- * members: clients of one process close independently, a closed client's calls fail, watch
+ * The etcd client against real etcd members: clients of one process close independently, a closed client's calls fail, watch
  * streams deliver, and an unavailable endpoint moves the next calls to the next one (as the
  * client says).
  */
@@ -29,9 +28,9 @@ async function get(client: EtcdClient, key: string): Promise<string | undefined>
   return res.kvs[0] ? dec.decode(res.kvs[0].value) : undefined;
 }
 
-for (const threaded of etcdInstalled ? [false, true] : []) {
-  const mode = threaded ? "threaded" : "in-thread";
-  const connect = (endpoints: string[]) => EtcdClient.connect(endpoints, { threaded });
+if (etcdInstalled) {
+  const mode = "own HTTP/2";
+  const connect = (endpoints: string[]) => EtcdClient.connect(endpoints);
 
   Deno.test(`etcd client (${mode}): two clients at once close on their own, and one opened after they closed works`, async () => {
     await using member = await startEtcdMember();

@@ -1,38 +1,32 @@
 /**
- * The gRPC side of the etcd client, run on the client's worker thread (`client_worker.ts`):
- * `@grpc/grpc-js` with etcd's own .proto files (`protos/`, trimmed from etcd's repository;
- * Apache-2.0, see `protos/LICENSE`), loaded by `@grpc/proto-loader`. One connection holds the
- * channels to one endpoint at a time, of several: when a call or a watch stream finds the
- * endpoint unavailable, the next calls go to the next endpoint (round robin). The failed call
- * itself fails (a write is never sent twice); the watcher re-opens its stream.
+ * The gRPC side of the etcd client: our own gRPC channel (`lib/grpc`, HTTP/2 over a Deno
+ * socket) with etcd's `.proto` files (`protos/`, trimmed from etcd's repository; Apache-2.0,
+ * see `protos/LICENSE`), whose messages `@grpc/proto-loader` (protobuf.js) encodes and decodes.
+ *
+ * One connection holds the channel to one endpoint at a time, of several: when a call or a
+ * watch stream finds the endpoint unavailable, the next calls go to the next endpoint (round
+ * robin). The failed call itself fails (a write is never sent twice); the watcher re-opens its
+ * stream.
  * @module
  */
 
-// @ts-types="./grpc_types.d.ts"
-import * as grpc from "@grpc/grpc-js";
 // @ts-types="./proto_loader_types.d.ts"
 import * as protoLoader from "@grpc/proto-loader";
 import { Buffer } from "node:buffer";
-import { isIP } from "node:net";
-import { checkServerIdentity } from "node:tls";
-import type { EtcdTls, WireError, WireRoute } from "./wire.ts";
+import { type ClientStream, GrpcChannel, GrpcError, Status } from "../../grpc/mod.ts";
+import type { TcpRoute } from "../../egress/mod.ts";
+import type { EtcdTls, WatchResponse, WireError } from "./wire.ts";
 
-// deno-lint-ignore no-explicit-any
-type GrpcClient = any;
-
-/** A watch stream as grpc-js gives it. */
-export interface GrpcStream {
-  write(req: unknown): boolean;
-  on(event: string, fn: (arg: never) => void): unknown;
-  cancel(): void;
+/** How one method's messages are written and read. */
+interface MethodCodec {
+  requestSerialize(req: unknown): Buffer;
+  responseDeserialize(bytes: Buffer): unknown;
 }
 
-let services:
-  | { KV: grpc.ServiceClientConstructor; Watch: grpc.ServiceClientConstructor }
-  | undefined;
+let methods: Map<string, MethodCodec> | undefined;
 
-function loadServices() {
-  if (services) return services;
+function loadMethods(): Map<string, MethodCodec> {
+  if (methods) return methods;
   const dir = new URL("./protos/", import.meta.url);
   const def = protoLoader.loadSync("rpc.proto", {
     includeDirs: [decodeURIComponent(dir.pathname)],
@@ -41,143 +35,222 @@ function loadServices() {
     enums: String,
     defaults: true,
     oneofs: false,
-  });
-  // deno-lint-ignore no-explicit-any
-  const pkg = grpc.loadPackageDefinition(def) as any;
-  services = { KV: pkg.etcdserverpb.KV, Watch: pkg.etcdserverpb.Watch };
-  return services;
+  }) as unknown as Record<string, Record<string, MethodCodec & { path: string }>>;
+  methods = new Map();
+  for (const service of ["etcdserverpb.KV", "etcdserverpb.Watch"]) {
+    for (const method of Object.values(def[service])) methods.set(method.path, method);
+  }
+  return methods;
 }
 
 /** gRPC's status for a server that cannot be reached (down, refused, no leader). */
-export const UNAVAILABLE = 14;
+export const UNAVAILABLE = Status.UNAVAILABLE;
+
+/** Responses up to this size are accepted (a large list in one Range). */
+const MAX_MESSAGE_BYTES = 512 << 20;
 
 export interface GrpcConnectionOptions {
   endpoints: string[];
   /** How each endpoint is reached (same order as `endpoints`). */
-  routes: WireRoute[];
+  routes: TcpRoute[];
   first: number;
   tls?: EtcdTls;
   /** Called when later calls go to another endpoint (its index). */
   onFailover: (current: number) => void;
 }
 
-/** The channels to one etcd endpoint at a time, of several. */
+/** A watch stream: write requests, hear `data`, then `error` or `end`. */
+export interface GrpcStream {
+  write(req: unknown): boolean;
+  on(event: "data", fn: (res: WatchResponse) => void): this;
+  on(event: "error", fn: (err: Error) => void): this;
+  on(event: "end" | "close", fn: () => void): this;
+  cancel(): void;
+}
+
+/** The channel to one etcd endpoint at a time, of several. */
 export class GrpcConnection {
   readonly #opts: GrpcConnectionOptions;
   #current: number;
-  #kv: GrpcClient;
-  #watch: GrpcClient;
+  #channel: GrpcChannel;
   #closed = false;
 
   constructor(opts: GrpcConnectionOptions) {
     this.#opts = opts;
     this.#current = opts.first;
-    [this.#kv, this.#watch] = this.#channels(opts.first);
+    this.#channel = this.#open(opts.first);
   }
 
-  #channels(index: number): [GrpcClient, GrpcClient] {
-    const { KV, Watch } = loadServices();
+  #open(index: number): GrpcChannel {
     const endpoint = this.#opts.endpoints[index];
-    const secure = new URL(endpoint.includes("://") ? endpoint : `http://${endpoint}`)
-      .protocol === "https:";
+    const url = new URL(endpoint.includes("://") ? endpoint : `http://${endpoint}`);
+    const secure = url.protocol === "https:";
+    const hostname = url.hostname.replace(/^\[(.*)\]$/, "$1");
     const tls = this.#opts.tls;
-    const { target, options: routeOptions } = this.#opts.routes[index];
-    // TLS to an IP address: the TLS layer refuses an IP as the server name (SNI may not carry
-    // one), which grpc-js sends by default. Then no SNI name is sent (a placeholder) and the
-    // certificate is checked against the IP address (its IP SANs).
-    const ip = secure ? ipHost(endpoint) : undefined;
-    const creds = secure
-      ? grpc.credentials.createSsl(
-        tls?.ca ? Buffer.from(tls.ca) : null,
-        tls?.key ? Buffer.from(tls.key) : null,
-        tls?.cert ? Buffer.from(tls.cert) : null,
-        ip === undefined ? {} : {
-          checkServerIdentity: (_host: string, cert: unknown) =>
-            checkServerIdentity(ip, cert as Parameters<typeof checkServerIdentity>[1]),
-        },
-      )
-      : grpc.credentials.createInsecure();
-    const options = {
-      "grpc.max_receive_message_length": 512 * 1024 * 1024,
-      // Back within two seconds of etcd's return (grpc's default backoff grows to two minutes).
-      "grpc.initial_reconnect_backoff_ms": 100,
-      "grpc.max_reconnect_backoff_ms": 2_000,
-      ...(ip === undefined ? {} : { "grpc.ssl_target_name_override": IP_SERVER_NAME }),
-      ...routeOptions,
-    };
-    return [new KV(target, creds, options), new Watch(target, creds, options)];
+    const route = this.#opts.routes[index];
+    return new GrpcChannel({
+      authority: url.host,
+      secure,
+      // Back within two seconds of etcd's return.
+      initialBackoffMs: 100,
+      maxBackoffMs: 2_000,
+      maxMessageBytes: MAX_MESSAGE_BYTES,
+      dial: async () => {
+        if (secure && route.direct) {
+          // The certificate is checked against the endpoint's host name or IP address.
+          const conn = await Deno.connectTls({ ...route.direct, ...tlsOptions(tls, hostname) });
+          return { conn: await handshaken(conn) };
+        }
+        const { conn, early } = await route.dial();
+        conn.setNoDelay(true);
+        if (!secure) return { conn, early };
+        if (early?.length) {
+          conn.close();
+          throw new Error("the proxy sent bytes before the TLS handshake");
+        }
+        if (tls?.cert) {
+          conn.close();
+          throw new Error(
+            `a client certificate to etcd through the egress proxy ${route.via} is not supported`,
+          );
+        }
+        return { conn: await handshaken(await Deno.startTls(conn, tlsOptions(tls, hostname))) };
+      },
+    });
   }
 
   /** After endpoint `index` was found unavailable: the next calls go to the next endpoint. */
   #failover(index: number): void {
     const n = this.#opts.endpoints.length;
     if (this.#closed || n < 2 || this.#current !== index) return;
-    const [kv, watch] = [this.#kv, this.#watch];
+    const old = this.#channel;
     this.#current = (this.#current + 1) % n;
-    [this.#kv, this.#watch] = this.#channels(this.#current);
-    kv.close();
-    watch.close();
+    this.#channel = this.#open(this.#current);
+    old.close();
     this.#opts.onFailover(this.#current);
   }
 
-  /** One unary call of the KV service; `done` gets the response or the error. */
-  unary(
+  /** One unary call of the KV service. */
+  async unary(
     method: string,
     req: unknown,
     call: { timeoutMs: number; waitForReady: boolean; traceparent?: string },
-    done: (err: WireError | null, res?: unknown) => void,
-  ): void {
+  ): Promise<unknown> {
     const index = this.#current;
-    const options = {
-      deadline: new Date(Date.now() + call.timeoutMs),
-      waitForReady: call.waitForReady,
-    };
-    const cb = (err: grpc.ServiceError | null, res: unknown) => {
-      if (err?.code === UNAVAILABLE) this.#failover(index);
-      if (err) done(wireError(err));
-      else done(null, res);
-    };
-    // A traced request's storage span goes to etcd as gRPC metadata.
-    if (call.traceparent === undefined) this.#kv[method](req, options, cb);
-    else this.#kv[method](req, traceMetadata(call.traceparent), options, cb);
+    const path = `/etcdserverpb.KV/${method}`;
+    const codec = loadMethods().get(path)!;
+    try {
+      const bytes = await this.#channel.unary(path, codec.requestSerialize(req), {
+        timeoutMs: call.timeoutMs,
+        waitForReady: call.waitForReady,
+        // A traced request's storage span goes to etcd as gRPC metadata.
+        ...(call.traceparent === undefined
+          ? {}
+          : { metadata: [["traceparent", call.traceparent]] }),
+      });
+      return codec.responseDeserialize(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
+    } catch (err) {
+      if (err instanceof GrpcError && err.code === UNAVAILABLE) this.#failover(index);
+      throw err;
+    }
   }
 
   /** Opens a Watch stream (its unavailability moves later calls to the next endpoint). */
   watchStream(): GrpcStream {
     const index = this.#current;
-    const stream = this.#watch.Watch() as GrpcStream;
-    stream.on("error", (err: grpc.ServiceError) => {
+    const path = "/etcdserverpb.Watch/Watch";
+    const codec = loadMethods().get(path)!;
+    return new WatchCall(this.#channel, path, codec, (err) => {
       if (err.code === UNAVAILABLE) this.#failover(index);
     });
-    return stream;
   }
 
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#kv.close();
-    this.#watch.close();
+    this.#channel.close();
   }
 }
 
-/** The server name sent for an IP endpoint (see `#channels`). */
-const IP_SERVER_NAME = "etcd.invalid";
-
-/** The endpoint's host when it is an IP address (without IPv6 brackets). */
-function ipHost(endpoint: string): string | undefined {
-  const host = new URL(endpoint.includes("://") ? endpoint : `http://${endpoint}`).hostname
-    .replace(/^\[(.*)\]$/, "$1");
-  return isIP(host) ? host : undefined;
+/** TLS to etcd: its CA, our certificate, HTTP/2 by ALPN. */
+function tlsOptions(tls: EtcdTls | undefined, hostname: string) {
+  const dec = new TextDecoder();
+  return {
+    hostname,
+    alpnProtocols: ["h2"],
+    ...(tls?.ca ? { caCerts: [dec.decode(tls.ca)] } : {}),
+    ...(tls?.cert && tls.key ? { cert: dec.decode(tls.cert), key: dec.decode(tls.key) } : {}),
+  };
 }
 
-function traceMetadata(traceparent: string): grpc.Metadata {
-  const metadata = new grpc.Metadata();
-  metadata.set("traceparent", traceparent);
-  return metadata;
+/** `conn` once its handshake is done (a refused certificate fails here, not on first use). */
+async function handshaken(conn: Deno.TlsConn): Promise<Deno.TlsConn> {
+  try {
+    await conn.handshake();
+    return conn;
+  } catch (err) {
+    conn.close();
+    throw err;
+  }
 }
 
-/** A grpc-js error as plain data (it crosses to the caller's thread). */
-export function wireError(err: grpc.ServiceError | Error): WireError {
-  const e = err as grpc.ServiceError;
-  return { code: e.code ?? 2, details: e.details ?? "", message: e.message ?? String(err) };
+/** A Watch stream as an emitter of decoded responses. */
+class WatchCall implements GrpcStream {
+  // deno-lint-ignore no-explicit-any
+  readonly #handlers = new Map<string, ((arg: any) => void)[]>();
+  readonly #stream: ClientStream;
+  readonly #codec: MethodCodec;
+  #cancelled = false;
+
+  constructor(
+    channel: GrpcChannel,
+    path: string,
+    codec: MethodCodec,
+    onError: (err: GrpcError) => void,
+  ) {
+    this.#codec = codec;
+    this.#stream = channel.stream(path, {
+      message: (bytes) => {
+        const res = codec.responseDeserialize(
+          Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length),
+        );
+        this.#emit("data", res);
+      },
+      end: (err) => {
+        if (this.#cancelled) return;
+        if (err) {
+          onError(err);
+          this.#emit("error", Object.assign(new Error(err.message), wireError(err)));
+        } else this.#emit("end");
+      },
+    }, { waitForReady: false });
+  }
+
+  write(req: unknown): boolean {
+    this.#stream.write(this.#codec.requestSerialize(req));
+    return true;
+  }
+
+  // deno-lint-ignore no-explicit-any
+  on(event: string, fn: (arg: any) => void): this {
+    this.#handlers.set(event, [...(this.#handlers.get(event) ?? []), fn]);
+    return this;
+  }
+
+  cancel(): void {
+    this.#cancelled = true;
+    this.#stream.cancel();
+  }
+
+  #emit(event: string, arg?: unknown): void {
+    for (const fn of this.#handlers.get(event) ?? []) fn(arg);
+  }
+}
+
+/** A call's failure as plain data: gRPC code, etcd's own message, and the full text. */
+export function wireError(err: GrpcError | Error): WireError {
+  if (err instanceof GrpcError) {
+    return { code: err.code, details: err.details, message: err.message };
+  }
+  return { code: Status.UNKNOWN, details: "", message: err.message };
 }

@@ -1,7 +1,6 @@
 /**
- * What the etcd client and what serves it (`client_handler.ts`, on the caller's thread or the
- * client's worker thread) exchange: etcd's requests and responses as grpc-js gives them (keys and
- * values as bytes, revisions as numbers), and the client's messages.
+ * etcd's requests and responses as the client gives them (decoded by protobuf.js: keys and
+ * values as bytes, revisions as numbers), its call options and its errors.
  * @module
  */
 
@@ -101,50 +100,9 @@ export interface CallOptions {
   waitForReady?: boolean;
 }
 
-/** A gRPC route to one endpoint (the egress dialer's, made on the caller's thread). */
-export interface WireRoute {
-  target: string;
-  options: Record<string, string | number>;
-}
-
-/** Caller → worker. `conn` names one connection (an `EtcdClient`), `id` one call, `sid` one
- * watch stream. */
-export type ToClientWorker =
-  | {
-    op: "open";
-    conn: number;
-    endpoints: string[];
-    routes: WireRoute[];
-    first: number;
-    tls?: EtcdTls;
-  }
-  | {
-    op: "call";
-    conn: number;
-    id: number;
-    method: string;
-    req: unknown;
-    timeoutMs: number;
-    waitForReady: boolean;
-    traceparent?: string;
-  }
-  | { op: "watch"; conn: number; sid: number }
-  | { op: "watchWrite"; sid: number; req: unknown }
-  | { op: "watchCancel"; sid: number }
-  | { op: "close"; conn: number };
-
-/** A failed gRPC call or stream, as the worker sends it. */
+/** A failed gRPC call or stream, as plain data. */
 export interface WireError {
   code: number;
   details: string;
   message: string;
 }
-
-/** Worker → caller. */
-export type FromClientWorker =
-  | { op: "result"; id: number; res: unknown }
-  | { op: "error"; id: number; err: WireError }
-  | { op: "endpoint"; conn: number; current: number }
-  | { op: "watchData"; sid: number; res: WatchResponse }
-  | { op: "watchError"; sid: number; err: WireError }
-  | { op: "watchEnd"; sid: number };

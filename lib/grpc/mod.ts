@@ -1,0 +1,17 @@
+/**
+ * A gRPC client transport of our own: HTTP/2 (RFC 9113) with HPACK (RFC 7541) over a Deno
+ * socket the caller opens, unary calls and bidirectional streams of length-prefixed messages.
+ * Messages are bytes; their encoding is the caller's.
+ * @module
+ */
+
+export {
+  type CallOptions,
+  type ChannelOptions,
+  type ClientStream,
+  type Dial,
+  GrpcChannel,
+  GrpcError,
+  Status,
+  type StreamHandlers,
+} from "./channel.ts";
