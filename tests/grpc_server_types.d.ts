@@ -1,6 +1,5 @@
 // The few declarations of @grpc/grpc-js and @grpc/proto-loader the test OTLP receiver uses.
-// Their own typings pull in @types/node, whose globals clash with Deno's (see
-// lib/tracing/grpc_types.d.ts).
+// Their own typings pull in @types/node, whose globals clash with Deno's.
 
 export interface ServerCredentials {
   readonly _brand: "ServerCredentials";

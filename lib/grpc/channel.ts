@@ -127,10 +127,14 @@ export class GrpcChannel {
     return this.#start(path, opts, handlers);
   }
 
-  /** Closes the connection; calls in flight fail with CANCELLED. */
-  close(): void {
+  /**
+   * Closes the connection; calls in flight fail. `graceful`: tell the server first (GOAWAY);
+   * otherwise the socket just ends (some HTTP/2 servers on Deno's `node:http2` abort their
+   * process on a GOAWAY: denoland/deno#36788).
+   */
+  close(graceful = true): void {
     this.#closed = true;
-    this.#session?.close("channel closed");
+    this.#session?.close("channel closed", graceful);
     this.#session = undefined;
     for (const wake of this.#waiters) wake();
   }

@@ -172,10 +172,10 @@ export class H2Session {
   }
 
   /** Closes the connection; open streams end with `reason`. */
-  close(reason = "connection closed"): void {
+  close(reason = "connection closed", goaway = true): void {
     if (this.#closed) return;
     // Last stream id 0: the server opened none; error code NO_ERROR.
-    this.#frame(GOAWAY, 0, 0, new Uint8Array(8));
+    if (goaway) this.#frame(GOAWAY, 0, 0, new Uint8Array(8));
     this.#fail(new H2Error(reason), false);
   }
 

@@ -2,7 +2,7 @@
  * The `endpoint` of a `TracingConfiguration`, as kube reads it: a gRPC target, `host:port`
  * (the default `localhost:4317`), `dns://[authority]/host:port` or `unix:///path`; the
  * connection is insecure (no TLS), as kube's. kube also takes `unix-abstract:name`, which the
- * gRPC client (grpc-js) cannot dial: refused here, by name.
+ * gRPC client cannot dial: refused here, by name.
  *
  * @module
  */

@@ -1,10 +1,10 @@
 /**
  * The export worker: sends the tracer's encoded OTLP requests to the collector over gRPC
- * (`opentelemetry.proto.collector.trace.v1.TraceService/Export`, grpc-js, insecure as kube's),
+ * (`opentelemetry.proto.collector.trace.v1.TraceService/Export`, on our own gRPC channel,
+ * `lib/grpc`; insecure as kube's),
  * one at a time, each within the export timeout, on a thread of its own so that the gRPC
  * client's work is not on the request thread. The requests arrive encoded (otlp_encoding.ts):
- * the method's serializer passes the bytes through, as the OpenTelemetry SDK's exporter did
- * with the bytes of its own serializer. A failed batch is dropped, as the SDK's gRPC exporter
+ * they go out as they are. A failed batch is dropped, as the SDK's gRPC exporter
  * drops it (it does not retry over gRPC); the first failure is logged, and the recovery.
  *
  * Messages in: `start`, `export` (answered with `done` once sent or failed), `close` (send
@@ -13,29 +13,11 @@
  * @module
  */
 
-// @ts-types="./grpc_types.d.ts"
-import * as grpc from "@grpc/grpc-js";
-import { Buffer } from "node:buffer";
+import { GrpcChannel, GrpcError, Status } from "../grpc/mod.ts";
 import type { FromExportWorker, ToExportWorker } from "./export_messages.ts";
 
-const identity = (bytes: Uint8Array) => bytes;
+const EXPORT_PATH = "/opentelemetry.proto.collector.trace.v1.TraceService/Export";
 
-const TRACE_SERVICE = {
-  export: {
-    path: "/opentelemetry.proto.collector.trace.v1.TraceService/Export",
-    requestStream: false as const,
-    responseStream: false as const,
-    // grpc-js frames a Buffer; the request's bytes are one (no copy).
-    requestSerialize: (bytes: Uint8Array) =>
-      Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length),
-    requestDeserialize: identity,
-    responseSerialize: identity,
-    responseDeserialize: identity,
-  },
-};
-
-/** grpc-js's DEADLINE_EXCEEDED. */
-const DEADLINE_EXCEEDED = 4;
 /** Deadlines missed in a row after which the connection is made anew (as the SDK's). */
 const MAX_DEADLINES_MISSED = 5;
 
@@ -47,15 +29,8 @@ const scope = globalThis as unknown as {
 
 const post = (m: FromExportWorker) => scope.postMessage(m);
 
-type Call = (
-  request: Uint8Array,
-  metadata: grpc.Metadata,
-  options: { deadline: number },
-  callback: (err: grpc.ServiceError | null) => void,
-) => void;
-
 class Sender {
-  #client?: grpc.GenericClient;
+  #channel?: GrpcChannel;
   readonly #queue: { request: Uint8Array; spans: number }[] = [];
   #sending = false;
   #failing = false;
@@ -94,32 +69,21 @@ class Sender {
     });
   }
 
-  #send(request: Uint8Array, done: (err: grpc.ServiceError | Error | null) => void): void {
-    try {
-      if (!this.#client) {
-        const Client = grpc.makeGenericClientConstructor(TRACE_SERVICE, "TraceService");
-        this.#client = new Client(this.target, grpc.credentials.createInsecure());
-      }
-      const call = this.#client.export as Call;
-      call.call(
-        this.#client,
-        request,
-        new grpc.Metadata(),
-        { deadline: Date.now() + this.timeoutMs },
-        (err) => done(err),
-      );
-    } catch (err) {
-      done(err instanceof Error ? err : new Error(String(err)));
-    }
+  #send(request: Uint8Array, done: (err: Error | null) => void): void {
+    this.#channel ??= openChannel(this.target);
+    this.#channel.unary(EXPORT_PATH, request, { timeoutMs: this.timeoutMs }).then(
+      () => done(null),
+      (err) => done(err instanceof Error ? err : new Error(String(err))),
+    );
   }
 
   /** Logs when exports start failing and when they work again (not each failure: a
    * collector that is down would fill the log). */
-  #result(err: grpc.ServiceError | Error | null): void {
-    if (err && "code" in err && err.code === DEADLINE_EXCEEDED) {
+  #result(err: Error | null): void {
+    if (err instanceof GrpcError && err.code === Status.DEADLINE_EXCEEDED) {
       if (++this.#deadlinesMissed > MAX_DEADLINES_MISSED) {
-        this.#client?.close();
-        this.#client = undefined;
+        this.#channel?.close(false);
+        this.#channel = undefined;
         this.#deadlinesMissed = 0;
       }
     } else {
@@ -142,6 +106,26 @@ class Sender {
       });
     }
   }
+}
+
+/** A channel to `target`: `host:port` over TCP, or `unix:///path`. */
+function openChannel(target: string): GrpcChannel {
+  const unix = target.startsWith("unix://") ? new URL(target).pathname : undefined;
+  const at = target.lastIndexOf(":");
+  const hostname = target.slice(0, at).replace(/^\[(.*)\]$/, "$1");
+  const port = Number(target.slice(at + 1));
+  return new GrpcChannel({
+    authority: unix === undefined ? target : "localhost",
+    secure: false,
+    dial: async () => {
+      if (unix !== undefined) {
+        return { conn: await Deno.connect({ transport: "unix", path: unix }) };
+      }
+      const conn = await Deno.connect({ hostname, port });
+      conn.setNoDelay(true);
+      return { conn };
+    },
+  });
 }
 
 let sender: Sender | undefined;
