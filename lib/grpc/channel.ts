@@ -86,10 +86,18 @@ export interface ClientStream {
 }
 
 const USER_AGENT = "platform-grpc/1";
+/** Distinct (path, timeout) header blocks kept. */
+const MAX_KEPT_BLOCKS = 64;
+/** How often deadlines are checked: a call ends at most this much after its deadline. */
+const DEADLINE_TICK_MS = 10;
 
 export class GrpcChannel {
   readonly #opts: ChannelOptions;
   readonly #prefixes = new Map<string, Uint8Array>();
+  readonly #blocks = new Map<string, Uint8Array>();
+  /** Calls with a deadline, checked by one timer (not one timer per call). */
+  readonly #deadlines = new Set<Call>();
+  #sweeper: ReturnType<typeof setInterval> | undefined;
   #session: H2Session | undefined;
   #connecting: Promise<H2Session> | undefined;
   /** While reconnecting is backing off: until when, and the last failure. */
@@ -134,6 +142,9 @@ export class GrpcChannel {
    */
   close(graceful = true): void {
     this.#closed = true;
+    clearInterval(this.#sweeper);
+    this.#sweeper = undefined;
+    this.#deadlines.clear();
     this.#session?.close("channel closed", graceful);
     this.#session = undefined;
     for (const wake of this.#waiters) wake();
@@ -146,6 +157,7 @@ export class GrpcChannel {
     unaryRequest?: Uint8Array,
   ): ClientStream {
     const call = new Call(this, path, opts, handlers, this.#opts.maxMessageBytes ?? 64 << 20);
+    if (opts.timeoutMs !== undefined) this.#watchDeadline(call);
     if (unaryRequest) call.write(unaryRequest, true);
     const session = this.#session;
     if (session?.usable) call.attach(session);
@@ -153,8 +165,19 @@ export class GrpcChannel {
     return call;
   }
 
-  /** The header block of a request on `path`, without per-call fields. */
+  /** The header block of a request on `path` (kept for calls without metadata). */
   requestHeaders(path: string, opts: CallOptions): Uint8Array {
+    if (opts.metadata?.length) return this.#requestHeaders(path, opts);
+    const key = `${opts.timeoutMs ?? ""} ${path}`;
+    let block = this.#blocks.get(key);
+    if (!block) {
+      block = this.#requestHeaders(path, opts);
+      if (this.#blocks.size < MAX_KEPT_BLOCKS) this.#blocks.set(key, block);
+    }
+    return block;
+  }
+
+  #requestHeaders(path: string, opts: CallOptions): Uint8Array {
     let prefix = this.#prefixes.get(path);
     if (!prefix) {
       prefix = encodeHeaders([
@@ -179,6 +202,29 @@ export class GrpcChannel {
     block.set(prefix);
     block.set(tail, prefix.length);
     return block;
+  }
+
+  #watchDeadline(call: Call): void {
+    this.#deadlines.add(call);
+    this.#sweeper ??= setInterval(() => {
+      const now = performance.now();
+      for (const c of this.#deadlines) {
+        if (c.done) this.#deadlines.delete(c);
+        else if (now >= c.deadline) {
+          this.#deadlines.delete(c);
+          c.fail(new GrpcError(Status.DEADLINE_EXCEEDED, "deadline exceeded"));
+        }
+      }
+      if (this.#deadlines.size === 0) {
+        clearInterval(this.#sweeper);
+        this.#sweeper = undefined;
+      }
+    }, DEADLINE_TICK_MS);
+  }
+
+  /** A finished call stops being checked. */
+  settled(call: Call): void {
+    this.#deadlines.delete(call);
   }
 
   async #whenReady(call: Call, opts: CallOptions): Promise<void> {
@@ -266,7 +312,8 @@ class Call implements ClientStream, StreamEvents {
   /** Messages written before the stream opened, and whether our side is then done. */
   #queued: Uint8Array[] = [];
   #endAfterQueued = false;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the call's deadline passes (`performance.now()` time), or never. */
+  readonly deadline: number;
   #status: number | undefined;
   #httpStatus = "";
   #message = "";
@@ -287,12 +334,7 @@ class Call implements ClientStream, StreamEvents {
     this.#opts = opts;
     this.#handlers = handlers;
     this.#maxMessage = maxMessage;
-    if (opts.timeoutMs !== undefined) {
-      this.#timer = setTimeout(() => {
-        this.#timer = undefined;
-        this.fail(new GrpcError(Status.DEADLINE_EXCEEDED, "deadline exceeded"));
-      }, opts.timeoutMs);
-    }
+    this.deadline = opts.timeoutMs === undefined ? Infinity : performance.now() + opts.timeoutMs;
   }
 
   attach(session: H2Session): void {
@@ -330,7 +372,7 @@ class Call implements ClientStream, StreamEvents {
   fail(err: GrpcError | null): void {
     if (this.done) return;
     this.done = true;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.deadline !== Infinity) this.#channel.settled(this);
     this.waiting?.();
     if (err && this.#stream) this.#session!.reset(this.#stream, CANCEL);
     this.#handlers.end(err);
@@ -364,7 +406,8 @@ class Call implements ClientStream, StreamEvents {
         return this.fail(new GrpcError(Status.RESOURCE_EXHAUSTED, `message of ${length} bytes`));
       }
       if (buf.length - off - 5 < length) break;
-      this.#handlers.message(buf.subarray(off + 5, off + 5 + length));
+      // A copy: the session reuses its read buffer.
+      this.#handlers.message(buf.slice(off + 5, off + 5 + length));
       off += 5 + length;
       if (this.done) return;
     }

@@ -55,6 +55,7 @@ const READ_SIZE = 1 << 16;
 export interface StreamEvents {
   /** A complete header block: the response headers, then trailers (`end` set). */
   headers(fields: [string, string][], end: boolean): void;
+  /** DATA; `bytes` is valid only during the call (copy what is kept). */
   data(bytes: Uint8Array, end: boolean): void;
   /** The stream ended abnormally: reset by the server, or the connection went away. */
   reset(code: number, reason: string, refused: boolean): void;
@@ -288,33 +289,47 @@ export class H2Session {
     } catch { /* already closed */ }
   }
 
+  /**
+   * Reads frames into one buffer, reused: a frame's payload is handed on only for the length
+   * of the synchronous call that handles it (what outlives that call is copied).
+   */
   async #read(early?: Uint8Array): Promise<void> {
-    let buf: Uint8Array = early?.length ? early.slice() : new Uint8Array(0);
+    let buf = new Uint8Array(2 * READ_SIZE + (early?.length ?? 0));
+    let start = 0;
+    let end = 0;
+    if (early?.length) {
+      buf.set(early);
+      end = early.length;
+    }
     try {
       for (;;) {
-        let off = 0;
-        while (buf.length - off >= 9) {
-          const length = (buf[off] << 16) | (buf[off + 1] << 8) | buf[off + 2];
+        while (end - start >= 9) {
+          const length = (buf[start] << 16) | (buf[start + 1] << 8) | buf[start + 2];
           if (length > MAX_FRAME_IN) throw new H2Error(`frame of ${length} bytes`);
-          if (buf.length - off < 9 + length) break;
-          const type = buf[off + 3];
-          const flags = buf[off + 4];
-          const id = ((buf[off + 5] & 0x7f) << 24 | buf[off + 6] << 16 | buf[off + 7] << 8 |
-            buf[off + 8]) >>> 0;
-          this.#onFrame(type, flags, id, buf.subarray(off + 9, off + 9 + length));
-          off += 9 + length;
+          if (end - start < 9 + length) break;
+          const type = buf[start + 3];
+          const flags = buf[start + 4];
+          const id = ((buf[start + 5] & 0x7f) << 24 | buf[start + 6] << 16 |
+            buf[start + 7] << 8 | buf[start + 8]) >>> 0;
+          this.#onFrame(type, flags, id, buf.subarray(start + 9, start + 9 + length));
+          start += 9 + length;
           if (this.#closed) return;
         }
-        const rest = buf.subarray(off);
-        const chunk = new Uint8Array(READ_SIZE);
-        const n = await this.#conn.read(chunk);
-        if (n === null) return this.#fail(new H2Error("connection closed by the server"), false);
-        if (rest.length === 0) buf = chunk.subarray(0, n);
-        else {
-          buf = new Uint8Array(rest.length + n);
-          buf.set(rest);
-          buf.set(chunk.subarray(0, n), rest.length);
+        // Keep the start of an incomplete frame, with room for a full read after it.
+        if (start === end) start = end = 0;
+        else if (buf.length - end < READ_SIZE) {
+          const kept = buf.subarray(start, end);
+          if (kept.length + READ_SIZE > buf.length) {
+            const bigger = new Uint8Array(kept.length + 2 * READ_SIZE);
+            bigger.set(kept);
+            buf = bigger;
+          } else buf.copyWithin(0, start, end);
+          end -= start;
+          start = 0;
         }
+        const n = await this.#conn.read(buf.subarray(end));
+        if (n === null) return this.#fail(new H2Error("connection closed by the server"), false);
+        end += n;
       }
     } catch (err) {
       const protocol = err instanceof H2Error || err instanceof HpackError;
@@ -335,13 +350,15 @@ export class H2Session {
       case HEADERS: {
         let block = unpad(flags, payload);
         if (flags & PRIORITY) block = block.subarray(5);
-        this.#block = { id, parts: [block], end: (flags & END_STREAM) !== 0 };
+        // A block continued in later frames outlives this read: copied.
+        const first = flags & END_HEADERS ? block : block.slice();
+        this.#block = { id, parts: [first], end: (flags & END_STREAM) !== 0 };
         if (flags & END_HEADERS) this.#onBlock();
         return;
       }
       case CONTINUATION:
         if (!this.#block || this.#block.id !== id) throw new H2Error("unexpected CONTINUATION");
-        this.#block.parts.push(payload);
+        this.#block.parts.push(flags & END_HEADERS ? payload : payload.slice());
         if (flags & END_HEADERS) this.#onBlock();
         return;
       case RST_STREAM: {
