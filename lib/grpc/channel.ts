@@ -317,8 +317,11 @@ class Call implements ClientStream, StreamEvents {
   #status: number | undefined;
   #httpStatus = "";
   #message = "";
-  /** Bytes of a message not complete yet. */
-  #partial: Uint8Array | undefined;
+  /** The message being read: its prefix so far, then its body and how much of it is in. */
+  readonly #prefix = new Uint8Array(5);
+  #prefixFilled = 0;
+  #body: Uint8Array | undefined;
+  #filled = 0;
   done = false;
   waiting: (() => void) | undefined;
 
@@ -389,30 +392,43 @@ class Call implements ClientStream, StreamEvents {
     if (end) this.#finish();
   }
 
+  /**
+   * Length-prefixed messages out of DATA: each is copied once into its own array (the session
+   * reuses its read buffer), however the frames split it.
+   */
   data(bytes: Uint8Array, end: boolean): void {
-    if (this.done) return;
-    let buf = bytes;
-    if (this.#partial) {
-      buf = new Uint8Array(this.#partial.length + bytes.length);
-      buf.set(this.#partial);
-      buf.set(bytes, this.#partial.length);
-      this.#partial = undefined;
-    }
     let off = 0;
-    while (buf.length - off >= 5) {
-      if (buf[off] !== 0) return this.fail(new GrpcError(Status.INTERNAL, "compressed message"));
-      const length = new DataView(buf.buffer, buf.byteOffset + off + 1, 4).getUint32(0);
+    while (off < bytes.length && !this.done) {
+      if (this.#body) {
+        const take = Math.min(this.#body.length - this.#filled, bytes.length - off);
+        this.#body.set(bytes.subarray(off, off + take), this.#filled);
+        this.#filled += take;
+        off += take;
+        if (this.#filled === this.#body.length) this.#deliver();
+        continue;
+      }
+      // The 5-byte prefix: compressed flag, then the length (big-endian).
+      this.#prefix[this.#prefixFilled++] = bytes[off++];
+      if (this.#prefixFilled < 5) continue;
+      this.#prefixFilled = 0;
+      if (this.#prefix[0] !== 0) {
+        return this.fail(new GrpcError(Status.INTERNAL, "compressed message"));
+      }
+      const length = new DataView(this.#prefix.buffer).getUint32(1);
       if (length > this.#maxMessage) {
         return this.fail(new GrpcError(Status.RESOURCE_EXHAUSTED, `message of ${length} bytes`));
       }
-      if (buf.length - off - 5 < length) break;
-      // A copy: the session reuses its read buffer.
-      this.#handlers.message(buf.slice(off + 5, off + 5 + length));
-      off += 5 + length;
-      if (this.done) return;
+      this.#body = new Uint8Array(length);
+      this.#filled = 0;
+      if (length === 0) this.#deliver();
     }
-    if (off < buf.length) this.#partial = buf.slice(off);
     if (end) this.#finish();
+  }
+
+  #deliver(): void {
+    const message = this.#body!;
+    this.#body = undefined;
+    this.#handlers.message(message);
   }
 
   reset(_code: number, reason: string, _refused: boolean): void {
@@ -429,6 +445,9 @@ class Call implements ClientStream, StreamEvents {
       const http = Number(this.#httpStatus);
       const code = http === 200 ? Status.INTERNAL : HTTP_TO_GRPC[http] ?? Status.UNKNOWN;
       return this.fail(new GrpcError(code, `HTTP status ${this.#httpStatus || "missing"}`));
+    }
+    if (this.#status === Status.OK && (this.#body || this.#prefixFilled)) {
+      return this.fail(new GrpcError(Status.INTERNAL, "the stream ended inside a message"));
     }
     this.fail(this.#status === Status.OK ? null : new GrpcError(this.#status, this.#message));
   }

@@ -1,7 +1,7 @@
 /**
  * The gRPC side of the etcd client: our own gRPC channel (`lib/grpc`, HTTP/2 over a Deno
- * socket) with etcd's `.proto` files (`protos/`, trimmed from etcd's repository; Apache-2.0,
- * see `protos/LICENSE`), whose messages `@grpc/proto-loader` (protobuf.js) encodes and decodes.
+ * socket) carrying etcd's messages (`messages.ts`, after etcd's `.proto` files in `protos/`,
+ * trimmed from etcd's repository; Apache-2.0, see `protos/LICENSE`).
  *
  * One connection holds the channel to one endpoint at a time, of several: when a call or a
  * watch stream finds the endpoint unavailable, the next calls go to the next endpoint (round
@@ -10,38 +10,10 @@
  * @module
  */
 
-// @ts-types="./proto_loader_types.d.ts"
-import * as protoLoader from "@grpc/proto-loader";
-import { Buffer } from "node:buffer";
 import { type ClientStream, GrpcChannel, GrpcError, Status } from "../../grpc/mod.ts";
 import type { TcpRoute } from "../../egress/mod.ts";
+import { type MethodCodec, METHODS } from "./messages.ts";
 import type { EtcdTls, WatchResponse, WireError } from "./wire.ts";
-
-/** How one method's messages are written and read. */
-interface MethodCodec {
-  requestSerialize(req: unknown): Buffer;
-  responseDeserialize(bytes: Buffer): unknown;
-}
-
-let methods: Map<string, MethodCodec> | undefined;
-
-function loadMethods(): Map<string, MethodCodec> {
-  if (methods) return methods;
-  const dir = new URL("./protos/", import.meta.url);
-  const def = protoLoader.loadSync("rpc.proto", {
-    includeDirs: [decodeURIComponent(dir.pathname)],
-    keepCase: true,
-    longs: Number,
-    enums: String,
-    defaults: true,
-    oneofs: false,
-  }) as unknown as Record<string, Record<string, MethodCodec & { path: string }>>;
-  methods = new Map();
-  for (const service of ["etcdserverpb.KV", "etcdserverpb.Watch"]) {
-    for (const method of Object.values(def[service])) methods.set(method.path, method);
-  }
-  return methods;
-}
 
 /** gRPC's status for a server that cannot be reached (down, refused, no leader). */
 export const UNAVAILABLE = Status.UNAVAILABLE;
@@ -138,9 +110,9 @@ export class GrpcConnection {
   ): Promise<unknown> {
     const index = this.#current;
     const path = `/etcdserverpb.KV/${method}`;
-    const codec = loadMethods().get(path)!;
+    const codec = METHODS.get(path)!;
     try {
-      const bytes = await this.#channel.unary(path, codec.requestSerialize(req), {
+      const bytes = await this.#channel.unary(path, codec.encode(req), {
         timeoutMs: call.timeoutMs,
         waitForReady: call.waitForReady,
         // A traced request's storage span goes to etcd as gRPC metadata.
@@ -148,7 +120,7 @@ export class GrpcConnection {
           ? {}
           : { metadata: [["traceparent", call.traceparent]] }),
       });
-      return codec.responseDeserialize(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
+      return codec.decode(bytes);
     } catch (err) {
       if (err instanceof GrpcError && err.code === UNAVAILABLE) this.#failover(index);
       throw err;
@@ -159,7 +131,7 @@ export class GrpcConnection {
   watchStream(): GrpcStream {
     const index = this.#current;
     const path = "/etcdserverpb.Watch/Watch";
-    const codec = loadMethods().get(path)!;
+    const codec = METHODS.get(path)!;
     return new WatchCall(this.#channel, path, codec, (err) => {
       if (err.code === UNAVAILABLE) this.#failover(index);
     });
@@ -210,12 +182,7 @@ class WatchCall implements GrpcStream {
   ) {
     this.#codec = codec;
     this.#stream = channel.stream(path, {
-      message: (bytes) => {
-        const res = codec.responseDeserialize(
-          Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length),
-        );
-        this.#emit("data", res);
-      },
+      message: (bytes) => this.#emit("data", codec.decode(bytes)),
       end: (err) => {
         if (this.#cancelled) return;
         if (err) {
@@ -227,7 +194,7 @@ class WatchCall implements GrpcStream {
   }
 
   write(req: unknown): boolean {
-    this.#stream.write(this.#codec.requestSerialize(req));
+    this.#stream.write(this.#codec.encode(req));
     return true;
   }
 

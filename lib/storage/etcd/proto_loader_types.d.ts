@@ -1,4 +1,5 @@
-// The one function of @grpc/proto-loader the etcd client uses (see grpc_types.d.ts for why).
+// The one function of @grpc/proto-loader the tests use: etcd's protos read by protobuf.js, as the
+// reference for messages.ts and as a test server's service (its own typings pull in @types/node).
 
 export interface LoaderOptions {
   includeDirs?: string[];
