@@ -67,7 +67,6 @@ export class EtcdWatcher {
         key: prefix.length === 0 ? new Uint8Array([0]) : prefix,
         range_end: prefixEnd(prefix),
         start_revision: this.#mirror.revision + REVISION_OFFSET + 1,
-        prev_kv: true,
       },
     });
   }
@@ -177,16 +176,24 @@ export class EtcdWatcher {
     }
     if (res.events.length === 0) return;
     this.#backoffMs = 100;
+    // Each event's previous value is the mirror's, as of the revision before it: the mirror
+    // holds every key under the prefix and follows every revision in order, so etcd is not
+    // asked for prev_kv (a read of the old revision per event, on etcd's side).
+    const batch = new Map<string, KeyValue | undefined>();
+    const prevOf = (key: string) => batch.has(key) ? batch.get(key) : this.#mirror.index.get(key);
     const events: StoreEvent[] = res.events.map((e) => {
       const revision = e.kv.mod_revision - REVISION_OFFSET;
-      const prevKv = e.prev_kv ? this.#opts.decode(e.prev_kv) : undefined;
       if (e.type === "DELETE") {
         const key = this.#opts.decode(e.kv).key;
-        const prev = prevKv ?? this.#mirror.index.get(key) ??
-          { key, value: "", createRevision: revision, modRevision: revision };
+        const prevKv = prevOf(key);
+        batch.set(key, undefined);
+        const prev = prevKv ?? { key, value: "", createRevision: revision, modRevision: revision };
         return { type: "delete", revision, kv: { ...prev, modRevision: revision }, prevKv };
       }
-      return { type: "put", revision, kv: this.#opts.decode(e.kv), prevKv };
+      const kv = this.#opts.decode(e.kv);
+      const prevKv = prevOf(kv.key);
+      batch.set(kv.key, kv);
+      return { type: "put", revision, kv, prevKv };
     });
     this.#mirror.apply(events);
   }
