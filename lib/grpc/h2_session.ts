@@ -220,20 +220,21 @@ export class H2Session {
     }
   }
 
+  /** Queues a frame: its header, then the payload as it is (copied once, when flushed). */
   #frame(type: number, flags: number, id: number, payload: Uint8Array): void {
-    const frame = new Uint8Array(9 + payload.length);
+    const head = new Uint8Array(9);
     const n = payload.length;
-    frame[0] = n >>> 16;
-    frame[1] = (n >>> 8) & 0xff;
-    frame[2] = n & 0xff;
-    frame[3] = type;
-    frame[4] = flags;
-    frame[5] = (id >>> 24) & 0x7f;
-    frame[6] = (id >>> 16) & 0xff;
-    frame[7] = (id >>> 8) & 0xff;
-    frame[8] = id & 0xff;
-    frame.set(payload, 9);
-    this.#send(frame);
+    head[0] = n >>> 16;
+    head[1] = (n >>> 8) & 0xff;
+    head[2] = n & 0xff;
+    head[3] = type;
+    head[4] = flags;
+    head[5] = (id >>> 24) & 0x7f;
+    head[6] = (id >>> 16) & 0xff;
+    head[7] = (id >>> 8) & 0xff;
+    head[8] = id & 0xff;
+    this.#send(head);
+    if (n && !this.#connClosed) this.#out.push(payload);
   }
 
   #windowUpdate(id: number, increment: number): void {

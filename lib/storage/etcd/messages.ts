@@ -74,14 +74,35 @@ class Writer {
     this.bytes(field, b);
   }
 
+  /** A nested message, written in place: its length is put in front once known. */
   message(field: number, write: (w: Writer) => void): void {
-    const w = new Writer();
-    write(w);
-    this.bytes(field, w.finish());
+    this.tag(field, BYTES);
+    const at = this.#len;
+    this.#room(1);
+    this.#len++; // one byte reserved for the length
+    write(this);
+    const n = this.#len - at - 1;
+    if (n < 0x80) {
+      this.#buf[at] = n;
+      return;
+    }
+    let size = 1;
+    for (let v = n; v >= 0x80; v = Math.floor(v / 0x80)) size++;
+    this.#room(size - 1);
+    this.#buf.copyWithin(at + size, at + 1, this.#len);
+    const end = this.#len + size - 1;
+    this.#len = at;
+    this.varint(n);
+    this.#len = end;
   }
 
+  reset(): void {
+    this.#len = 0;
+  }
+
+  /** A copy of what was written. */
   finish(): Uint8Array {
-    return this.#buf.subarray(0, this.#len);
+    return this.#buf.slice(0, this.#len);
   }
 }
 
@@ -145,6 +166,7 @@ class Reader {
 }
 
 const EMPTY: Uint8Array = new Uint8Array(0);
+const shared = new Writer();
 
 // ---- requests
 
@@ -379,9 +401,10 @@ function codec(
 ): MethodCodec {
   return {
     encode: (req) => {
-      const w = new Writer();
-      write(w, req as never);
-      return w.finish();
+      // One writer for every request (encoding is synchronous); the result is a copy.
+      shared.reset();
+      write(shared, req as never);
+      return shared.finish();
     },
     decode: (bytes) => read(new Reader(bytes)),
   };
