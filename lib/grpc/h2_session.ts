@@ -1,7 +1,10 @@
 /**
  * One HTTP/2 connection (RFC 9113), client side, as gRPC uses it: streams opened by us with a
  * header block, DATA both ways under flow control, trailers, RST_STREAM, SETTINGS, PING and
- * GOAWAY. No server push (disabled in our SETTINGS), no priorities, no padding sent.
+ * GOAWAY. No server push (disabled in our SETTINGS), no priorities, no padding sent. The
+ * server's SETTINGS_MAX_CONCURRENT_STREAMS is not enforced here: callers bound their own
+ * concurrency (the etcd client, 256 calls; etcd allows 2^32 - 1 streams), and a stream the
+ * server refuses fails as unavailable.
  *
  * Frames queued during one turn of the event loop go out in one write. Received DATA is
  * acknowledged (WINDOW_UPDATE) once half of a window is used, per stream and for the
