@@ -6,18 +6,10 @@
  */
 
 import assert from "node:assert/strict";
-// @ts-types="./proto_loader_types.d.ts"
-import * as protoLoader from "@grpc/proto-loader";
+import { loadEtcdProtos } from "./protos_testdata.ts";
 import { METHODS } from "./messages.ts";
 
-const def = protoLoader.loadSync("rpc.proto", {
-  includeDirs: [decodeURIComponent(new URL("./protos/", import.meta.url).pathname)],
-  keepCase: true,
-  longs: Number,
-  enums: String,
-  defaults: true,
-  oneofs: false,
-}) as any;
+const def = loadEtcdProtos() as any;
 const reference = (path: string) => {
   const [service, method] = path.slice(1).split("/");
   return def[service][method];

@@ -9,21 +9,13 @@
 import assert from "node:assert/strict";
 // @ts-types="../../../tests/grpc_server_types.d.ts"
 import * as grpc from "@grpc/grpc-js";
-// @ts-types="./proto_loader_types.d.ts"
-import * as protoLoader from "@grpc/proto-loader";
+import { loadEtcdProtos } from "./protos_testdata.ts";
 import { EtcdClient } from "./client.ts";
 import { createLogger } from "../../api/mod.ts";
 import { openTracer, withSpan } from "../../tracing/mod.ts";
 
 Deno.test("etcd client: a traced request's calls carry its traceparent as gRPC metadata", async () => {
-  const def = protoLoader.loadSync("rpc.proto", {
-    includeDirs: [decodeURIComponent(new URL("./protos/", import.meta.url).pathname)],
-    keepCase: true,
-    longs: Number,
-    enums: String,
-    defaults: true,
-    oneofs: false,
-  });
+  const def = loadEtcdProtos();
   const pkg = grpc.loadPackageDefinition(def) as any;
   const received: (string | undefined)[] = [];
   const server = new grpc.Server();
