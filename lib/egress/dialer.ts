@@ -14,6 +14,8 @@
 import { type Logger, silentLogger } from "../api/mod.ts";
 import { ConnectRelay } from "./relay.ts";
 import { connectThroughProxy } from "./proxy_connect.ts";
+import { nodeTunnel } from "./node_tunnel.ts";
+import type { Socket as NodeSocket } from "node:net";
 import {
   type EgressConnection,
   type EgressSelectionName,
@@ -35,6 +37,9 @@ export interface TcpRoute {
   via?: string;
   /** Where a direct route connects (a client may open its TLS connection there itself). */
   direct?: { hostname: string; port: number };
+  /** A tunnelled route's connection as a `node:net` socket, for TLS by `node:tls` (which,
+   * unlike `Deno.startTls`, takes a client certificate on an open connection). */
+  dialNode?(): Promise<NodeSocket>;
 }
 
 /** A direct connection to `hostPort` (`host:port`, `[v6]:port`). */
@@ -96,15 +101,17 @@ export class EgressDialer {
     if (connection.protocol === "Direct") return directTcpRoute(hostPort);
     const relay = this.#relay(name);
     const via = proxyName(connection.proxy);
+    const authorization = "Basic " + btoa(relay.credentials);
     return {
       dial: async () => {
         const { conn, early } = await connectThroughProxy(
           { transport: "tcp", url: relay.url },
           hostPort,
-          "Basic " + btoa(relay.credentials),
+          authorization,
         );
         return { conn: conn as Deno.TcpConn, early };
       },
+      dialNode: () => nodeTunnel(relay.port, authorization, hostPort, via),
       via,
     };
   }

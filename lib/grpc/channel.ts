@@ -16,6 +16,7 @@ import {
   type H2Stream,
   NO_ERROR,
   type StreamEvents,
+  type Transport,
 } from "./h2_session.ts";
 import { encodeHeaders } from "./hpack.ts";
 
@@ -48,7 +49,7 @@ const STATUS_NAMES: Record<number, string> = Object.fromEntries(
 );
 
 /** Opens the transport: TCP, or TLS negotiated with ALPN `h2`; `early` bytes already read. */
-export type Dial = () => Promise<{ conn: Deno.Conn; early?: Uint8Array }>;
+export type Dial = () => Promise<{ conn: Transport; early?: Uint8Array }>;
 
 export interface ChannelOptions {
   dial: Dial;
@@ -212,7 +213,11 @@ export class GrpcChannel {
         if (c.done) this.#deadlines.delete(c);
         else if (now >= c.deadline) {
           this.#deadlines.delete(c);
-          c.fail(new GrpcError(Status.DEADLINE_EXCEEDED, "deadline exceeded"));
+          // A call that never had a connection says why there was none.
+          const why = c.attached || !this.#lastError
+            ? "deadline exceeded"
+            : `deadline exceeded while connecting (last error: ${this.#lastError})`;
+          c.fail(new GrpcError(Status.DEADLINE_EXCEEDED, why));
         }
       }
       if (this.#deadlines.size === 0) {
@@ -338,6 +343,11 @@ class Call implements ClientStream, StreamEvents {
     this.#handlers = handlers;
     this.#maxMessage = maxMessage;
     this.deadline = opts.timeoutMs === undefined ? Infinity : performance.now() + opts.timeoutMs;
+  }
+
+  /** Whether the call was ever sent on a connection. */
+  get attached(): boolean {
+    return this.#session !== undefined;
   }
 
   attach(session: H2Session): void {

@@ -54,6 +54,13 @@ const MAX_FRAME_IN = 1 << 18;
 /** Bytes read from the socket at once. */
 const READ_SIZE = 1 << 16;
 
+/** The byte stream under a session: a `Deno.Conn`, or an adapter of another socket. */
+export interface Transport {
+  read(p: Uint8Array): Promise<number | null>;
+  write(p: Uint8Array): Promise<number>;
+  close(): void;
+}
+
 /** What a stream's owner hears from the server. */
 export interface StreamEvents {
   /** A complete header block: the response headers, then trailers (`end` set). */
@@ -90,7 +97,7 @@ export class H2Error extends Error {
 }
 
 export class H2Session {
-  readonly #conn: Deno.Conn;
+  readonly #conn: Transport;
   readonly #streams = new Map<number, H2Stream>();
   readonly #decoder = new HpackDecoder();
   #nextId = 1;
@@ -107,7 +114,7 @@ export class H2Session {
   readonly #onClose: (err: H2Error) => void;
 
   /** Starts the connection on `conn` (already through TLS with ALPN `h2`, or plain h2c). */
-  constructor(conn: Deno.Conn, onClose: (err: H2Error) => void, early?: Uint8Array) {
+  constructor(conn: Transport, onClose: (err: H2Error) => void, early?: Uint8Array) {
     this.#conn = conn;
     this.#onClose = onClose;
     const settings = new Uint8Array(18);

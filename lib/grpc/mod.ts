@@ -15,3 +15,5 @@ export {
   Status,
   type StreamHandlers,
 } from "./channel.ts";
+export type { Transport } from "./h2_session.ts";
+export { nodeTransport } from "./node_transport.ts";

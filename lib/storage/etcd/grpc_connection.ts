@@ -10,7 +10,16 @@
  * @module
  */
 
-import { type ClientStream, GrpcChannel, GrpcError, Status } from "../../grpc/mod.ts";
+import { checkServerIdentity, connect as nodeTlsConnect, type PeerCertificate } from "node:tls";
+import { isIP } from "node:net";
+import {
+  type ClientStream,
+  GrpcChannel,
+  GrpcError,
+  nodeTransport,
+  Status,
+  type Transport,
+} from "../../grpc/mod.ts";
 import type { TcpRoute } from "../../egress/mod.ts";
 import { type MethodCodec, METHODS } from "./messages.ts";
 import type { EtcdTls, WatchResponse, WireError } from "./wire.ts";
@@ -81,10 +90,9 @@ export class GrpcConnection {
           throw new Error("the proxy sent bytes before the TLS handshake");
         }
         if (tls?.cert) {
+          // Deno.startTls takes no client certificate: node:tls on a tunnel of its own.
           conn.close();
-          throw new Error(
-            `a client certificate to etcd through the egress proxy ${route.via} is not supported`,
-          );
+          return { conn: await nodeTls(route, tls, hostname) };
         }
         return { conn: await handshaken(await Deno.startTls(conn, tlsOptions(tls, hostname))) };
       },
@@ -142,6 +150,34 @@ export class GrpcConnection {
     this.#closed = true;
     this.#channel.close();
   }
+}
+
+/** TLS by `node:tls` with our client certificate, over a tunnel through the egress relay. */
+async function nodeTls(route: TcpRoute, tls: EtcdTls, hostname: string): Promise<Transport> {
+  if (!route.dialNode) throw new Error("no tunnel for a client certificate");
+  const socket = await route.dialNode();
+  const dec = new TextDecoder();
+  const conn = nodeTlsConnect({
+    socket,
+    // No IP address as the server name (SNI may not carry one): a placeholder, and the
+    // certificate checked against the address itself.
+    servername: isIP(hostname) ? "etcd.invalid" : hostname,
+    checkServerIdentity: (_name: string, cert: PeerCertificate) =>
+      checkServerIdentity(hostname, cert),
+    ...(tls.ca ? { ca: dec.decode(tls.ca) } : {}),
+    cert: dec.decode(tls.cert!),
+    key: dec.decode(tls.key!),
+    ALPNProtocols: ["h2"],
+  });
+  await new Promise<void>((resolve, reject) => {
+    conn.once("secureConnect", () => resolve());
+    conn.once("error", (err: Error) => reject(err));
+  });
+  if (conn.alpnProtocol !== "h2") {
+    conn.destroy();
+    throw new Error("etcd did not agree to HTTP/2 (ALPN)");
+  }
+  return nodeTransport(conn);
 }
 
 /** TLS to etcd: its CA, our certificate, HTTP/2 by ALPN. */
