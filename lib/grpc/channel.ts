@@ -194,7 +194,7 @@ export class GrpcChannel {
     }
     const extra: [string, string][] = [];
     if (opts.timeoutMs !== undefined) {
-      extra.push(["grpc-timeout", `${Math.max(1, Math.ceil(opts.timeoutMs))}m`]);
+      extra.push(["grpc-timeout", grpcTimeout(opts.timeoutMs)]);
     }
     for (const field of opts.metadata ?? []) extra.push([field[0], field[1]]);
     if (extra.length === 0) return prefix;
@@ -474,6 +474,12 @@ const HTTP_TO_GRPC: Record<number, number> = {
   503: Status.UNAVAILABLE,
   504: Status.UNAVAILABLE,
 };
+
+/** `grpc-timeout`: at most eight digits, in milliseconds or, beyond that, seconds. */
+export function grpcTimeout(ms: number): string {
+  const millis = Math.max(1, Math.ceil(ms));
+  return millis < 1e8 ? `${millis}m` : `${Math.min(Math.ceil(millis / 1000), 99_999_999)}S`;
+}
 
 /** `grpc-message` is percent-encoded UTF-8. */
 function decodeMessage(value: string): string {

@@ -230,3 +230,11 @@ function freePort(): number {
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+Deno.test("grpc-timeout: at most eight digits, milliseconds then seconds", () => {
+  assert.equal(grpcTimeout(30_000), "30000m");
+  assert.equal(grpcTimeout(0.2), "1m");
+  assert.equal(grpcTimeout(99_999_999), "99999999m");
+  assert.equal(grpcTimeout(100_000_000), "100000S");
+  assert.equal(grpcTimeout(Number.MAX_SAFE_INTEGER), "99999999S");
+});
