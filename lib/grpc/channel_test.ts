@@ -11,6 +11,7 @@ import { Buffer } from "node:buffer";
 // @ts-types="../../tests/grpc_server_types.d.ts"
 import * as grpc from "@grpc/grpc-js";
 import { GrpcChannel, type GrpcError, Status } from "./mod.ts";
+import { grpcTimeout } from "./channel.ts";
 
 const bytes = (b: Buffer | Uint8Array) => b as Buffer;
 const method = (name: string, stream = false) => ({
