@@ -82,17 +82,14 @@ export class GrpcConnection {
           const conn = await Deno.connectTls({ ...route.direct, ...tlsOptions(tls, hostname) });
           return { conn: await handshaken(conn) };
         }
+        // Deno.startTls takes no client certificate: node:tls on a tunnel of its own.
+        if (secure && tls?.cert) return { conn: await nodeTls(route, tls, hostname) };
         const { conn, early } = await route.dial();
         conn.setNoDelay(true);
         if (!secure) return { conn, early };
         if (early?.length) {
           conn.close();
           throw new Error("the proxy sent bytes before the TLS handshake");
-        }
-        if (tls?.cert) {
-          // Deno.startTls takes no client certificate: node:tls on a tunnel of its own.
-          conn.close();
-          return { conn: await nodeTls(route, tls, hostname) };
         }
         return { conn: await handshaken(await Deno.startTls(conn, tlsOptions(tls, hostname))) };
       },
