@@ -269,15 +269,7 @@ export class H2Session {
       while (this.#out.length) {
         const parts = this.#out;
         this.#out = [];
-        let bytes = parts[0];
-        if (parts.length > 1) {
-          bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-          let off = 0;
-          for (const p of parts) {
-            bytes.set(p, off);
-            off += p.length;
-          }
-        }
+        const bytes = parts.length === 1 ? parts[0] : concat(parts);
         for (let off = 0; off < bytes.length;) off += await this.#conn.write(bytes.subarray(off));
       }
     } catch (err) {
