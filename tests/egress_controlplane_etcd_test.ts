@@ -142,6 +142,11 @@ Deno.test({
       failure.message.includes(`2379 (through the egress proxy ${proxy.url}): `),
       failure.message,
     );
+    // The reason names the configured proxy, not the local relay in front of it.
+    assert(
+      failure.message.includes(`the egress proxy ${proxy.url} gave no tunnel to 127.0.0.1:2379`),
+      failure.message,
+    );
     assert(
       lines.some((l) =>
         l.includes(`egress etcd: proxy ${proxy.url} refused CONNECT to 127.0.0.1:${etcdPort}`)

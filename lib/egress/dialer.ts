@@ -13,7 +13,7 @@
 
 import { type Logger, silentLogger } from "../api/mod.ts";
 import { ConnectRelay } from "./relay.ts";
-import { connectThroughProxy } from "./proxy_connect.ts";
+import { connectThroughProxy, EgressError } from "./proxy_connect.ts";
 import { nodeTunnel } from "./node_tunnel.ts";
 import type { Socket as NodeSocket } from "node:net";
 import {
@@ -104,12 +104,20 @@ export class EgressDialer {
     const authorization = "Basic " + btoa(relay.credentials);
     return {
       dial: async () => {
-        const { conn, early } = await connectThroughProxy(
-          { transport: "tcp", url: relay.url },
-          hostPort,
-          authorization,
-        );
-        return { conn: conn as Deno.TcpConn, early };
+        try {
+          const { conn, early } = await connectThroughProxy(
+            { transport: "tcp", url: relay.url },
+            hostPort,
+            authorization,
+          );
+          return { conn: conn as Deno.TcpConn, early };
+        } catch (err) {
+          // The relay answered; why the proxy did not is in the relay's log line.
+          throw new EgressError(
+            `the egress proxy ${via} gave no tunnel to ${hostPort} (the log says why)`,
+            { cause: err },
+          );
+        }
       },
       dialNode: () => nodeTunnel(relay.port, authorization, hostPort, via),
       via,
