@@ -441,7 +441,7 @@ class Call implements ClientStream, StreamEvents {
     this.#handlers.message(message);
   }
 
-  reset(_code: number, reason: string, _refused: boolean): void {
+  reset(reason: string): void {
     this.#stream = undefined;
     this.fail(new GrpcError(Status.UNAVAILABLE, reason));
   }

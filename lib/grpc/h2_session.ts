@@ -39,12 +39,8 @@ const SETTINGS_MAX_FRAME_SIZE = 0x5;
 
 /** Error codes (RFC 9113 §7). */
 export const NO_ERROR = 0x0;
-export const PROTOCOL_ERROR = 0x1;
-export const FLOW_CONTROL_ERROR = 0x3;
-export const FRAME_SIZE_ERROR = 0x6;
-export const REFUSED_STREAM = 0x7;
+const PROTOCOL_ERROR = 0x1;
 export const CANCEL = 0x8;
-export const COMPRESSION_ERROR = 0x9;
 
 /** What we let the server send before it must wait for a WINDOW_UPDATE. */
 const STREAM_WINDOW = 4 << 20;
@@ -68,7 +64,7 @@ export interface StreamEvents {
   /** DATA; `bytes` is valid only during the call (copy what is kept). */
   data(bytes: Uint8Array, end: boolean): void;
   /** The stream ended abnormally: reset by the server, or the connection went away. */
-  reset(code: number, reason: string, refused: boolean): void;
+  reset(reason: string): void;
 }
 
 /** One stream we opened. */
@@ -372,11 +368,7 @@ export class H2Session {
         if (!stream) return;
         this.#streams.delete(id);
         const code = new DataView(payload.buffer, payload.byteOffset).getUint32(0);
-        stream.events.reset(
-          code,
-          `stream reset by the server (code ${code})`,
-          code === REFUSED_STREAM,
-        );
+        stream.events.reset(`stream reset by the server (code ${code})`);
         this.#maybeFinish();
         return;
       }
@@ -473,7 +465,7 @@ export class H2Session {
     for (const [id, stream] of this.#streams) {
       if (id <= last) continue;
       this.#streams.delete(id);
-      stream.events.reset(REFUSED_STREAM, `the server is going away (code ${code})`, true);
+      stream.events.reset(`the server is going away (code ${code})`);
     }
     this.#onClose(new H2Error(`the server is going away (code ${code})`));
     this.#maybeFinish();
@@ -490,7 +482,7 @@ export class H2Session {
     }
     const streams = [...this.#streams.values()];
     this.#streams.clear();
-    for (const stream of streams) stream.events.reset(-1, err.message, false);
+    for (const stream of streams) stream.events.reset(err.message);
     this.#closedForWrites = true;
     if (!this.#flushing) {
       if (this.#out.length) this.#flush().catch(() => {});

@@ -14,7 +14,7 @@
 
 import { currentTraceparent } from "../../tracing/mod.ts";
 import { directTcpRoute, type TcpRoute } from "../../egress/mod.ts";
-import { GrpcConnection, wireError } from "./grpc_connection.ts";
+import { GrpcConnection, type GrpcStream, wireError } from "./grpc_connection.ts";
 import type {
   CallOptions,
   EtcdTls,
@@ -24,7 +24,6 @@ import type {
   ResponseHeader,
   TxnRequest,
   TxnResponse,
-  WatchResponse,
   WireError,
 } from "./wire.ts";
 
@@ -51,13 +50,7 @@ export type EtcdRoute = (hostPort: string) => TcpRoute;
 export const MAX_INFLIGHT = 256;
 
 /** A bidirectional Watch stream. */
-export interface WatchStream {
-  write(req: unknown): boolean;
-  on(event: "data", fn: (res: WatchResponse) => void): this;
-  on(event: "error", fn: (err: Error) => void): this;
-  on(event: "end" | "close", fn: () => void): this;
-  cancel(): void;
-}
+export type WatchStream = GrpcStream;
 
 /** etcd could not be reached, or refused. `endpoints` names where the client tried. */
 export class EtcdUnavailableError extends Error {
