@@ -81,6 +81,7 @@ export interface StreamHandlers {
 
 /** An open bidirectional stream. */
 export interface ClientStream {
+  /** Sends a message; its bytes are copied at once (the caller may reuse them). */
   write(message: Uint8Array): void;
   /** Ends the stream from our side with CANCELLED (the server's answer is not awaited). */
   cancel(): void;
@@ -114,7 +115,7 @@ export class GrpcChannel {
     this.#backoff = opts.initialBackoffMs ?? 100;
   }
 
-  /** One request message, one response message. */
+  /** One request message (copied as given), one response message. */
   unary(path: string, request: Uint8Array, opts: CallOptions = {}): Promise<Uint8Array> {
     return new Promise((resolve, reject) => {
       let response: Uint8Array | undefined;

@@ -100,9 +100,9 @@ class Writer {
     this.#len = 0;
   }
 
-  /** A copy of what was written. */
+  /** What was written (a view, until the writer is used again). */
   finish(): Uint8Array {
-    return this.#buf.slice(0, this.#len);
+    return this.#buf.subarray(0, this.#len);
   }
 }
 
@@ -391,6 +391,7 @@ const utf8 = new TextDecoder();
 
 /** How one method's messages are written and read. */
 export interface MethodCodec {
+  /** The request's bytes, valid until the next `encode` (use or copy them at once). */
   encode(req: unknown): Uint8Array;
   decode(bytes: Uint8Array): unknown;
 }
@@ -401,7 +402,8 @@ function codec(
 ): MethodCodec {
   return {
     encode: (req) => {
-      // One writer for every request (encoding is synchronous); the result is a copy.
+      // One writer for every request: the result is a view of it, valid until the next encode
+      // (the channel copies a message into its frame as it is given).
       shared.reset();
       write(shared, req as never);
       return shared.finish();
