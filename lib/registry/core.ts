@@ -37,6 +37,7 @@ import {
 import { type FieldType, type SchemaSet, typeOf } from "../schema/mod.ts";
 import { EncodedCache } from "./encoded_cache.ts";
 import { randomContinueKey } from "./continue.ts";
+import { nameMatcher, type ObjectFilter } from "./filter.ts";
 
 export interface RegistryDeps {
   store: Store;
@@ -147,6 +148,21 @@ export class RegistryCore {
   /** The store key of one object. Names are validated before they get here. */
   key(namespace: string, name: string): string {
     return this.def.namespaced ? `${this.#prefix}${namespace}/${name}` : `${this.#prefix}${name}`;
+  }
+
+  /**
+   * Which of this resource's keys a filter's name and namespace requirements pass (see
+   * {@link nameMatcher}), decided from the key alone; undefined when the filter has none.
+   */
+  keyFilter(filter: ObjectFilter | undefined): ((key: string) => boolean) | undefined {
+    const matches = nameMatcher(filter);
+    if (!matches) return undefined;
+    const prefix = this.#prefix;
+    if (!this.def.namespaced) return (key) => matches("", key.slice(prefix.length));
+    return (key) => {
+      const slash = key.indexOf("/", prefix.length);
+      return matches(key.slice(prefix.length, slash), key.slice(slash + 1));
+    };
   }
 
   /** The store prefix of a list: one namespace, or all objects of the resource. */

@@ -60,3 +60,22 @@ export function selectsObject(
   if (filter.fields && !matchesFields(filter.fields, fieldsOf(obj, def))) return false;
   return true;
 }
+
+/**
+ * A filter's requirements on `metadata.name` and `metadata.namespace`, which an object's store
+ * key decides without decoding the object (as kube narrows a single-name list to one key);
+ * undefined when it has none. Objects it passes still go through {@link selectsObject}.
+ */
+export function nameMatcher(
+  filter: ObjectFilter | undefined,
+): ((namespace: string, name: string) => boolean) | undefined {
+  const reqs = filter?.fields?.requirements.filter((r) =>
+    r.field === "metadata.name" || r.field === "metadata.namespace"
+  );
+  if (!reqs?.length) return undefined;
+  return (namespace, name) =>
+    reqs.every((r) => {
+      const actual = r.field === "metadata.name" ? name : namespace;
+      return r.operator === "=" ? actual === r.value : actual !== r.value;
+    });
+}

@@ -82,6 +82,7 @@ export async function listObjects(
   const items: KubeObject[] = [];
   const sources: KeyValue[] = [];
   const lazy = opts.sourcesOnly === true && !opts.filter;
+  const byKey = core.keyFilter(opts.filter);
   let listRevision = 0;
   let lastKey: string | undefined;
   let more = false;
@@ -100,13 +101,16 @@ export async function listObjects(
     );
     listRevision = res.revision;
     revision = res.revision;
+    // Keys the filter's name or namespace rules out are passed over unread.
+    const wanted = byKey ? res.items.filter((kv) => byKey(kv.key)) : res.items;
     // A conversion that calls out converts the whole store read in one call.
-    throwIfCorruptItems(core, prefix, res.items);
-    const loading = core.load(res.items);
+    throwIfCorruptItems(core, prefix, wanted);
+    const loading = core.load(wanted);
     if (loading) await loading;
     for (let i = 0; i < res.items.length; i++) {
       const kv = res.items[i];
       lastKey = kv.key;
+      if (byKey && !byKey(kv.key)) continue;
       if (!lazy) {
         const obj = core.decode(kv);
         if (opts.filter && !selectsObject(opts.filter, obj, core.def)) continue;

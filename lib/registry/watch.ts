@@ -44,6 +44,7 @@ class TransformedWatch implements RegistryWatch {
   readonly #events: AsyncIterator<StoreEvent>;
   readonly #core: RegistryCore;
   readonly #transform: (ev: StoreEvent) => WatchEvent | undefined;
+  readonly #wanted: ((ev: StoreEvent) => boolean) | undefined;
   /** An event `poll()` took that still needs converting. */
   #held?: StoreEvent;
 
@@ -51,11 +52,13 @@ class TransformedWatch implements RegistryWatch {
     watch: Watch,
     core: RegistryCore,
     transform: (ev: StoreEvent) => WatchEvent | undefined,
+    wanted?: (ev: StoreEvent) => boolean,
   ) {
     this.#watch = watch;
     this.#events = watch[Symbol.asyncIterator]();
     this.#core = core;
     this.#transform = transform;
+    this.#wanted = wanted;
   }
 
   async next(): Promise<IteratorResult<WatchEvent>> {
@@ -67,6 +70,7 @@ class TransformedWatch implements RegistryWatch {
         if (r.done) return { value: undefined, done: true };
         sev = r.value;
       }
+      if (this.#wanted && !this.#wanted(sev)) continue;
       const loading = this.#core.load([sev.kv, sev.prevKv]);
       if (loading) await loading;
       const ev = this.#transform(sev);
@@ -77,6 +81,7 @@ class TransformedWatch implements RegistryWatch {
   poll(): WatchEvent | undefined {
     if (this.#held) return undefined;
     for (let ev = this.#watch.poll(); ev; ev = this.#watch.poll()) {
+      if (this.#wanted && !this.#wanted(ev)) continue;
       if (!this.#core.loaded(ev.kv) || (ev.prevKv && !this.#core.loaded(ev.prevKv))) {
         this.#held = ev;
         return undefined;
@@ -109,6 +114,7 @@ export function watchObjects(
   namespace: string,
   opts: WatchOptions,
 ): RegistryWatch {
+  const byKey = core.keyFilter(opts.filter);
   const w = core.store.watch(core.listPrefix(namespace), {
     afterRevision: opts.afterRevision,
     signal: opts.signal,
@@ -125,7 +131,10 @@ export function watchObjects(
     if (before) return { type: "DELETED", object: obj };
     return undefined;
   };
-  return new TransformedWatch(w, core, transform);
+  // A name or namespace the filter rules out: nothing to convert or decode (an object keeps
+  // both for life, so neither its old nor its new state can match).
+  const wanted = byKey && ((ev: StoreEvent) => byKey(ev.kv.key));
+  return new TransformedWatch(w, core, transform, wanted);
 }
 
 /**
