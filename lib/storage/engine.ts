@@ -211,8 +211,7 @@ export abstract class Engine implements Store {
 
   /** Number of keys under `prefix` at the latest revision. */
   count(prefix: string): number {
-    const r = this.#index.range(prefix);
-    return r.end - r.start;
+    return this.#index.count(prefix);
   }
 
   // ---- writes (each adds exactly one revision) ----

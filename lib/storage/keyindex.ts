@@ -37,8 +37,10 @@ export class SortedList<V> {
   #dirty = false;
   /** Keys in the blocks. */
   #size = 0;
-  /** Keys added but not yet placed in the blocks (see {@link add}). */
+  /** Keys added but not yet placed in the blocks (see {@link add}), and bounds of them. */
   #waiting = new Map<string, V>();
+  #waitingMin = "";
+  #waitingMax = "";
 
   /** Replaces the contents with `keys` (sorted, distinct) and their `vals`. */
   load(keys: string[], vals: V[]): void {
@@ -60,7 +62,40 @@ export class SortedList<V> {
   /** Inserts `key`, which the caller knows is not in the list; it is placed when positions
    * are next needed. */
   add(key: string, val: V): void {
+    if (this.#waiting.size === 0) this.#waitingMin = this.#waitingMax = key;
+    else if (key < this.#waitingMin) this.#waitingMin = key;
+    else if (key > this.#waitingMax) this.#waitingMax = key;
     this.#waiting.set(key, val);
+  }
+
+  /**
+   * How many keys start with `prefix`. Unlike {@link range}, it leaves the waiting keys
+   * waiting when none of them can start with it (creates of one resource interleaved with
+   * counts of another, as admission counts its configurations on every write, then cost no
+   * placement each).
+   */
+  count(prefix: string): number {
+    if (this.#waiting.size > 0 && this.#mayWait(prefix)) this.#settle();
+    const blocks = this.#blocks;
+    let b = this.#blockFor(prefix);
+    let i = lowerBound(blocks[b].keys, prefix);
+    let n = 0;
+    for (; b < blocks.length; b++, i = 0) {
+      const keys = blocks[b].keys;
+      // Sorted: when a block's last key has the prefix, so has every key from i on.
+      if (keys.length && keys[keys.length - 1].startsWith(prefix)) {
+        n += keys.length - i;
+        continue;
+      }
+      for (; i < keys.length && keys[i].startsWith(prefix); i++) n++;
+      break;
+    }
+    return n;
+  }
+
+  /** Whether a waiting key may start with `prefix` (whether it lies within their bounds). */
+  #mayWait(prefix: string): boolean {
+    return this.#waitingMax >= prefix && this.#waitingMin.slice(0, prefix.length) <= prefix;
   }
 
   /** Inserts `key` or replaces its value. */
@@ -280,6 +315,11 @@ export class KeyIndex {
   /** Positions of the keys under `prefix` that are strictly greater than `after`. */
   range(prefix: string, after?: string): Range {
     return this.#sorted.range(prefix, after);
+  }
+
+  /** How many keys start with `prefix` (see {@link SortedList.count}). */
+  count(prefix: string): number {
+    return this.#sorted.count(prefix);
   }
 
   /** The values at positions `[start, end)`, in key order. */

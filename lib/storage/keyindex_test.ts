@@ -87,3 +87,34 @@ Deno.test("SortedList places added keys when positions are asked for, few or man
     }
   }
 });
+
+Deno.test("SortedList counts by prefix, placing waiting keys only when they may count", () => {
+  const rand = seededRandom(23);
+  const list = new SortedList<number>();
+  const model = new Set<string>();
+  const prefixes = ["", "/a", "/a/", "/a/1", "/b/", "/b/2", "/c/", "/c/99", "/d/", "/"];
+  for (let round = 0; round < 400; round++) {
+    // Bursts of new keys under one or two resources, as creates come, with some deletes.
+    const resources = rand(3) ? ["abc"[rand(3)]] : ["a", "c"];
+    for (let n = rand(round % 50 === 0 ? 600 : 8); n >= 0; n--) {
+      const key = `/${resources[rand(resources.length)]}/${rand(100_000)}`;
+      if (rand(8) === 0) {
+        list.delete(key);
+        model.delete(key);
+      } else if (!model.has(key)) {
+        list.add(key, n);
+        model.add(key);
+      }
+    }
+    for (const prefix of [prefixes[rand(prefixes.length)], `/${"abcd"[rand(4)]}/${rand(10)}`]) {
+      const want = [...model].filter((k) => k.startsWith(prefix)).length;
+      assert.equal(list.count(prefix), want, `count ${prefix} in round ${round}`);
+    }
+    assert.equal(list.size, model.size);
+  }
+  const keys = [...model].sort();
+  const r = list.range("");
+  const got = [];
+  for (let i = r.start; i < r.end; i++) got.push(list.keyAt(i));
+  assert.deepEqual(got, keys, "every key in order once counting is done");
+});

@@ -111,8 +111,7 @@ export class Mirror {
 
   /** `count()` of a store served from this mirror. */
   count(prefix: string): number {
-    const r = this.index.range(prefix);
-    return r.end - r.start;
+    return this.index.count(prefix);
   }
 
   /** `list()` of a store served from this mirror, at a revision {@link readRevision} gave. */
