@@ -350,16 +350,19 @@ function prune(
  * own) and returns it. */
 function ownable(set: FieldSet, ctx: FieldManagerContext): FieldSet {
   const out = set;
-  for (const f of ["apiVersion", "kind", ...ctx.ignoredFields]) out.children.delete(`f:${f}`);
+  out.children.delete("f:apiVersion");
+  out.children.delete("f:kind");
+  for (const f of ctx.ignoredFields) out.children.delete(`f:${f}`);
   const meta = out.children.get("f:metadata");
   if (meta) {
     meta.member = false;
-    for (const f of SERVER_METADATA) meta.children.delete(`f:${f}`);
+    for (const el of SERVER_METADATA) meta.children.delete(el);
     if (meta.isEmpty()) out.children.delete("f:metadata");
   }
   return out;
 }
 
+/** The path elements of server-set metadata (made once: every write looks them up). */
 const SERVER_METADATA = [
   "name",
   "namespace",
@@ -370,7 +373,7 @@ const SERVER_METADATA = [
   "generation",
   "managedFields",
   "resourceVersion",
-];
+].map((f) => `f:${f}`);
 
 /** The stored entries, read against the current schema; malformed ones are dropped. */
 function storedEntries(raw: unknown, t: FieldType): ManagerEntry[] {
