@@ -15,13 +15,12 @@
 import type { StoreLogger } from "./logger.ts";
 import { isNotFound, parentDir, syncDir } from "./fsutil.ts";
 import { keyToPath, OBJECT_SUFFIX } from "./keypath.ts";
+import { ObjectFileWriter, type WriteOp } from "./object_writer.ts";
 import { DIR_MODE, FILE_MODE } from "./permissions.ts";
 import type { KeyValue } from "./store.ts";
 
-/** Parallel file operations when writing under pressure (flush, backlog) or syncing. */
+/** Parallel file operations when syncing. */
 const IO_CONCURRENCY = 16;
-/** Parallel file operations in quiet moments: leaves CPU to requests that arrive meanwhile. */
-const QUIET_CONCURRENCY = 4;
 /** Changes written per background step; the writer re-checks its policy between steps. */
 const CHUNK = 512;
 
@@ -109,6 +108,8 @@ export class ObjectFiles {
   #unsyncedFiles = new Set<string>();
   #unsyncedDirs = new Set<string>();
   #stats = { writes: 0, removes: 0, syncs: 0, failures: 0 };
+  /** Writes the files, on a thread of its own. */
+  readonly #writer: ObjectFileWriter;
 
   /** A writer for `dir` whose files reflect every change up to `revision`. */
   constructor(
@@ -128,6 +129,7 @@ export class ObjectFiles {
     this.#idleMs = opts.policy?.idleMs ?? 50;
     this.#maxBacklog = opts.policy?.maxBacklog ?? 250_000;
     this.#maxDelayMs = opts.policy?.maxDelayMs ?? 60_000;
+    this.#writer = new ObjectFileWriter(dir, { fileMode: FILE_MODE, dirMode: DIR_MODE });
   }
 
   /**
@@ -226,8 +228,7 @@ export class ObjectFiles {
         await this.#sleep(this.#idleMs - quiet);
         continue;
       }
-      const concurrency = this.#pressed(now) ? IO_CONCURRENCY : QUIET_CONCURRENCY;
-      await this.#exclusive(() => this.#writeChunk(concurrency));
+      await this.#exclusive(() => this.#writeChunk());
     }
   }
 
@@ -247,7 +248,7 @@ export class ObjectFiles {
     wake?.();
   }
 
-  async #writeChunk(concurrency: number): Promise<void> {
+  async #writeChunk(): Promise<void> {
     const chunk: [string, Change][] = [];
     for (const entry of this.#dirty) {
       chunk.push(entry);
@@ -255,16 +256,40 @@ export class ObjectFiles {
     }
     for (const [key] of chunk) this.#dirty.delete(key);
     const failed: [string, Change][] = [];
-    await pool(chunk, async ([key, change]) => {
+    const fail = (key: string, change: Change, why: string) => {
+      this.#stats.failures++;
+      failed.push([key, change]);
+      this.#logger.warn(`objects: cannot write "${key}": ${why}`);
+    };
+    // What each file is to hold is made here (values may be encrypted at rest on the way).
+    const sent: { key: string; change: Change; op: WriteOp }[] = [];
+    for (const [key, change] of chunk) {
       try {
-        if (change.kv) await this.#write(change.kv);
-        else await this.#remove(key);
+        sent.push({ key, change, op: this.#opOf(key, change.kv) });
       } catch (err) {
-        this.#stats.failures++;
-        failed.push([key, change]);
-        this.#logger.warn(`objects: cannot write "${key}": ${(err as Error).message}`);
+        fail(key, change, (err as Error).message);
       }
-    }, { limit: concurrency });
+    }
+    let results: Awaited<ReturnType<ObjectFileWriter["write"]>> = [];
+    try {
+      if (sent.length) results = await this.#writer.write(sent.map((s) => s.op));
+    } catch (err) {
+      results = sent.map(() => ({ error: (err as Error).message }));
+    }
+    sent.forEach(({ key, change, op }, i) => {
+      const result = results[i] ?? { error: "no answer from the writer" };
+      if (typeof result === "object") return fail(key, change, result.error);
+      if (result === "absent") return;
+      const full = `${this.dir}/${op.rel}`;
+      if (op.parent) this.#madeParent(op.parent);
+      this.#unsyncedDirs.add(parentDir(full));
+      if (op.text === undefined) {
+        this.#stats.removes++;
+      } else {
+        this.#unsyncedFiles.add(op.rel);
+        this.#stats.writes++;
+      }
+    });
     if (failed.length === 0) return;
     // Put the failures back in front (keeping newer states that arrived meanwhile) and stop
     // until the next flush or sync, so a broken disk does not spin the writer.
@@ -279,35 +304,18 @@ export class ObjectFiles {
     this.#stalled = true;
   }
 
-  async #write(kv: KeyValue): Promise<void> {
-    const rel = keyToPath(kv.key);
-    await this.#ensureParent(rel);
-    const full = `${this.dir}/${rel}`;
+  /** The write (or, without a value, the removal) of `key`'s file. */
+  #opOf(key: string, kv: KeyValue | undefined): WriteOp {
+    const rel = keyToPath(key);
+    if (!kv) return { rel };
     const stored = this.#storedValue ? { ...kv, value: this.#storedValue(kv) } : kv;
-    await Deno.writeTextFile(`${full}.tmp`, serializeObject(stored), { mode: FILE_MODE });
-    await Deno.rename(`${full}.tmp`, full);
-    this.#unsyncedFiles.add(rel);
-    this.#unsyncedDirs.add(parentDir(full));
-    this.#stats.writes++;
-  }
-
-  async #remove(key: string): Promise<void> {
-    const full = `${this.dir}/${keyToPath(key)}`;
-    try {
-      await Deno.remove(full);
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-      return;
-    }
-    this.#unsyncedDirs.add(parentDir(full));
-    this.#stats.removes++;
-  }
-
-  async #ensureParent(rel: string): Promise<void> {
     const parent = parentDir(rel);
-    if (parent === "." || this.#knownDirs.has(parent)) return;
-    await Deno.mkdir(`${this.dir}/${parent}`, { recursive: true, mode: DIR_MODE });
-    // A new directory entry is durable only once its parent is synced: remember the chain.
+    const known = parent === "." || this.#knownDirs.has(parent);
+    return { rel, text: serializeObject(stored), parent: known ? undefined : parent };
+  }
+
+  /** A new directory entry is durable only once its parent is synced: remember the chain. */
+  #madeParent(parent: string): void {
     for (let d = parent; d !== "." && !this.#knownDirs.has(d); d = parentDir(d)) {
       this.#knownDirs.add(d);
       const up = parentDir(d);
@@ -355,6 +363,7 @@ export class ObjectFiles {
     this.#wake();
     this.#kick();
     while (this.#running) await this.#running;
+    this.#writer.close();
     return this.#dirty.size;
   }
 
