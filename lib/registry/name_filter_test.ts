@@ -40,8 +40,8 @@ Deno.test("a list by name or namespace passes over a corrupt object of another",
     "/registry/core/secrets/default/bad",
     unreadableValue("k8s:enc:aesgcm:v1:key1:xx", "no key"),
   );
-  const list = async (ns: string, selector: string, limit?: number) =>
-    names((await secrets.list(ns, { filter: fields(secrets, selector), limit })).items);
+  const list = async (ns: string, selector: string) =>
+    names((await secrets.list(ns, { filter: fields(secrets, selector) })).items);
 
   assertEquals(await list("", "metadata.name=a"), ["default/a", "other/a"]);
   assertEquals(await list("default", "metadata.name=b"), ["default/b"]);

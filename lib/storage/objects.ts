@@ -15,7 +15,7 @@
 import type { StoreLogger } from "./logger.ts";
 import { isNotFound, parentDir, syncDir } from "./fsutil.ts";
 import { keyToPath, OBJECT_SUFFIX } from "./keypath.ts";
-import { ObjectFileWriter, type WriteOp } from "./object_writer.ts";
+import { ObjectFileWriter, type WriteOp, type WriteResults } from "./object_writer.ts";
 import { DIR_MODE, FILE_MODE } from "./permissions.ts";
 import type { KeyValue } from "./store.ts";
 
@@ -270,7 +270,7 @@ export class ObjectFiles {
         fail(key, change, (err as Error).message);
       }
     }
-    let results: Awaited<ReturnType<ObjectFileWriter["write"]>> = [];
+    let results: WriteResults = [];
     try {
       if (sent.length) results = await this.#writer.write(sent.map((s) => s.op));
     } catch (err) {
