@@ -34,3 +34,21 @@ Deno.test("held streams share one timer per slot", async () => {
   await Promise.all(waits);
   assert(performance.now() - start >= 9.5, "resolved before the time asked for");
 });
+
+Deno.test("the window widens while slot timers fire late, and narrows again once they stop", async () => {
+  const pacer = new WatchPacer();
+  for (let i = 0; i < 250; i++) pacer.opened();
+  assertEquals(pacer.window(), 10, "250 streams: 10 ms on a server that keeps up");
+  // Held streams whose timer fires 40 ms late: the event loop was busy meanwhile.
+  for (let round = 0; round < 5; round++) {
+    const woken = pacer.wait(1);
+    const until = performance.now() + 40;
+    while (performance.now() < until) { /* busy: the timer cannot fire */ }
+    await woken;
+  }
+  const widened = pacer.window();
+  assert(widened >= 40, `window ${widened} ms after timers fired 40 ms late`);
+  assert(widened <= 50, `window ${widened} ms: over the 50 ms cap`);
+  assertEquals(pacer.holdFor(0, 10), widened - 10, "held for the widened window");
+  assertEquals(pacer.window(performance.now() + 1500), 10, "lateness a while ago no longer counts");
+});
