@@ -137,7 +137,8 @@ async function activity(pid: number): Promise<{ cpu: number; bytes: number }> {
  * two 250 ms windows in a row; false when that
  * did not come within 30 s. A round must not pay for the last one's leftovers: once its
  * traffic stops, a file-store server writes the object files of its creates in the background
- * (about 1 ms of CPU and disk a file here), and that work would land in the next round.
+ * (about 1 ms of CPU and disk a file here), and that work would land in the next round; so
+ * would the kernel's writeback of those files, which it then flushes.
  */
 export async function untilIdle(pids: (number | undefined)[]): Promise<boolean> {
   const known = pids.filter((p): p is number => p !== undefined);
@@ -152,7 +153,18 @@ export async function untilIdle(pids: (number | undefined)[]): Promise<boolean> 
     );
     before = now;
     calm = busy ? 0 : calm + 1;
-    if (calm >= 2) return true;
+    if (calm >= 2) {
+      await flushDirtyPages();
+      return true;
+    }
   }
   return false;
+}
+
+/**
+ * The kernel writes a round's object files to the disk later (ext4 allocates their blocks then,
+ * seconds after the process wrote them): `sync` does it now, so that the next round does not.
+ */
+async function flushDirtyPages(): Promise<void> {
+  await new Deno.Command("sync", { stdout: "null", stderr: "null" }).output().catch(() => {});
 }
