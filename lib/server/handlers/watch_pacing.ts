@@ -22,9 +22,9 @@
  *
  * Measured with 1,000 watchers and 200 writes/s (bench/watch.ts) on 2 cores: unpaced, the
  * server spent a whole core and lag p99 was 95–165 ms; with a 40 ms window, 0.67 cores and
- * 62–64 ms. Three replicas on the same two cores with 333 watchers each (13 ms windows) wrote
- * three times as often as one and lag p99 was 2.3–2.5× one replica's; widening by lateness,
- * 1.7–2.0× (`deno task bench --backend etcd`).
+ * 62–64 ms. Three replicas on the same two cores with 333 watchers each (13 ms windows) write
+ * three times as often as one: lag p99 read 2.1 and 3.0× one replica's, and 1.6 and 2.5× with
+ * the window widened by lateness (README, "On etcd").
  * @module
  */
 
