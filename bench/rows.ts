@@ -8,7 +8,7 @@
 import { fileURLToPath } from "node:url";
 import { admissionFigures } from "./admission.ts";
 import { auditFigures } from "./audit.ts";
-import { authFigures } from "./auth.ts";
+import { authFigures, type AuthServer } from "./auth.ts";
 import { crdRulesFigures } from "./crd_rules.ts";
 import { crdVersionsFigures } from "./crd_versions.ts";
 import { encryptionFigures } from "./encryption.ts";
@@ -33,6 +33,21 @@ import {
 const HELLO = fileURLToPath(new URL("./hello_world.ts", import.meta.url));
 /** The thinnest HTTPS server on etcd (bench/etcd_relay.ts). */
 const RELAY = fileURLToPath(new URL("./etcd_relay.ts", import.meta.url));
+
+/** One of the bench's own servers (`args`: its script, then its arguments) in `dataDir`, which
+ * it keeps its certificates in; stopped with SIGTERM. */
+async function benchScript(
+  args: string[],
+  dataDir: string,
+  label: string,
+  track: (c: Child) => Child,
+  trackApi: (a: Api) => Api,
+): Promise<AuthServer> {
+  await Deno.mkdir(dataDir, { recursive: true });
+  const child = track(await spawnServer(args, dataDir));
+  const api = trackApi(await apiFor(child, false));
+  return { api, stop: async () => void await stopServer(child, "SIGTERM", label) };
+}
 
 /** RBAC vs AlwaysAllow and JWT vs static token (bench/auth.ts), as table rows. */
 export async function authRows(
@@ -309,17 +324,14 @@ export async function workersRows(
   const dir = `${tmp}/workers`;
   const w = await workersFigures({
     ...serverPairOptions(dir, "workers server", track, trackApi),
-    startHello: async (dataDir, threads) => {
-      await Deno.mkdir(dataDir, { recursive: true });
-      const child = track(
-        await spawnServer([HELLO, dataDir, String(threads)], dataDir),
-      );
-      const api = trackApi(await apiFor(child, false));
-      return {
-        api,
-        stop: async () => void await stopServer(child, "SIGTERM", "hello-world server"),
-      };
-    },
+    startHello: (dataDir, threads) =>
+      benchScript(
+        [HELLO, dataDir, String(threads)],
+        dataDir,
+        "hello-world server",
+        track,
+        trackApi,
+      ),
   });
   problems.push(...w.problems);
   const ok = w.problems.length === 0;
@@ -405,15 +417,8 @@ export async function etcdRows(
 ): Promise<Row[]> {
   const e = await etcdFigures({
     ...serverPairOptions(`${tmp}/etcd`, "etcd server", track, trackApi),
-    startRelay: async (dataDir, etcdUrl) => {
-      await Deno.mkdir(dataDir, { recursive: true });
-      const child = track(await spawnServer([RELAY, dataDir, etcdUrl], dataDir));
-      const api = trackApi(await apiFor(child, false));
-      return {
-        api,
-        stop: async () => void await stopServer(child, "SIGTERM", "etcd relay"),
-      };
-    },
+    startRelay: (dataDir, etcdUrl) =>
+      benchScript([RELAY, dataDir, etcdUrl], dataDir, "etcd relay", track, trackApi),
   });
   problems.push(...e.problems);
   const ok = e.problems.length === 0;
