@@ -14,17 +14,11 @@
  * Prints `serving on https://127.0.0.1:<port>` on standard error once it listens.
  */
 
-import { ensurePki } from "../lib/certificates/pki.ts";
 import { EtcdClient } from "../lib/storage/etcd/client.ts";
 import { setListenerNoDelay } from "../lib/server/nodelay.ts";
+import { serveTls } from "./tls_serve.ts";
 
 const [dataDir, etcdUrl] = Deno.args;
-const pki = await ensurePki({
-  dataDir,
-  sans: [],
-  bindAddress: "127.0.0.1",
-  logger: { info: () => {} },
-});
 const client = await EtcdClient.connect([etcdUrl]);
 const enc = new TextEncoder();
 let n = 0;
@@ -48,18 +42,11 @@ async function create(req: Request): Promise<Response> {
   });
 }
 
-const ready = Promise.withResolvers<number>();
-const server = Deno.serve({
-  hostname: "127.0.0.1",
-  port: 0,
-  cert: pki.servingCertPem,
-  key: pki.servingKeyPem,
-  onListen: ({ port }) => ready.resolve(port),
-}, (req) => req.method === "POST" ? create(req) : new Response("POST only\n", { status: 405 }));
-const port = await ready.promise;
-setListenerNoDelay(port); // as the server does
-console.error(`serving on https://127.0.0.1:${port}`);
-Deno.addSignalListener("SIGTERM", () => server.shutdown());
-await server.finished;
+const server = await serveTls(
+  dataDir,
+  (req) => req.method === "POST" ? create(req) : new Response("POST only\n", { status: 405 }),
+);
+setListenerNoDelay(server.port); // as the server does
+await server.announce();
 client.close();
 Deno.exit(0);

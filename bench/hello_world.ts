@@ -9,35 +9,22 @@
  * Prints `serving on https://127.0.0.1:<port>` on standard error once it listens.
  */
 
-import { ensurePki } from "../lib/certificates/pki.ts";
+import { serveTls } from "./tls_serve.ts";
 
 const dataDir = Deno.args[0];
-const pki = await ensurePki({
-  dataDir,
-  sans: [],
-  bindAddress: "127.0.0.1",
-  logger: { info: () => {} },
-});
 const body = new TextEncoder().encode("Hello, world!\n");
 // With a thread count (`--only=workers`): that many threads on one port (SO_REUSEPORT).
 const threads = Number(Deno.args[1] ?? 1);
-const ready = Promise.withResolvers<number>();
-const server = Deno.serve({
-  hostname: "127.0.0.1",
-  port: 0,
-  cert: pki.servingCertPem,
-  key: pki.servingKeyPem,
-  ...(threads > 1 ? { reusePort: true } : {}),
-  onListen: ({ port }) => ready.resolve(port),
-}, () => new Response(body, { headers: { "content-type": "text/plain" } }));
-const port = await ready.promise;
+const server = await serveTls(
+  dataDir,
+  () => new Response(body, { headers: { "content-type": "text/plain" } }),
+  { reusePort: threads > 1 },
+);
 for (let i = 1; i < threads; i++) {
   const w = new Worker(new URL("./hello_worker.ts", import.meta.url), { type: "module" });
   const started = new Promise((r) => w.onmessage = r);
-  w.postMessage({ port, cert: pki.servingCertPem, key: pki.servingKeyPem });
+  w.postMessage({ port: server.port, cert: server.cert, key: server.key });
   await started;
 }
-console.error(`serving on https://127.0.0.1:${port}`);
-Deno.addSignalListener("SIGTERM", () => server.shutdown());
-await server.finished;
+await server.announce();
 Deno.exit(0);
