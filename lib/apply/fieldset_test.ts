@@ -58,6 +58,13 @@ Deno.test("field managers: from the User-Agent, and the parameter's limits", () 
   assert.equal(managerFromUserAgent("tool\u0007name/1"), "toolname");
   assert.equal(managerFromUserAgent(""), "unknown");
   assert.equal(managerFromUserAgent("x".repeat(200)).length, 128);
+  // 128 bytes of UTF-8, whole characters only: 64 of 2 bytes, 42 of 3, 32 of 4.
+  assert.equal(managerFromUserAgent("é".repeat(100)), "é".repeat(64));
+  assert.equal(managerFromUserAgent("€".repeat(100)), "€".repeat(42));
+  assert.equal(managerFromUserAgent("🚀".repeat(100)), "🚀".repeat(32));
+  // Asked again (the answer now remembered): the same.
+  assert.equal(managerFromUserAgent("€".repeat(100)), "€".repeat(42));
+  assert.equal(managerFromUserAgent("tool\u0007name/2"), "toolname");
   assert.deepEqual(validateFieldManager("ok-manager"), []);
   assert.equal(validateFieldManager("m".repeat(129))[0].type, "TooLong");
   assert.equal(validateFieldManager("bad\nname")[0].type, "Invalid");

@@ -282,16 +282,32 @@ export function trackUpdate(
  * printable characters only, at most 128 bytes; `unknown` when that leaves nothing. */
 export function managerFromUserAgent(userAgent: string | null): string {
   const head = (userAgent ?? "").split("/")[0];
-  let out = "";
+  // Clients send the same few User-Agents again and again: each is worked out once.
+  let out = managersByAgent.get(head);
+  if (out !== undefined) return out;
+  out = "";
   let bytes = 0;
   for (const ch of head) {
     if (!isPrintable(ch)) continue;
-    const size = UTF8.encode(ch).length;
+    const size = utf8Length(ch);
     if (bytes + size > FIELD_MANAGER_MAX_LENGTH) break;
     out += ch;
     bytes += size;
   }
-  return out || "unknown";
+  out ||= "unknown";
+  if (managersByAgent.size >= MANAGERS_BY_AGENT) managersByAgent.clear();
+  managersByAgent.set(head, out);
+  return out;
+}
+
+/** User-Agent heads seen lately (up to {@link MANAGERS_BY_AGENT}), and their managers. */
+const managersByAgent = new Map<string, string>();
+const MANAGERS_BY_AGENT = 256;
+
+/** The UTF-8 bytes of one code point (`ch` as `for…of` a string gives it). */
+function utf8Length(ch: string): number {
+  const cp = ch.codePointAt(0)!;
+  return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
 }
 
 /** The `fieldManager` parameter's rules: at most 128 bytes, printable characters only. */
