@@ -78,7 +78,13 @@ import { lists } from "./libraries/lists.ts";
 import { quantity } from "./libraries/quantity.ts";
 import { regex } from "./libraries/regex.ts";
 import { urls } from "./libraries/urls.ts";
-import { type CelResultKind, resultTypeProblem, resultValue, toCelInput } from "./values.ts";
+import {
+  type CelResultKind,
+  PreparedCelValue,
+  resultTypeProblem,
+  resultValue,
+  toCelInput,
+} from "./values.ts";
 
 export { CelCompileError, CelEvaluationError, type CelPosition } from "./errors.ts";
 export type { CelEnvironmentName } from "./environments.ts";
@@ -87,6 +93,14 @@ export type { CelAuthorizer, CelAuthorizerAttributes } from "./libraries/authz.t
 export { CEL_RESERVED_WORDS, escapePropertyName, unescapePropertyName } from "./escaping.ts";
 export { DEFAULT_COST_LIMIT } from "./cost.ts";
 export { type Prepared, prepareOptional, prepareValue } from "./typed_values.ts";
+
+/**
+ * `value` converted to CEL's input once, for several evaluations that bind it: otherwise each
+ * evaluation converts the variables it uses again. `name` names it in a conversion error.
+ */
+export function preparedInput(value: unknown, name: string): PreparedCelValue {
+  return new PreparedCelValue(toCelInput(value, name));
+}
 export { optionalOf } from "./libraries/optional.ts";
 export { typeName } from "./types.ts";
 export {

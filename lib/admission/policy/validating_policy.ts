@@ -8,6 +8,7 @@
  */
 
 import { traced } from "../../tracing/mod.ts";
+import { preparedInput } from "../../cel/mod.ts";
 import {
   type KubeObject,
   type LabelSelector,
@@ -185,7 +186,8 @@ async function evaluate(
   const params = await paramsOf(env, a, policy, binding);
   if (params === "skip") return [];
   const base = {
-    object: matched.target.object ?? null,
+    // The object, which most expressions use, is converted to CEL once for all of them.
+    object: prepared(matched.target.object ?? null, "object"),
     oldObject: matched.target.oldObject ?? null,
     request: admissionRequest("", a, matched.target, false),
     namespaceObject: namespace ?? null,
@@ -261,6 +263,16 @@ async function evaluate(
     }
   }
   return violations;
+}
+
+/** `value` as CEL input, converted once; as it is when it cannot be converted, so that each
+ * expression that uses it fails on it as before. */
+function prepared(value: unknown, name: string): unknown {
+  try {
+    return preparedInput(value, name);
+  } catch {
+    return value;
+  }
 }
 
 async function messageOf(
