@@ -295,14 +295,19 @@ export function managerFromUserAgent(userAgent: string | null): string {
     bytes += size;
   }
   out ||= "unknown";
-  if (managersByAgent.size >= MANAGERS_BY_AGENT) managersByAgent.clear();
-  managersByAgent.set(head, out);
+  if (head.length <= MAX_REMEMBERED_AGENT) {
+    if (managersByAgent.size >= MANAGERS_BY_AGENT) managersByAgent.clear();
+    managersByAgent.set(head, out);
+  }
   return out;
 }
 
-/** User-Agent heads seen lately (up to {@link MANAGERS_BY_AGENT}), and their managers. */
+/** User-Agent heads seen lately (up to {@link MANAGERS_BY_AGENT} of at most
+ * {@link MAX_REMEMBERED_AGENT} characters), and their managers. */
 const managersByAgent = new Map<string, string>();
 const MANAGERS_BY_AGENT = 256;
+/** Longer heads are worked out each time, so that the memo stays small. */
+const MAX_REMEMBERED_AGENT = 256;
 
 /** The UTF-8 bytes of one code point (`ch` as `for…of` a string gives it). */
 function utf8Length(ch: string): number {

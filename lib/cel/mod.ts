@@ -93,14 +93,6 @@ export type { CelAuthorizer, CelAuthorizerAttributes } from "./libraries/authz.t
 export { CEL_RESERVED_WORDS, escapePropertyName, unescapePropertyName } from "./escaping.ts";
 export { DEFAULT_COST_LIMIT } from "./cost.ts";
 export { type Prepared, prepareOptional, prepareValue } from "./typed_values.ts";
-
-/**
- * `value` converted to CEL's input once, for several evaluations that bind it: otherwise each
- * evaluation converts the variables it uses again. `name` names it in a conversion error.
- */
-export function preparedInput(value: unknown, name: string): PreparedCelValue {
-  return new PreparedCelValue(toCelInput(value, name));
-}
 export { optionalOf } from "./libraries/optional.ts";
 export { typeName } from "./types.ts";
 export {
@@ -238,6 +230,14 @@ export function compile(
     unmetered: environment === "crdRule" && estimate.bounded &&
       estimate.cost <= UNMETERED_COST_LIMIT,
   });
+}
+
+/**
+ * `value` converted to CEL's input once, for several evaluations that bind it: otherwise each
+ * evaluation converts the variables it uses again. `name` names it in a conversion error.
+ */
+export function preparedInput(value: unknown, name: string): PreparedCelValue {
+  return new PreparedCelValue(toCelInput(value, name));
 }
 
 /** Parses `desugared` (the expression with its optional syntax rewritten); a syntax error's
