@@ -264,8 +264,6 @@ async function serve(config: ServerConfig, flagWarnings: string[]): Promise<numb
       },
       shutdownTimeoutMs: config.shutdownTimeout,
       showHiddenMetricsForVersion: config.showHiddenMetricsForVersion,
-      // For `deno task bench --only=metrics` alone: its baseline server (bench/metrics.ts).
-      metrics: Deno.env.get("PLATFORM_METRICS") !== "off",
       featureGates: config.featureGates,
       runtimeConfig: config.runtimeConfig,
       logger,

@@ -1,10 +1,9 @@
 /**
  * Metrics figures for `deno task bench` (see bench/README.md): 32-client configmap creates/s
- * and gets/s on a server with metrics on (the default) against one with metrics off. "Off" is
- * the `metrics: false` start option (a registry that records nothing; `/metrics` is not
- * served), which `platform serve` takes from the environment variable `PLATFORM_METRICS=off`,
- * there for this benchmark only. Both servers run on the file store at the same time; the
- * figures are medians of rounds that alternate between them.
+ * and gets/s on a server with metrics on (the default) against one with metrics off (the
+ * `metrics: false` start option: a registry that records nothing; `/metrics` is not served).
+ * The two run in one process (bench/server_pair.ts), so that only metrics differ between them;
+ * the figures are medians of rounds that alternate between them.
  */
 
 import type { AuthOptions, AuthServer } from "./auth.ts";
@@ -14,8 +13,8 @@ import { requestLabelsOf } from "../lib/server/request_labels.ts";
 import { alternateRoundsCpu, seedConfigMaps } from "./figures_common.ts";
 
 export interface MetricsOptions extends AuthOptions {
-  /** Starts `platform serve` with metrics off. */
-  startWithoutMetrics(dataDir: string, flags: string[]): Promise<AuthServer>;
+  /** Starts the two servers in one process (bench/server_pair.ts), metrics on and off. */
+  startPair(onDir: string, offDir: string): Promise<Record<Mode, AuthServer>>;
 }
 
 export interface MetricsFigures {
@@ -23,22 +22,19 @@ export interface MetricsFigures {
   gets: Record<Mode, number>;
   /** In process: µs a GET's request metrics cost (labels, counter, two histograms). */
   recordMicros: number;
-  /** The server's CPU time per request, µs (user + system, from /proc): less exposed than
-   * requests/s to what else the machine runs. */
+  /** The servers' process's CPU time per request, µs (user + system, from /proc), over the
+   * rounds of each: less exposed than requests/s to what else the machine runs. */
   createCpuMicros: Record<Mode, number>;
   getCpuMicros: Record<Mode, number>;
   problems: string[];
 }
 
-type Mode = "on" | "off";
+export type Mode = "on" | "off";
 
 export async function metricsFigures(o: MetricsOptions): Promise<MetricsFigures> {
   const problems: string[] = [];
   await Deno.mkdir(o.dir, { recursive: true });
-  const servers: Record<Mode, AuthServer> = {
-    off: await o.startWithoutMetrics(`${o.dir}/off`, []),
-    on: await o.start(`${o.dir}/on`, []),
-  };
+  const servers = await o.startPair(`${o.dir}/on`, `${o.dir}/off`);
   try {
     const { create, get } = await seedConfigMaps(Object.values(servers));
     await checkMetricsServed(servers, problems);
@@ -56,7 +52,7 @@ export async function metricsFigures(o: MetricsOptions): Promise<MetricsFigures>
       problems,
     };
   } finally {
-    for (const s of Object.values(servers)) await s.stop();
+    await servers.on.stop();
   }
 }
 

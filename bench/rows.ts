@@ -33,6 +33,8 @@ import {
 const HELLO = fileURLToPath(new URL("./hello_world.ts", import.meta.url));
 /** The thinnest HTTPS server on etcd (bench/etcd_relay.ts). */
 const RELAY = fileURLToPath(new URL("./etcd_relay.ts", import.meta.url));
+/** Two servers in one process, metrics on and off (bench/server_pair.ts). */
+const PAIR = fileURLToPath(new URL("./server_pair.ts", import.meta.url));
 
 /** One of the bench's own servers (`args`: its script, then its arguments) in `dataDir`, which
  * it keeps its certificates in; stopped with SIGTERM. */
@@ -269,12 +271,23 @@ export async function metricsRows(
   problems: string[],
 ): Promise<Row[]> {
   const dir = `${tmp}/metrics`;
-  const off = serverPairOptions(dir, "metrics server", track, trackApi, {
-    PLATFORM_METRICS: "off",
-  });
   const m = await metricsFigures({
-    ...serverPairOptions(dir, "metrics server", track, trackApi),
-    startWithoutMetrics: off.start,
+    ...serverPairOptions(dir, "metrics servers", track, trackApi),
+    startPair: async (onDir, offDir) => {
+      const child = track(await spawnServer([PAIR, onDir, offDir], onDir));
+      const second = child.log.map((l) => /second server on (\S+)/.exec(l)?.[1]).find((u) => u);
+      if (!second) throw new Error(`${PAIR} did not say where its second server is`);
+      const stop = async () => void await stopServer(child, "SIGTERM", "metrics servers");
+      const server = async (c: Child) => ({
+        api: trackApi(await apiFor(c, true)),
+        stop,
+        pid: c.proc.pid,
+      });
+      return {
+        on: await server(child),
+        off: await server({ ...child, url: second, dataDir: offDir }),
+      };
+    },
   });
   problems.push(...m.problems);
   const ok = m.problems.length === 0;

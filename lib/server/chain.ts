@@ -1,7 +1,7 @@
 /**
  * The filter chain, built in one function, in order. Each filter is a function of
- * (context, next); the first one is the single error exit that turns anything thrown into a
- * Status response.
+ * (context, next); around them, `serve` is the single error exit that turns anything thrown
+ * into a Status response, and records each request's metrics.
  */
 
 import type { Authenticator, Authorizer } from "../auth/mod.ts";
@@ -16,7 +16,7 @@ import { bodyLimitFilter } from "./filters/limits.ts";
 import { inFlightFilter, type SharedSeats } from "./filters/inflight.ts";
 import { type RequestDeadlines, requestTimeoutFilter } from "./filters/timeout.ts";
 import { methodFilter } from "./filters/method.ts";
-import { requestMetricsFilter } from "./filters/metrics.ts";
+import { requestMetricsRecorder } from "./filters/metrics.ts";
 import type { ServerMetrics } from "../metrics/mod.ts";
 import type { ServedResource } from "./request_labels.ts";
 import { tracedAuthorizer, tracingArrival, tracingFilter } from "./filters/tracing.ts";
@@ -54,9 +54,9 @@ export function buildHandlerChain(
   deps: ChainDeps,
 ): (req: Request, signal: AbortSignal, remoteAddr?: string) => Promise<Response> {
   const tracer = deps.tracer?.enabled ? deps.tracer : undefined;
+  // Every answer is counted, whoever refuses it: recorded by serve below, around the chain.
+  const record = deps.metrics && requestMetricsRecorder(deps.metrics.metrics, deps.metrics.served);
   const filters: Filter[] = [
-    // Metrics first: every answer is counted, whoever refuses it.
-    ...(deps.metrics ? [requestMetricsFilter(deps.metrics.metrics, deps.metrics.served)] : []),
     // The request's span starts when it arrives.
     ...(tracer ? [tracingArrival()] : []),
     // Unknown methods before anything: no one authenticates or authorizes a method that
@@ -97,6 +97,7 @@ export function buildHandlerChain(
     auditID?: string,
   ) => {
     let ctx: RequestContext | undefined;
+    const started = record ? performance.now() : 0;
     try {
       const url = new URL(req.url);
       // Every field from the start: filters that fill them in then keep one object shape.
@@ -115,8 +116,11 @@ export function buildHandlerChain(
         auditID,
         audit: undefined,
       };
-      return withKubeHeaders(await handler(ctx), auditID);
+      const res = await handler(ctx);
+      record?.(ctx, started, res);
+      return withKubeHeaders(res, auditID);
     } catch (err) {
+      if (record && ctx) record(ctx, started, undefined, err);
       if (!(err instanceof StatusError)) {
         deps.logger.error(
           `${req.method} ${req.url}: internal error`,

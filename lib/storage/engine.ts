@@ -87,6 +87,8 @@ interface Inflight {
  * FileStore.
  */
 export abstract class Engine implements Store {
+  /** Reads come from the index in memory, before the call returns. */
+  readonly readsAtOnce = true;
   readonly #clock: Clock;
   readonly #retentionMs: number;
   #index = new KeyIndex();

@@ -101,3 +101,53 @@ Deno.test("an instrumented store labels each call by its own key's type, calls o
     await store.close();
   }
 });
+
+/** The sum of the times recorded for this operation and type, seconds. */
+function timedSum(text: string, operation: string, type: string): number {
+  const line = new RegExp(
+    `^etcd_request_duration_seconds_sum\\{operation="${operation}",type="${type}"\\} (\\S+)$`,
+    "m",
+  );
+  return Number(line.exec(text)?.[1] ?? 0);
+}
+
+Deno.test("an instrumented store times a read that settles later until it settles, and one done at once around the call", async () => {
+  const registry = new MetricsRegistry({ version: "1.32" });
+  const durations = registry.histogram({
+    name: "etcd_request_duration_seconds",
+    help: "Etcd request latency.",
+    labels: ["operation", "type"],
+    buckets: REQUEST_DURATION_BUCKETS,
+  });
+  const memory = new MemoryStore();
+  const key = "/registry/core/configmaps/default/a";
+  await memory.create(key, "{}");
+  const later = <T>(value: Promise<T>) =>
+    new Promise<T>((resolve) => setTimeout(() => resolve(value), 60));
+  // A backend whose reads answer 60 ms later, as etcd's: no readsAtOnce.
+  const remote: Store = Object.assign(Object.create(memory), {
+    readsAtOnce: undefined,
+    get: (k: string) => later(memory.get(k)),
+    list: (p: string) => later(memory.list(p)),
+  });
+  try {
+    assert.equal(memory.readsAtOnce, true);
+    const slow = instrumentedStore(remote, durations);
+    assert.equal(slow.readsAtOnce, undefined);
+    assert.equal((await slow.get(key))?.value, "{}");
+    assert.equal((await slow.list("/registry/core/configmaps/")).items.length, 1);
+    let text = registry.expose();
+    assert.ok(timedSum(text, "get", "configmaps") >= 0.05, text);
+    assert.ok(timedSum(text, "list", "configmaps") >= 0.05, text);
+    // Reads done at once: counted, failed ones too, and they take no time to speak of.
+    const fast = instrumentedStore(memory, durations);
+    assert.equal(fast.readsAtOnce, true);
+    await fast.get(key);
+    await assert.rejects(fast.get(key, { revision: 1e9 }));
+    text = registry.expose();
+    assert.equal(timedCount(text, "get", "configmaps"), 3);
+    assert.ok(timedSum(text, "get", "configmaps") < 0.06 + 0.05, text);
+  } finally {
+    await memory.close();
+  }
+});

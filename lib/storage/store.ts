@@ -94,6 +94,9 @@ export interface Store {
   oldestRevision(): number;
 
   get(key: string, opts?: ReadOptions): Promise<KeyValue | undefined>;
+  /** True when `get` and `list` do all their work before they return (an index in memory):
+   * their promise is settled already, and timing the call times the read. */
+  readonly readsAtOnce?: boolean;
   /** All keys that start with `prefix`, in ascending key order. */
   list(prefix: string, opts?: ListOptions): Promise<ListResult>;
   /** Count of keys under `prefix` at the latest revision. */
