@@ -19,7 +19,7 @@ import { methodFilter } from "./filters/method.ts";
 import { requestMetricsRecorder } from "./filters/metrics.ts";
 import type { ServerMetrics } from "../metrics/mod.ts";
 import type { ServedResource } from "./request_labels.ts";
-import { tracedAuthorizer, tracingArrival, tracingFilter } from "./filters/tracing.ts";
+import { tracedAuthorizer, tracingFilter } from "./filters/tracing.ts";
 import type { Tracer } from "../tracing/mod.ts";
 import { requestInfoOf } from "./request_info.ts";
 import { type BodyWriting, errorResponse, hasKubeHeaders, NO_CACHE } from "./respond.ts";
@@ -56,9 +56,9 @@ export function buildHandlerChain(
   const tracer = deps.tracer?.enabled ? deps.tracer : undefined;
   // Every answer is counted, whoever refuses it: recorded by serve below, around the chain.
   const record = deps.metrics && requestMetricsRecorder(deps.metrics.metrics, deps.metrics.served);
+  // When the request came: its duration's start, and its span's.
+  const timed = record !== undefined || tracer !== undefined;
   const filters: Filter[] = [
-    // The request's span starts when it arrives.
-    ...(tracer ? [tracingArrival()] : []),
     // Unknown methods before anything: no one authenticates or authorizes a method that
     // names no verb.
     methodFilter(),
@@ -97,7 +97,7 @@ export function buildHandlerChain(
     auditID?: string,
   ) => {
     let ctx: RequestContext | undefined;
-    const started = record ? performance.now() : 0;
+    const arrived = timed ? performance.now() : 0;
     try {
       const url = new URL(req.url);
       // Every field from the start: filters that fill them in then keep one object shape.
@@ -108,6 +108,7 @@ export function buildHandlerChain(
         info,
         warnings: [],
         signal,
+        arrived,
         user: undefined,
         authorizer: undefined,
         kubeSpelling: info.kubeSpelling,
@@ -117,10 +118,10 @@ export function buildHandlerChain(
         audit: undefined,
       };
       const res = await handler(ctx);
-      record?.(ctx, started, res);
+      record?.(ctx, res);
       return withKubeHeaders(res, auditID);
     } catch (err) {
-      if (record && ctx) record(ctx, started, undefined, err);
+      if (record && ctx) record(ctx, undefined, err);
       if (!(err instanceof StatusError)) {
         deps.logger.error(
           `${req.method} ${req.url}: internal error`,

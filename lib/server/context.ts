@@ -27,6 +27,9 @@ export interface RequestContext {
   kubeSpelling?: boolean;
   /** Aborted when the client goes away or the server shuts down. */
   signal: AbortSignal;
+  /** `performance.now()` when the request came in, read once for the request's metrics and its
+   * span; 0 when neither is on. */
+  arrived?: number;
   /** Larger response bodies go out as one-chunk streams: the server's `BodyWriting` when the
    * request came (respond.ts). Absent: false. */
   streamLargeBodies?: boolean;

@@ -14,11 +14,10 @@ import type { RequestContext } from "../context.ts";
 import { requestLabelsOf, type ServedResource } from "../request_labels.ts";
 import { bodySize } from "../respond.ts";
 
-/** Records one request (`started`: `performance.now()` when it came): its answer, or
- * (`res` undefined) the error the chain's exit turns into one. */
+/** Records one request (timed from `ctx.arrived`): its answer, or (`res` undefined) the error
+ * the chain's exit turns into one. */
 export type RequestRecorder = (
   ctx: RequestContext,
-  started: number,
   res: Response | undefined,
   err?: unknown,
 ) => void;
@@ -27,8 +26,8 @@ export function requestMetricsRecorder(
   metrics: ServerMetrics,
   served: ServedResource,
 ): RequestRecorder {
-  return (ctx, started, res, err) => {
-    const seconds = (performance.now() - started) / 1000;
+  return (ctx, res, err) => {
+    const seconds = (performance.now() - (ctx.arrived ?? 0)) / 1000;
     // What the chain's error exit answers: the Status's code, else 500.
     const code = res ? res.status : err instanceof StatusError ? err.code : 500;
     const labels = requestLabelsOf(ctx.req, ctx.url, ctx.info, served, code);

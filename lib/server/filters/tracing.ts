@@ -7,10 +7,10 @@
  * anyone cannot pick trace ids or force sampling. Its children: `Authenticate`, `Authorize`,
  * admission (each webhook call, each policy), storage operations and `SerializeObject`.
  *
- * The span starts when the request arrives ({@link tracingArrival}, first in the chain) and is
+ * The span starts when the request arrives (`ctx.arrived`, read by the chain's entry) and is
  * made once the caller is known ({@link tracingFilter}, right after authentication), with the
  * authentication that came between as its first child. Requests refused at authentication
- * (401) are not traced. The filters are in the chain only while tracing is configured.
+ * (401) are not traced. The filter is in the chain only while tracing is configured.
  *
  * @module
  */
@@ -25,28 +25,18 @@ import {
   type Tracer,
   withSpan,
 } from "../../tracing/mod.ts";
-import type { Filter, RequestContext } from "../context.ts";
+import type { Filter } from "../context.ts";
 import type { RequestInfo } from "../request_info.ts";
 
 /** Groups whose `traceparent` is trusted as the parent (kube's privileged groups). */
 const TRUSTED_GROUPS = new Set(["system:masters", "system:monitoring"]);
 
-/** When each request arrived, from the first filter to the tracing filter. */
-const arrivals = new WeakMap<RequestContext, number>();
-
-/** First in the chain: notes when the request arrived. */
-export function tracingArrival(): Filter {
-  return (ctx, next) => {
-    arrivals.set(ctx, nowMs());
-    return next(ctx);
-  };
-}
-
 /** Right after authentication: the request's span, current while the rest of the chain runs. */
 export function tracingFilter(tracer: Tracer): Filter {
   return async (ctx, next) => {
     const authenticated = nowMs();
-    const arrived = arrivals.get(ctx) ?? authenticated;
+    // The chain's entry read the clock when the request came (ctx.arrived).
+    const arrived = ctx.arrived ? performance.timeOrigin + ctx.arrived : authenticated;
     const incoming = parseTraceParent(ctx.req.headers.get("traceparent"));
     const trusted = incoming && ctx.user?.groups?.some((g) => TRUSTED_GROUPS.has(g));
     const span = tracer.startRequest(spanName(ctx.req.method, ctx.info), {
