@@ -20,10 +20,11 @@ export function tracedStore(store: Store, backend: string): Store {
     delete: `Delete ${backend}`,
   };
   // The span is the current one while the backend works: the etcd client sends its
-  // traceparent.
-  const run = <T>(span: Span, op: () => Promise<T>): Promise<T> => {
+  // traceparent. A read done before its call returns (`readsAtOnce`) calls nothing that would
+  // carry it: the span is not made current.
+  const run = <T>(span: Span, op: () => Promise<T>, atOnce = false): Promise<T> => {
     if (!span.recording) return op();
-    return withSpan(span, op).then(
+    return (atOnce ? op() : withSpan(span, op)).then(
       (v) => {
         span.end();
         return v;
@@ -44,12 +45,14 @@ export function tracedStore(store: Store, backend: string): Store {
     reachable: store.reachable && (() => store.reachable!()),
     compact: (revision) => store.compact(revision),
     close: () => store.close(),
+    readsAtOnce: store.readsAtOnce,
     get: (key: string, opts?: ReadOptions): Promise<KeyValue | undefined> =>
-      run(childSpan(names.get, { key }), () => store.get(key, opts)),
+      run(childSpan(names.get, { key }), () => store.get(key, opts), store.readsAtOnce),
     list: (prefix: string, opts?: ListOptions): Promise<ListResult> =>
       run(
         childSpan(names.list, { key: prefix, limit: opts?.limit }),
         () => store.list(prefix, opts),
+        store.readsAtOnce,
       ),
     create: (key, value) => run(childSpan(names.create, { key }), () => store.create(key, value)),
     update: (key, value, expectedRevision) =>
