@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
-import { MetricsRegistry, REQUEST_DURATION_BUCKETS } from "../metrics/mod.ts";
+import { type Histogram, MetricsRegistry, REQUEST_DURATION_BUCKETS } from "../metrics/mod.ts";
 import { instrumentedStore, keyType, MemoryStore, type Store } from "./mod.ts";
 
-/** A memory store timed in a registry of its own. */
-function timedMemoryStore(): { registry: MetricsRegistry; store: Store } {
+/** `inner` (a new memory store) timed in a registry of its own. */
+function timedMemoryStore(
+  inner: Store = new MemoryStore(),
+): { registry: MetricsRegistry; durations: Histogram; store: Store } {
   const registry = new MetricsRegistry({ version: "1.32" });
   const durations = registry.histogram({
     name: "etcd_request_duration_seconds",
@@ -11,7 +13,7 @@ function timedMemoryStore(): { registry: MetricsRegistry; store: Store } {
     labels: ["operation", "type"],
     buckets: REQUEST_DURATION_BUCKETS,
   });
-  return { registry, store: instrumentedStore(new MemoryStore(), durations) };
+  return { registry, durations, store: instrumentedStore(inner, durations) };
 }
 
 /** Calls timed with this operation and type, from the registry's text (0: none). */
@@ -112,14 +114,8 @@ function timedSum(text: string, operation: string, type: string): number {
 }
 
 Deno.test("an instrumented store times a read that settles later until it settles, and one done at once around the call", async () => {
-  const registry = new MetricsRegistry({ version: "1.32" });
-  const durations = registry.histogram({
-    name: "etcd_request_duration_seconds",
-    help: "Etcd request latency.",
-    labels: ["operation", "type"],
-    buckets: REQUEST_DURATION_BUCKETS,
-  });
   const memory = new MemoryStore();
+  const { registry, durations, store: fast } = timedMemoryStore(memory);
   const key = "/registry/core/configmaps/default/a";
   await memory.create(key, "{}");
   const later = <T>(value: Promise<T>) =>
@@ -140,7 +136,6 @@ Deno.test("an instrumented store times a read that settles later until it settle
     assert.ok(timedSum(text, "get", "configmaps") >= 0.05, text);
     assert.ok(timedSum(text, "list", "configmaps") >= 0.05, text);
     // Reads done at once: counted, failed ones too, and they take no time to speak of.
-    const fast = instrumentedStore(memory, durations);
     assert.equal(fast.readsAtOnce, true);
     await fast.get(key);
     await assert.rejects(fast.get(key, { revision: 1e9 }));
