@@ -22,6 +22,12 @@ for (let i = 0; i < 16; i++) {
 
 const utf8 = new TextEncoder();
 
+/** `s.charCodeAt(i)` as `charCodeAt.call(s, i)`: the strings of a server's spans come in many
+ * representations (concatenated, sliced, from the runtime), which made the property lookup of
+ * `s.charCodeAt` megamorphic, a lookup per character (perf: `LoadIC_Megamorphic` under
+ * `string`); a call through the function itself looks nothing up. */
+const charCodeAt = String.prototype.charCodeAt;
+
 /** The bytes of `n` (non-negative, below 2^53) as a varint. */
 export function varintSize(n: number): number {
   let size = 1;
@@ -156,7 +162,7 @@ export class ProtoWriter {
     const buf = this.buf;
     let p = lengthAt + lengthSize;
     for (let i = 0; i < n; i++) {
-      const c = s.charCodeAt(i);
+      const c = charCodeAt.call(s, i);
       if (c > 0x7f) {
         this.pos = lengthAt;
         return this.#utf8(s);
