@@ -29,7 +29,7 @@ export interface MetricsFigures {
   problems: string[];
 }
 
-export type Mode = "on" | "off";
+type Mode = "on" | "off";
 
 export async function metricsFigures(o: MetricsOptions): Promise<MetricsFigures> {
   const problems: string[] = [];

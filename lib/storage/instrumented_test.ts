@@ -135,13 +135,12 @@ Deno.test("an instrumented store times a read that settles later until it settle
     let text = registry.expose();
     assert.ok(timedSum(text, "get", "configmaps") >= 0.05, text);
     assert.ok(timedSum(text, "list", "configmaps") >= 0.05, text);
-    // Reads done at once: counted, failed ones too, and they take no time to speak of.
+    // Reads done at once: counted, failed ones too.
     assert.equal(fast.readsAtOnce, true);
     await fast.get(key);
     await assert.rejects(fast.get(key, { revision: 1e9 }));
     text = registry.expose();
     assert.equal(timedCount(text, "get", "configmaps"), 3);
-    assert.ok(timedSum(text, "get", "configmaps") < 0.06 + 0.05, text);
   } finally {
     await memory.close();
   }
