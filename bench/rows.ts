@@ -36,8 +36,20 @@ const RELAY = fileURLToPath(new URL("./etcd_relay.ts", import.meta.url));
 /** Two servers in one process, metrics on and off (bench/server_pair.ts). */
 const PAIR = fileURLToPath(new URL("./server_pair.ts", import.meta.url));
 
-/** One of the bench's own servers (`args`: its script, then its arguments) in `dataDir`, which
- * it keeps its certificates in; stopped with SIGTERM. */
+/** One of the bench's own scripts (`args`: the script, then its arguments), started in
+ * `dataDir`, which it keeps its certificates in; `stop` sends SIGTERM. */
+async function spawnBenchScript(
+  args: string[],
+  dataDir: string,
+  label: string,
+  track: (c: Child) => Child,
+): Promise<{ child: Child; stop: () => Promise<void> }> {
+  await Deno.mkdir(dataDir, { recursive: true });
+  const child = track(await spawnServer(args, dataDir));
+  return { child, stop: async () => void await stopServer(child, "SIGTERM", label) };
+}
+
+/** One of the bench's own servers ({@link spawnBenchScript}), called without a token. */
 async function benchScript(
   args: string[],
   dataDir: string,
@@ -45,10 +57,8 @@ async function benchScript(
   track: (c: Child) => Child,
   trackApi: (a: Api) => Api,
 ): Promise<AuthServer> {
-  await Deno.mkdir(dataDir, { recursive: true });
-  const child = track(await spawnServer(args, dataDir));
-  const api = trackApi(await apiFor(child, false));
-  return { api, stop: async () => void await stopServer(child, "SIGTERM", label) };
+  const { child, stop } = await spawnBenchScript(args, dataDir, label, track);
+  return { api: trackApi(await apiFor(child, false)), stop };
 }
 
 /** RBAC vs AlwaysAllow and JWT vs static token (bench/auth.ts), as table rows. */
@@ -274,10 +284,14 @@ export async function metricsRows(
   const m = await metricsFigures({
     ...serverPairOptions(dir, "metrics servers", track, trackApi),
     startPair: async (onDir, offDir) => {
-      const child = track(await spawnServer([PAIR, onDir, offDir], onDir));
+      const { child, stop } = await spawnBenchScript(
+        [PAIR, onDir, offDir],
+        onDir,
+        "metrics servers",
+        track,
+      );
       const second = child.log.map((l) => /second server on (\S+)/.exec(l)?.[1]).find((u) => u);
       if (!second) throw new Error(`${PAIR} did not say where its second server is`);
-      const stop = async () => void await stopServer(child, "SIGTERM", "metrics servers");
       const server = async (c: Child) => ({
         api: trackApi(await apiFor(c, true)),
         stop,
