@@ -33,6 +33,20 @@ export interface ResponseStatus {
   code: number;
 }
 
+/**
+ * The key of an event's {@link StableTextHolder}: a symbol, so that `JSON.stringify` and the
+ * webhook's readers never see it, and copies of the event (`atStage`, a spread) share it.
+ */
+export const STABLE_TEXT: unique symbol = Symbol("audit event stable text");
+
+/**
+ * Where `eventJson` keeps the text of the fields that are the same at every stage of one
+ * request (its ID, URI, user, source), made at the first stage and used again at the next.
+ */
+export interface StableTextHolder {
+  text: unknown;
+}
+
 export interface AuditEvent {
   kind: "Event";
   apiVersion: typeof AUDIT_EVENT_API_VERSION;
@@ -52,6 +66,7 @@ export interface AuditEvent {
   requestReceivedTimestamp: string;
   stageTimestamp: string;
   annotations?: Record<string, string>;
+  [STABLE_TEXT]?: StableTextHolder;
 }
 
 /** What the event of one request is made of, as the audit filter knows it when it comes. */
@@ -90,6 +105,7 @@ export function newEvent(s: EventStart): AuditEvent {
     requestReceivedTimestamp: now,
     stageTimestamp: now,
     annotations: s.annotations,
+    [STABLE_TEXT]: { text: undefined },
   };
   return ev;
 }
@@ -118,6 +134,7 @@ export function atStage(ev: AuditEvent, stage: Stage): AuditEvent {
     requestReceivedTimestamp: ev.requestReceivedTimestamp,
     stageTimestamp: microTime(),
     annotations: ev.annotations && copyOrNone(ev.annotations),
+    [STABLE_TEXT]: ev[STABLE_TEXT],
   };
 }
 

@@ -8,12 +8,14 @@
  *   same credentials, and user objects are never changed once made.
  * - A request or response body the server already holds as JSON text goes in as that text
  *   ({@link RawJson}), not parsed and written again.
+ * - The fields that are the same at every stage of a request (its ID, URI, verb, user, source,
+ *   arrival) are written once, at its first event, and reused at the next ({@link StableText}).
  *
  * @module
  */
 
 import type { UserInfo } from "../api/mod.ts";
-import type { AuditEvent } from "./event.ts";
+import { type AuditEvent, STABLE_TEXT } from "./event.ts";
 
 /**
  * A value that is already JSON text (one line: no raw newlines). `eventJson` copies the text;
@@ -69,25 +71,89 @@ function value(v: unknown): string {
   return v instanceof RawJson ? v.text : JSON.stringify(v);
 }
 
+/**
+ * The text of the fields an event's stages share, with the values it was made of: it is used
+ * again only while every one of them is still the event's (a copy may have been changed).
+ */
+class StableText {
+  readonly apiVersion: string;
+  readonly level: string;
+  readonly auditID: string;
+  readonly requestURI: string;
+  readonly verb: string;
+  readonly user: UserInfo;
+  readonly sourceIPs: string[];
+  readonly userAgent: string | undefined;
+  readonly received: string;
+  /** `{"kind":…,"apiVersion":…,"level":…,"auditID":…,"stage":`, then the stage. */
+  readonly head: string;
+  /** `,"requestURI":…,"verb":…,"user":…`, then the impersonated user, if any. */
+  readonly identity: string;
+  /** `,"sourceIPs":…` and the user agent's field. */
+  readonly origin: string;
+  /** `,"requestReceivedTimestamp":…`. */
+  readonly receivedField: string;
+
+  constructor(ev: AuditEvent) {
+    this.apiVersion = ev.apiVersion;
+    this.level = ev.level;
+    this.auditID = ev.auditID;
+    this.requestURI = ev.requestURI;
+    this.verb = ev.verb;
+    this.user = ev.user;
+    this.sourceIPs = ev.sourceIPs;
+    this.userAgent = ev.userAgent;
+    this.received = ev.requestReceivedTimestamp;
+    this.head = `{"kind":"Event","apiVersion":${str(ev.apiVersion)},"level":${str(ev.level)}` +
+      `,"auditID":${str(ev.auditID)},"stage":`;
+    this.identity = `,"requestURI":${str(ev.requestURI)},"verb":${str(ev.verb)}` +
+      `,"user":${userJson(ev.user)}`;
+    this.origin = `,"sourceIPs":${JSON.stringify(ev.sourceIPs)}` +
+      (ev.userAgent !== undefined ? `,"userAgent":${str(ev.userAgent)}` : "");
+    this.receivedField = `,"requestReceivedTimestamp":${str(ev.requestReceivedTimestamp)}`;
+  }
+
+  /** Whether the text is still that of `ev`'s fields. */
+  fits(ev: AuditEvent): boolean {
+    return ev.auditID === this.auditID && ev.requestURI === this.requestURI &&
+      ev.user === this.user && ev.sourceIPs === this.sourceIPs &&
+      ev.userAgent === this.userAgent && ev.verb === this.verb && ev.level === this.level &&
+      ev.requestReceivedTimestamp === this.received && ev.apiVersion === this.apiVersion;
+  }
+}
+
+/** The shared fields' text for `ev`: its request's, when made already and still true. */
+function stableText(ev: AuditEvent): StableText {
+  const holder = ev[STABLE_TEXT];
+  const kept = holder?.text as StableText | undefined;
+  if (kept !== undefined && kept.fits(ev)) return kept;
+  const made = new StableText(ev);
+  if (holder !== undefined && kept === undefined) holder.text = made;
+  return made;
+}
+
+const STAGE_TEXT: Record<string, string> = {
+  RequestReceived: '"RequestReceived"',
+  ResponseStarted: '"ResponseStarted"',
+  ResponseComplete: '"ResponseComplete"',
+  Panic: '"Panic"',
+};
+
 /** `JSON.stringify(ev)`. */
 export function eventJson(ev: AuditEvent): string {
-  let s = `{"kind":"Event","apiVersion":${str(ev.apiVersion)},"level":${str(ev.level)}` +
-    `,"auditID":${str(ev.auditID)},"stage":${str(ev.stage)}` +
-    `,"requestURI":${str(ev.requestURI)},"verb":${str(ev.verb)}` +
-    `,"user":${userJson(ev.user)}`;
+  const t = stableText(ev);
+  let s = t.head + (STAGE_TEXT[ev.stage] ?? str(ev.stage)) + t.identity;
   if (ev.impersonatedUser !== undefined) {
     s += `,"impersonatedUser":${userJson(ev.impersonatedUser)}`;
   }
-  s += `,"sourceIPs":${JSON.stringify(ev.sourceIPs)}`;
-  if (ev.userAgent !== undefined) s += `,"userAgent":${str(ev.userAgent)}`;
+  s += t.origin;
   if (ev.objectRef !== undefined) s += `,"objectRef":${JSON.stringify(ev.objectRef)}`;
   if (ev.responseStatus !== undefined) {
     s += `,"responseStatus":${JSON.stringify(ev.responseStatus)}`;
   }
   if (ev.requestObject !== undefined) s += `,"requestObject":${value(ev.requestObject)}`;
   if (ev.responseObject !== undefined) s += `,"responseObject":${value(ev.responseObject)}`;
-  s += `,"requestReceivedTimestamp":${str(ev.requestReceivedTimestamp)}` +
-    `,"stageTimestamp":${str(ev.stageTimestamp)}`;
+  s += t.receivedField + `,"stageTimestamp":${str(ev.stageTimestamp)}`;
   if (ev.annotations !== undefined) s += `,"annotations":${JSON.stringify(ev.annotations)}`;
   return s + "}";
 }

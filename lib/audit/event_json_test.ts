@@ -78,3 +78,27 @@ Deno.test("eventJson: the user's JSON is made once per user object, and follows 
   assert.equal(eventJson(other), JSON.stringify(other));
   assert.equal(eventJson(ev), first);
 });
+
+Deno.test("eventJson: a request's stages share their stable text, and a copy changed since is written as it is", () => {
+  const ev = event(3);
+  const received = atStage(ev, "RequestReceived");
+  assert.equal(eventJson(received), JSON.stringify(received));
+  const changes: [string, (e: ReturnType<typeof event>) => void][] = [
+    ["auditID", (e) => e.auditID = "other"],
+    ["requestURI", (e) => e.requestURI = "/api/v1/other"],
+    ["verb", (e) => e.verb = "list"],
+    ["level", (e) => e.level = "Request"],
+    ["user", (e) => e.user = { username: "carol", groups: [] }],
+    ["sourceIPs", (e) => e.sourceIPs = ["10.9.9.9"]],
+    ["userAgent", (e) => e.userAgent = "curl/8"],
+    ["no userAgent", (e) => e.userAgent = undefined],
+    ["requestReceivedTimestamp", (e) => e.requestReceivedTimestamp = "2026-01-01T00:00:00.000000Z"],
+  ];
+  for (const [field, change] of changes) {
+    const done = atStage(ev, "ResponseComplete");
+    change(done);
+    assert.equal(eventJson(done), JSON.stringify(done), field);
+  }
+  const done = atStage(ev, "ResponseComplete");
+  assert.equal(eventJson(done), JSON.stringify(done));
+});

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { silentLogger } from "../api/mod.ts";
 import { atStage, newEvent } from "./event.ts";
-import { backupName, openLogBackend } from "./log_backend.ts";
+import { backupName, openLogBackend, ReusedBytes } from "./log_backend.ts";
 
 function event(i: number, padding = 0) {
   return atStage(
@@ -117,5 +117,22 @@ Deno.test("audit log: blocking-strict throws for a RequestReceived event it cann
     if (mode === "blocking") backend.process(received);
     else assert.throws(() => backend.process(received));
     backend.close();
+  }
+});
+
+Deno.test("ReusedBytes: each text's UTF-8 bytes, short or long, ASCII or not", () => {
+  const bytes = new ReusedBytes();
+  const decoder = new TextDecoder();
+  for (
+    const text of [
+      "a\n",
+      "é€😀\n".repeat(30_000), // past the first buffer: 3 and 4-byte characters
+      "short again",
+      "x".repeat(5 * 1024 * 1024), // past what is kept
+      "é".repeat(100_000),
+      "",
+    ]
+  ) {
+    assert.equal(decoder.decode(bytes.of(text)), text, `${text.length} characters`);
   }
 });
