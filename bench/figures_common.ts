@@ -4,6 +4,7 @@ import type { AuthOptions, AuthServer } from "./auth.ts";
 import type { Api } from "./watch.ts";
 import type { WrkRequest } from "./wrk.ts";
 import { cpuMs } from "./watch.ts";
+import { ROUNDS } from "./harness.ts";
 
 /** The median of `xs` (the mean of the middle two for an even count). */
 export function median(xs: number[]): number {
@@ -28,7 +29,6 @@ type Measured = Awaited<ReturnType<AuthOptions["measure"]>>;
 type Request = WrkRequest & { expected: number };
 
 const CONNECTIONS = 32;
-const ROUNDS = 5;
 const COLLECTION = "/api/v1/namespaces/default/configmaps";
 const OBJECTS = 500;
 
