@@ -4,14 +4,9 @@ import type { AuthOptions, AuthServer } from "./auth.ts";
 import type { Api } from "./watch.ts";
 import type { WrkRequest } from "./wrk.ts";
 import { cpuMs } from "./watch.ts";
-import { ROUNDS } from "./harness.ts";
+import { median, ROUNDS } from "./harness.ts";
 
-/** The median of `xs` (the mean of the middle two for an even count). */
-export function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
+export { median };
 
 /** POSTs `body` to `path` as the admin; throws on anything but success. */
 export async function admin(api: Api, path: string, body: unknown): Promise<void> {

@@ -35,6 +35,7 @@ function roundsOption(args: string[]): number {
   return n;
 }
 
+/** The median of `xs` (the mean of the middle two for an even count); NaN for none. */
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   if (s.length === 0) return NaN;
