@@ -16,6 +16,7 @@
 
 import type { UserInfo } from "../api/mod.ts";
 import { type AuditEvent, STABLE_TEXT } from "./event.ts";
+import type { Stage } from "./policy.ts";
 
 /**
  * A value that is already JSON text (one line: no raw newlines). `eventJson` copies the text;
@@ -74,6 +75,8 @@ function value(v: unknown): string {
 /**
  * The text of the fields an event's stages share, with the values it was made of: it is used
  * again only while every one of them is still the event's (a copy may have been changed).
+ * The user and the source addresses are compared as objects: the filter makes them once per
+ * request and never changes them.
  */
 class StableText {
   readonly apiVersion: string;
@@ -132,7 +135,7 @@ function stableText(ev: AuditEvent): StableText {
   return made;
 }
 
-const STAGE_TEXT: Record<string, string> = {
+const STAGE_TEXT: Record<Stage, string> = {
   RequestReceived: '"RequestReceived"',
   ResponseStarted: '"ResponseStarted"',
   ResponseComplete: '"ResponseComplete"',
