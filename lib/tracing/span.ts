@@ -8,7 +8,7 @@
  * @module
  */
 
-import { AsyncLocalStorage } from "node:async_hooks";
+import { scopeContext } from "./scope_context.ts";
 
 /** An attribute value as OTLP carries it here. */
 export type AttributeValue = string | number | boolean;
@@ -40,18 +40,16 @@ export const NOOP_SPAN: Span = {
 };
 
 /**
- * The spans of one line of work (a request, a webhook call): the one current now. Each
- * `AsyncLocalStorage.run` costs a WeakMap entry in Deno, which its garbage collector pays for
- * again and again (scavenges of 50 ms and more once they pile up, measured), so a request's
- * work shares one scope: its spans take turns as current in it ({@link withSpan}), and only
- * work that may run beside its siblings (a webhook call, {@link traced}) gets a scope of its
- * own.
+ * The spans of one line of work (a request, a webhook call): the one current now. Opening a
+ * scope makes a new async context mapping (scope_context.ts), so a request's work shares one:
+ * its spans take turns as current in it ({@link withSpan}), and only work that may run beside
+ * its siblings (a webhook call, {@link traced}) gets a scope of its own.
  */
 interface Scope {
   current: Span;
 }
 
-const scopes = new AsyncLocalStorage<Scope>();
+const scopes = scopeContext<Scope>();
 
 /** How many tracers are open in the process: while none is, nothing reads the context. */
 let openTracers = 0;
@@ -64,7 +62,7 @@ export function countOpenTracer(delta: 1 | -1): void {
 /** The span the current work runs under; the no-op span when there is none. */
 export function currentSpan(): Span {
   if (openTracers === 0) return NOOP_SPAN;
-  return scopes.getStore()?.current ?? NOOP_SPAN;
+  return scopes.get()?.current ?? NOOP_SPAN;
 }
 
 /**
@@ -73,7 +71,7 @@ export function currentSpan(): Span {
  */
 export function childSpan(name: string, attributes?: Attributes): Span {
   if (openTracers === 0) return NOOP_SPAN;
-  const parent = scopes.getStore()?.current;
+  const parent = scopes.get()?.current;
   return parent ? parent.child(name, attributes) : NOOP_SPAN;
 }
 
@@ -86,7 +84,7 @@ export function childSpan(name: string, attributes?: Attributes): Span {
  */
 export function withSpan<T>(span: Span, fn: () => T): T {
   if (!span.recording) return fn();
-  const scope = scopes.getStore();
+  const scope = scopes.get();
   if (!scope) return scopes.run({ current: span }, fn);
   const before = scope.current;
   scope.current = span;
