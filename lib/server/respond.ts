@@ -85,9 +85,28 @@ function serializeSpan(negotiated: Negotiated): Span {
   return span;
 }
 
-/** The length of the body of a response made here: bytes, or for a string its UTF-16 units
- * as a negative number (see {@link bodySizeBound} and {@link bodySize}). */
-const bodyLengths = new WeakMap<Response, number>();
+/**
+ * What this module knows of a response it made, kept on the response under symbols of its own:
+ * as WeakMap or WeakSet entries (one or two per request), they cost every young-generation
+ * collection until a full one clears them (lib/tracing/scope_context.ts has the figures).
+ * Every response made here gets both, in the same order, so that they share one shape.
+ */
+const BODY_LENGTH = Symbol("body length");
+const MADE_HERE = Symbol("made here");
+/** Bits of {@link MADE_HERE}. */
+const STREAMED = 1;
+const KUBE_HEADERS = 2;
+
+interface MadeHere {
+  /** Bytes, or for a string its UTF-16 units as a negative number (see {@link bodySizeBound}
+   * and {@link bodySize}); undefined for a stream. */
+  [BODY_LENGTH]?: number;
+  [MADE_HERE]?: number;
+}
+
+function bodyLength(res: Response): number | undefined {
+  return (res as MadeHere)[BODY_LENGTH];
+}
 
 /**
  * An upper bound of the body's size in bytes for responses made by {@link encodedResponse},
@@ -95,32 +114,29 @@ const bodyLengths = new WeakMap<Response, number>();
  * undefined for others.
  */
 export function bodySizeBound(res: Response): number | undefined {
-  const n = bodyLengths.get(res);
+  const n = bodyLength(res);
   return n === undefined ? undefined : n < 0 ? -n * 3 : n;
 }
 
 /** The body's size in bytes for responses made by {@link encodedResponse}, a string's
  * counted in UTF-16 units (its bytes when ASCII, as JSON mostly is); undefined for others. */
 export function bodySize(res: Response): number | undefined {
-  const n = bodyLengths.get(res);
+  const n = bodyLength(res);
   return n === undefined ? undefined : Math.abs(n);
 }
 
 /** kube's `Cache-Control` of API answers (its WithCacheControl filter). */
 export const NO_CACHE = "no-cache, private";
 
-const streamedResponses = new WeakSet<Response>();
-const withOwnKubeHeaders = new WeakSet<Response>();
-
 /** Whether a response made here already carries kube's headers of every answer: the request's
  * `Audit-ID` and `Cache-Control`. */
 export function hasKubeHeaders(res: Response): boolean {
-  return withOwnKubeHeaders.has(res);
+  return (((res as MadeHere)[MADE_HERE] ?? 0) & KUBE_HEADERS) !== 0;
 }
 
 /** Whether the body of a response made here is made as it is read (a large list). */
 export function isStreamed(res: Response): boolean {
-  return streamedResponses.has(res);
+  return (((res as MadeHere)[MADE_HERE] ?? 0) & STREAMED) !== 0;
 }
 
 /** A response whose body is already encoded in the negotiated encoding. */
@@ -164,13 +180,11 @@ function buildResponse(
     warningHeaders(headers, ctx.warnings);
     res = new Response(init, { status: code, headers });
   }
-  if (auditID !== undefined) withOwnKubeHeaders.add(res);
-  if (streamed) streamedResponses.add(res);
-  else {
-    bodyLengths.set(res, typeof body === "string" ? -body.length : body.length);
-    if (ctx.audit?.keepResponse) {
-      ctx.audit.response = { body, contentType: negotiated.contentType };
-    }
+  const made = res as MadeHere;
+  made[BODY_LENGTH] = streamed ? undefined : typeof body === "string" ? -body.length : body.length;
+  made[MADE_HERE] = (streamed ? STREAMED : 0) | (auditID !== undefined ? KUBE_HEADERS : 0);
+  if (!streamed && ctx.audit?.keepResponse) {
+    ctx.audit.response = { body, contentType: negotiated.contentType };
   }
   return res;
 }

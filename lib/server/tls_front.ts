@@ -43,13 +43,19 @@ export interface TlsFrontOptions {
 /** A connection's registration: its verified client, or `null` (no trusted certificate). */
 type Registration = VerifiedClient | null;
 
+/** A request's verified client, kept on the request: a WeakMap entry per request would cost
+ * every young-generation collection until a full one (lib/server/respond.ts says more). */
+const CLIENT = Symbol("verified client");
+interface ClientOfRequest {
+  [CLIENT]?: VerifiedClient;
+}
+
 /** The TLS front of one server. Create it, serve with {@link handler}, then {@link listen}. */
 export class TlsFront {
   readonly #opts: TlsFrontOptions;
   readonly #connections = new Map<string, Registration>();
   /** Connections being verified, by address: a `closed` meanwhile removes the entry. */
   readonly #verifying = new Map<string, number>();
-  readonly #clients = new WeakMap<Request, VerifiedClient>();
   /** The client's address of each connection, by its key. */
   readonly #peers = new Map<string, string>();
   #worker: Worker | undefined;
@@ -59,7 +65,7 @@ export class TlsFront {
   }
 
   /** The verified client of the connection a request came on. */
-  clientOf = (req: Request): VerifiedClient | undefined => this.#clients.get(req);
+  clientOf = (req: Request): VerifiedClient | undefined => (req as ClientOfRequest)[CLIENT];
 
   /**
    * The Deno.serve handler of the loopback listener: binds each request to its connection's
@@ -75,7 +81,7 @@ export class TlsFront {
       if (registration === undefined) {
         return new Response("connect over TLS on the server's port\n", { status: 421 });
       }
-      if (registration) this.#clients.set(req, registration);
+      if (registration) (req as ClientOfRequest)[CLIENT] = registration;
       return next(req, this.#peers.get(key));
     };
   }
