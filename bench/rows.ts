@@ -24,6 +24,7 @@ import {
   fmt,
   note,
   type Row,
+  SERVER_V8_FLAGS,
   serverPairOptions,
   spawnServer,
   stopServer,
@@ -285,7 +286,7 @@ export async function metricsRows(
     ...serverPairOptions(dir, "metrics servers", track, trackApi),
     startPair: async (onDir, offDir) => {
       const { child, stop } = await spawnBenchScript(
-        [PAIR, onDir, offDir],
+        [...SERVER_V8_FLAGS, PAIR, onDir, offDir],
         onDir,
         "metrics servers",
         track,
