@@ -165,21 +165,14 @@ export async function stopServer(
  */
 export const SERVER_V8_FLAGS = ["--v8-flags=--memory-reducer-delay-ms=60000"];
 
+/** `deno run` arguments of `platform serve` on a free port, data in `dataDir`. */
+function serveArgs(dataDir: string, flags: string[]): string[] {
+  return [...SERVER_V8_FLAGS, "main.ts", "serve", "--data-dir", dataDir, "--secure-port", "0"]
+    .concat(flags);
+}
+
 export function platformServer(dataDir: string): Promise<Child> {
-  return spawnServer(
-    [
-      ...SERVER_V8_FLAGS,
-      "main.ts",
-      "serve",
-      "--data-dir",
-      dataDir,
-      "--secure-port",
-      "0",
-      "--log-level",
-      "info",
-    ],
-    dataDir,
-  );
+  return spawnServer(serveArgs(dataDir, ["--log-level", "info"]), dataDir);
 }
 
 /** Server-side errors logged by a child, for the report. */
@@ -461,17 +454,7 @@ export function serverPairOptions(
   return {
     dir,
     start: async (dataDir, flags) => {
-      const args = [
-        ...SERVER_V8_FLAGS,
-        "main.ts",
-        "serve",
-        "--data-dir",
-        dataDir,
-        "--secure-port",
-        "0",
-        ...flags,
-      ];
-      const child = track(await spawnServer(args, dataDir, env));
+      const child = track(await spawnServer(serveArgs(dataDir, flags), dataDir, env));
       const api = trackApi(await apiFor(child, true));
       return {
         api,
