@@ -92,6 +92,60 @@ Deno.test("metrics: a path that addresses nothing adds no series of its own", as
   );
 });
 
+Deno.test("metrics: a custom resource's requests carry its labels while served, and none once its CRD is gone", async () => {
+  await using ts = await testServer();
+  const crds = "/apis/apiextensions.platform.io/v1/customresourcedefinitions";
+  const crd = {
+    metadata: { name: "widgets.metrics.example.com" },
+    spec: {
+      group: "metrics.example.com",
+      scope: "Namespaced",
+      names: { plural: "widgets", singular: "widget", kind: "Widget" },
+      versions: [{
+        name: "v1",
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+        },
+      }],
+    },
+  };
+  assertEquals((await ts.json("POST", crds, { body: crd })).status, 201);
+  const widgets = "/apis/metrics.example.com/v1/namespaces/default/widgets";
+  const until = async (status: number) => {
+    for (let i = 0; i < 100; i++) {
+      if ((await ts.json("GET", widgets)).status === status) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`${widgets} never answered ${status}`);
+  };
+  await until(200);
+  for (let i = 0; i < 3; i++) assertEquals((await ts.json("GET", widgets)).status, 200);
+  const labels = {
+    verb: "LIST",
+    group: "metrics.example.com",
+    version: "v1",
+    resource: "widgets",
+    scope: "namespace",
+  };
+  let text = await (await ts.request("GET", "/metrics")).text();
+  // The three, and the one that found it served.
+  assertEquals(sample(text, "apiserver_request_total", { ...labels, code: "200" }), 4);
+
+  assertEquals((await ts.json("DELETE", `${crds}/widgets.metrics.example.com`)).status, 200);
+  await until(404);
+  const unserved = { verb: "LIST", resource: "", code: "404" };
+  text = await (await ts.request("GET", "/metrics")).text();
+  const served = sample(text, "apiserver_request_total", { ...labels, code: "200" });
+  const before = sample(text, "apiserver_request_total", unserved)!;
+  for (let i = 0; i < 2; i++) assertEquals((await ts.json("GET", widgets)).status, 404);
+  text = await (await ts.request("GET", "/metrics")).text();
+  assertEquals(sample(text, "apiserver_request_total", { ...labels, code: "200" }), served);
+  assertEquals(sample(text, "apiserver_request_total", { ...labels, code: "404" }), undefined);
+  assertEquals(sample(text, "apiserver_request_total", unserved), before + 2);
+});
+
 Deno.test("metrics: watches are registered watchers and long-running requests while open", async () => {
   await using ts = await testServer();
   const watch = await ts.request("GET", "/api/v1/namespaces/default/configmaps?watch=1");

@@ -31,6 +31,6 @@ export {
   type RegistryOptions,
   showHiddenMetricsProblem,
 } from "./registry.ts";
-export { type RequestLabels, RequestMetrics } from "./request_metrics.ts";
+export { type RequestLabels, RequestMetrics, type RequestSeries } from "./request_metrics.ts";
 export { type BuildInfo, type ScrapeSources, ServerMetrics } from "./server_metrics.ts";
 export { escapeLabelValue, formatValue, TEXT_FORMAT_CONTENT_TYPE } from "./text_format.ts";

@@ -26,12 +26,17 @@ export interface RequestLabels {
   component: string;
 }
 
-interface Series {
+/** The children of one set of request labels, as {@link RequestMetrics.series} finds them. */
+export interface RequestSeries {
+  readonly labels: readonly string[];
+}
+
+interface Series extends RequestSeries {
   duration: HistogramChild;
   /** Made with the first size known (a watch has none). */
   sizes?: HistogramChild;
   byCode: Map<number, CounterChild>;
-  labels: string[];
+  readonly labels: string[];
 }
 
 export class RequestMetrics {
@@ -72,6 +77,12 @@ export class RequestMetrics {
 
   /** One finished request: its answer's code, how long it took and, when known, its size. */
   record(l: RequestLabels, code: number, seconds: number, bytes: number | undefined): void {
+    this.recordIn(this.series(l), code, seconds, bytes);
+  }
+
+  /** The series of requests with these labels, for callers that keep it (the request
+   * recorder keeps one per served resource's labels): recording into it is no lookup. */
+  series(l: RequestLabels): RequestSeries {
     // Nested maps, one level per label: short strings hash fast, and no key is built (joining
     // eight labels into one string costs more than the eight lookups).
     let m: Map<string, unknown> = this.#series;
@@ -99,13 +110,22 @@ export class RequestMetrics {
       };
       m.set(l.component, s);
     }
-    let total = s.byCode.get(code);
-    if (!total) s.byCode.set(code, total = this.#total.child(...s.labels, String(code)));
+    return s;
+  }
+
+  /** One finished request of series `s` (from {@link series}). */
+  recordIn(s: RequestSeries, code: number, seconds: number, bytes: number | undefined): void {
+    const series = s as Series;
+    let total = series.byCode.get(code);
+    if (!total) {
+      series.byCode.set(code, total = this.#total.child(...series.labels, String(code)));
+    }
     total.inc();
     this.count++;
-    s.duration.observe(seconds);
+    series.duration.observe(seconds);
     if (bytes !== undefined) {
-      (s.sizes ??= this.#sizes.child(s.labels[0], ...s.labels.slice(2))).observe(bytes);
+      (series.sizes ??= this.#sizes.child(series.labels[0], ...series.labels.slice(2)))
+        .observe(bytes);
     }
   }
 }

@@ -18,7 +18,7 @@ import { type RequestDeadlines, requestTimeoutFilter } from "./filters/timeout.t
 import { methodFilter } from "./filters/method.ts";
 import { requestMetricsRecorder } from "./filters/metrics.ts";
 import type { ServerMetrics } from "../metrics/mod.ts";
-import type { ServedResource } from "./request_labels.ts";
+import type { ServedResources } from "./request_labels.ts";
 import { tracedAuthorizer, tracingFilter } from "./filters/tracing.ts";
 import type { Tracer } from "../tracing/mod.ts";
 import { requestInfoOf } from "./request_info.ts";
@@ -44,7 +44,7 @@ export interface ChainDeps {
    * `Audit-ID`, as kube's do). */
   auditing?: Auditing;
   /** The server's metrics, and what it serves (which bounds the labels of requests). */
-  metrics?: { metrics: ServerMetrics; served: ServedResource };
+  metrics?: { metrics: ServerMetrics; served: ServedResources };
   /** `--tracing-config-file`'s tracer; absent or disabled: nothing of tracing in the chain. */
   tracer?: Tracer;
   handler: Handler;

@@ -10,8 +10,15 @@
 import type { RequestLabels } from "../metrics/mod.ts";
 import { queryParam, type RequestInfo } from "./request_info.ts";
 
-/** Whether the server serves `resource` in `group`/`version`. */
-export type ServedResource = (group: string, version: string, resource: string) => boolean;
+/** What the server serves (the catalogue): whether it serves `resource` in `group`/`version`,
+ * and a number that changes whenever that may have changed. */
+export interface ServedResources {
+  lookup(group: string, version: string, resource: string): unknown;
+  readonly revision: number;
+}
+
+/** Serves every resource (a watch stream's labels: it is being served). */
+export const SERVES_ALL: ServedResources = { lookup: () => true, revision: 0 };
 
 const RESOURCE_VERBS: Record<string, string> = {
   get: "GET",
@@ -39,7 +46,7 @@ export function requestLabelsOf(
   req: Request,
   url: URL,
   info: RequestInfo,
-  served: ServedResource,
+  served: ServedResources,
   code: number,
 ): RequestLabels {
   if (!info.isResourceRequest) {
@@ -54,11 +61,8 @@ export function requestLabelsOf(
       component: "",
     };
   }
-  let verb = RESOURCE_VERBS[info.verb] ?? "other";
-  if (verb === "PATCH" && req.headers.get("Content-Type")?.startsWith(APPLY_PATCH)) {
-    verb = "APPLY";
-  }
-  if (!served(info.group, info.version, info.resource)) {
+  const verb = verbLabel(req, info);
+  if (served.lookup(info.group, info.version, info.resource) === undefined) {
     return {
       verb,
       dryRun: "",
@@ -72,23 +76,36 @@ export function requestLabelsOf(
   }
   return {
     verb,
-    dryRun: dryRunOf(url),
+    dryRun: dryRunLabel(url),
     group: info.group,
     version: info.version,
     resource: info.resource,
     subresource: code === 404 ? "" : info.subresource,
-    scope: info.name || info.verb === "create"
-      ? "resource"
-      : info.namespace
-      ? "namespace"
-      : "cluster",
+    scope: scopeLabel(info),
     component: "apiserver",
   };
 }
 
+/** A resource request's `verb` label: kube's `CleanVerb` (`APPLY` for a server-side apply). */
+export function verbLabel(req: Request, info: RequestInfo): string {
+  const verb = RESOURCE_VERBS[info.verb] ?? "other";
+  return verb === "PATCH" && req.headers.get("Content-Type")?.startsWith(APPLY_PATCH)
+    ? "APPLY"
+    : verb;
+}
+
+/** A resource request's `scope` label: kube's `CleanScope`. */
+export function scopeLabel(info: RequestInfo): string {
+  return info.name || info.verb === "create"
+    ? "resource"
+    : info.namespace
+    ? "namespace"
+    : "cluster";
+}
+
 /** kube's `cleanDryRun`: the `dryRun` values sorted and joined; `invalid` for others than
  * `All`. */
-function dryRunOf(url: URL): string {
+export function dryRunLabel(url: URL): string {
   if (queryParam(url, "dryRun") === null) return "";
   const values = [...new Set(url.searchParams.getAll("dryRun"))].sort();
   return values.every((v) => v === "All") ? values.join(",") : "invalid";

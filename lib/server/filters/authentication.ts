@@ -60,7 +60,10 @@ export function authenticationFilter(
   };
   // No promise of its own when the authenticator answers at once (static tokens do).
   return (ctx, next) => {
-    const started = attempts ? performance.now() : 0;
+    // Timed from the request's arrival, read once for the request's own duration: the few
+    // µs of parsing its URL before this (far below the metric's 1 ms first bucket) cost less
+    // than a clock read of its own, a tenth of a µs here.
+    const started = attempts ? (ctx.arrived || performance.now()) : 0;
     let user;
     try {
       user = authenticator.authenticate(ctx.req);

@@ -9,9 +9,15 @@
  */
 
 import { StatusError } from "../../api/mod.ts";
-import type { ServerMetrics } from "../../metrics/mod.ts";
+import type { RequestSeries, ServerMetrics } from "../../metrics/mod.ts";
 import type { RequestContext } from "../context.ts";
-import { requestLabelsOf, type ServedResource } from "../request_labels.ts";
+import {
+  dryRunLabel,
+  requestLabelsOf,
+  scopeLabel,
+  type ServedResources,
+  verbLabel,
+} from "../request_labels.ts";
 import { bodySize } from "../respond.ts";
 
 /** Records one request (timed from `ctx.arrived`): its answer, or (`res` undefined) the error
@@ -22,15 +28,64 @@ export type RequestRecorder = (
   err?: unknown,
 ) => void;
 
+/** A served resource's series, with the labels that picked it. */
+interface Known {
+  group: string;
+  version: string;
+  verb: string;
+  dryRun: string;
+  subresource: string;
+  scope: string;
+  series: RequestSeries;
+}
+
 export function requestMetricsRecorder(
   metrics: ServerMetrics,
-  served: ServedResource,
+  served: ServedResources,
 ): RequestRecorder {
+  // The series of served resources' requests, by resource and then matched on the other
+  // labels: a lookup by a short string and a few comparisons, where asking the catalogue
+  // whether the resource is served and then finding the series by its eight labels cost
+  // about 0.3 µs a request. Only served resources are kept (their labels are bounded), and
+  // all are forgotten when the catalogue changes: a resource no longer served is then
+  // labelled as one.
+  let known = new Map<string, Known[]>();
+  let revision = served.revision;
+  const seriesOf = (ctx: RequestContext, code: number): RequestSeries => {
+    const info = ctx.info;
+    if (!info.isResourceRequest) {
+      return metrics.requests.series(requestLabelsOf(ctx.req, ctx.url, info, served, code));
+    }
+    if (served.revision !== revision) {
+      known = new Map();
+      revision = served.revision;
+    }
+    const verb = verbLabel(ctx.req, info);
+    const dryRun = dryRunLabel(ctx.url);
+    const subresource = code === 404 ? "" : info.subresource;
+    const scope = scopeLabel(info);
+    const candidates = known.get(info.resource);
+    if (candidates) {
+      for (const k of candidates) {
+        if (
+          k.verb === verb && k.scope === scope && k.group === info.group &&
+          k.version === info.version && k.subresource === subresource && k.dryRun === dryRun
+        ) return k.series;
+      }
+    }
+    const labels = requestLabelsOf(ctx.req, ctx.url, info, served, code);
+    const series = metrics.requests.series(labels);
+    if (labels.resource !== "") {
+      const entry = { group: info.group, version: info.version, verb, dryRun, subresource, scope };
+      if (candidates) candidates.push({ ...entry, series });
+      else known.set(info.resource, [{ ...entry, series }]);
+    }
+    return series;
+  };
   return (ctx, res, err) => {
     const seconds = (performance.now() - (ctx.arrived ?? 0)) / 1000;
     // What the chain's error exit answers: the Status's code, else 500.
     const code = res ? res.status : err instanceof StatusError ? err.code : 500;
-    const labels = requestLabelsOf(ctx.req, ctx.url, ctx.info, served, code);
-    metrics.requests.record(labels, code, seconds, res ? bodySize(res) : undefined);
+    metrics.requests.recordIn(seriesOf(ctx, code), code, seconds, res ? bodySize(res) : undefined);
   };
 }

@@ -7,7 +7,7 @@
 import type { ServerMetrics } from "../../metrics/mod.ts";
 import type { ResourceRegistry } from "../../registry/mod.ts";
 import type { RequestContext } from "../context.ts";
-import { requestLabelsOf } from "../request_labels.ts";
+import { requestLabelsOf, SERVES_ALL } from "../request_labels.ts";
 
 export interface WatchMeter {
   opened(): void;
@@ -28,7 +28,7 @@ export function watchMeter(
   const watchers = metrics.registeredWatchers.child(def.group, version, def.kind);
   const events = metrics.watchEvents.child(def.group, version, def.kind);
   // The stream is served, so its labels are those of a served resource.
-  const l = requestLabelsOf(ctx.req, ctx.url, ctx.info, () => true, 200);
+  const l = requestLabelsOf(ctx.req, ctx.url, ctx.info, SERVES_ALL, 200);
   const running = metrics.longRunning.child(
     l.verb,
     l.group,

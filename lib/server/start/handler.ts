@@ -131,8 +131,7 @@ export async function buildRequestHandler(
     auditing,
     metrics: metrics && {
       metrics,
-      served: (group, version, resource) =>
-        api.catalogue.lookup(group, version, resource) !== undefined,
+      served: api.catalogue,
     },
     tracer: config.tracer,
     handler: router({
