@@ -1,15 +1,17 @@
 /**
- * Where metrics cost a GET, by function: the metrics pair of bench/metrics.ts (two servers on
- * the file store in this one process, metrics on and off) each under 32 wrk clients GETting
- * configmaps in alternating rounds, with V8's CPU profiler on during each round. Prints, per
- * function, the request thread's self time per GET with metrics on and off and the difference,
+ * Where a feature costs a request, by function: two servers on the file store in this one
+ * process, one with the feature (metrics, as bench/metrics.ts pairs them; or an audit level,
+ * batch log) and one without, each under 32 wrk clients (configmap GETs, or creates) in
+ * alternating rounds, with V8's CPU profiler on during each round. Prints, per function, the
+ * request thread's self time per request with the feature and without and the difference,
  * largest first: a difference of 0.1 µs shows here, where the servers' requests/s vary by 10 %
  * between rounds.
  *
- *   deno run -A bench/pair_profile.ts [--rounds=4] [--top=25]
+ *   deno run -A bench/pair_profile.ts [--feature=metrics|Metadata|RequestResponse] [--creates]
+ *     [--rounds=4] [--top=25]
  *
- * Not part of `deno task bench`: an instrument for looking at what metrics cost. A function that
- * V8 inlines into another is counted in that one, so the same work can move between names
+ * Not part of `deno task bench`: an instrument for looking at what a feature costs. A function
+ * that V8 inlines into another is counted in that one, so the same work can move between names
  * (compare the sums as well as the rows).
  */
 
@@ -22,8 +24,15 @@ import { wrk } from "./wrk.ts";
 const option = (name: string, fallback: number) =>
   Number(Deno.args.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback);
 const ROUNDS = option("rounds", 4);
+const FEATURE = Deno.args.find((a) => a.startsWith("--feature="))?.split("=")[1] ?? "metrics";
+const CREATES = Deno.args.includes("--creates");
+if (!["metrics", "Metadata", "RequestResponse"].includes(FEATURE)) {
+  console.error(`--feature: metrics, Metadata or RequestResponse, not ${FEATURE}`);
+  Deno.exit(2);
+}
 const TOP = option("top", 25);
 const CONFIGMAPS = "/api/v1/namespaces/default/configmaps";
+const WHAT = Deno.args.includes("--creates") ? "creates" : "GETs";
 
 interface CpuProfile {
   nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
@@ -54,9 +63,19 @@ function selfTimes(profile: CpuProfile, into: Map<string, number>): void {
 
 const dir = await Deno.makeTempDir({ prefix: "pair-profile-" });
 const logger = createLogger("warn");
+const audited = FEATURE !== "metrics";
+await Deno.writeTextFile(
+  `${dir}/policy.yaml`,
+  `apiVersion: audit.platform.io/v1\nkind: Policy\nrules:\n  - level: ${FEATURE}\n`,
+);
+const audit = {
+  policyFile: `${dir}/policy.yaml`,
+  logPath: `${dir}/audit.log`,
+  logMode: "batch" as const,
+};
 const servers = {
-  on: await startServer({ dataDir: `${dir}/on`, logger }),
-  off: await startServer({ dataDir: `${dir}/off`, logger, metrics: false }),
+  on: await startServer({ dataDir: `${dir}/on`, logger, audit: audited ? audit : undefined }),
+  off: await startServer({ dataDir: `${dir}/off`, logger, metrics: audited }),
 };
 try {
   const paths = Array.from({ length: 100 }, (_, i) => `${CONFIGMAPS}/p-${i}`);
@@ -80,14 +99,21 @@ try {
   const served = { on: 0, off: 0 };
   for (let round = 0; round < ROUNDS; round++) {
     for (const mode of round % 2 ? ["off", "on"] as const : ["on", "off"] as const) {
-      const spec = { method: "GET" as const, paths, headers: apis[mode].headers };
+      const spec = CREATES
+        ? {
+          method: "POST" as const,
+          paths: [CONFIGMAPS],
+          headers: { ...apis[mode].headers, "Content-Type": "application/json" },
+          body: JSON.stringify({ metadata: { generateName: "c-" }, data: { a: "1", b: "2" } }),
+        }
+        : { method: "GET" as const, paths, headers: apis[mode].headers };
       await wrk(apis[mode].url, spec, 32, 1_000); // warm-up, unprofiled
       await post("Profiler.start");
       const r = await wrk(apis[mode].url, spec, 32, 5_000);
       const { profile } = await post<{ profile: CpuProfile }>("Profiler.stop");
       selfTimes(profile, times[mode]);
       served[mode] += r.requests;
-      console.error(`round ${round + 1}, metrics ${mode}: ${Math.round(r.perSec)} GETs/s`);
+      console.error(`round ${round + 1}, ${FEATURE} ${mode}: ${Math.round(r.perSec)} ${WHAT}/s`);
     }
   }
   const names = () => new Set([...times.on.keys(), ...times.off.keys()]);
@@ -96,11 +122,13 @@ try {
     [...times[mode].keys()].filter((n) => !n.startsWith("(idle)"))
       .reduce((sum, n) => sum + perGet(mode, n), 0);
   console.log(
-    `request thread, µs per GET: metrics on ${busy("on").toFixed(2)}, off ` +
+    `request thread, µs per request: ${FEATURE} on ${busy("on").toFixed(2)}, off ` +
       `${busy("off").toFixed(2)}, difference ${(busy("on") - busy("off")).toFixed(2)}`,
   );
-  // Metrics' own code, and the clock reads the server makes beyond those without metrics.
-  const own = /(metrics\/|filters\/metrics\.ts|instrumented\.ts|instrumented_authorizer\.ts)/;
+  // The feature's own code, and the clock reads the server makes beyond those without it.
+  const own = audited
+    ? /(audit\/|filters\/audit\.ts)/
+    : /(metrics\/|filters\/metrics\.ts|instrumented\.ts|instrumented_authorizer\.ts)/;
   const clock = /^(op_now|now) /;
   const named = [...names()].reduce(
     (sum, n) =>
@@ -108,7 +136,7 @@ try {
       (own.test(n) ? perGet("on", n) : clock.test(n) ? perGet("on", n) - perGet("off", n) : 0),
     0,
   );
-  console.log(`in metrics' own functions and clock reads: ${named.toFixed(2)} µs per GET`);
+  console.log(`in ${FEATURE}'s own functions and clock reads: ${named.toFixed(2)} µs per request`);
   console.log("    on    off   diff  function");
   const rows = [...names()].filter((n) => !n.startsWith("(idle)"))
     .map((n) => ({ n, on: perGet("on", n), off: perGet("off", n) }))

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { silentLogger } from "../api/mod.ts";
 import { atStage, newEvent } from "./event.ts";
-import { backupName, openLogBackend, ReusedBytes } from "./log_backend.ts";
+import { openLogBackend } from "./log_backend.ts";
+import { backupName, ReusedBytes } from "./rotating_file.ts";
 
 function event(i: number, padding = 0) {
   return atStage(
@@ -91,7 +92,10 @@ Deno.test("audit log: batch mode drops and counts what overflows its buffer, log
     for (let i = 0; i < 10; i++) backend.process(event(i));
     assert.equal(backend.dropped(), 7);
     assert.equal(warnings.length, 1);
-    await new Promise((r) => setTimeout(r, 50));
+    // Written in the background.
+    for (let i = 0; i < 200 && (await lines(path)).length < 3; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+    }
     assert.deepEqual((await lines(path)).map((l) => JSON.parse(l).auditID), [
       "id-0",
       "id-1",
@@ -106,6 +110,47 @@ Deno.test("audit log: batch mode drops and counts what overflows its buffer, log
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("audit log: batch mode writes in the background, rotating; a failed write is counted and logged", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = join(dir, "audit.log");
+    const backend = openLogBackend({
+      path,
+      mode: "batch",
+      maxSizeBytes: 1000,
+      logger: silentLogger,
+    });
+    assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
+    // Three batches, each of more than the limit: each after the first goes to a new file.
+    for (let batch = 0; batch < 3; batch++) {
+      for (let i = 0; i < 4; i++) backend.process(event(batch * 4 + i, 200));
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    await backend.close();
+    const files = [...Deno.readDirSync(dir)].map((e) => e.name);
+    assert.ok(files.length >= 2, files.join(", "));
+    const ids = (await Promise.all(files.map((f) => lines(join(dir, f))))).flat()
+      .map((l) => JSON.parse(l).auditID).sort();
+    assert.deepEqual(ids, Array.from({ length: 12 }, (_, i) => `id-${i}`).sort());
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+
+  const lost: [string, number][] = [];
+  const errors: string[] = [];
+  const full = openLogBackend({
+    path: "/dev/full",
+    mode: "batch",
+    logger: { ...silentLogger, error: (m: string) => void errors.push(m) },
+    onError: (plugin, n) => void lost.push([plugin, n]),
+  });
+  full.process(event(1));
+  full.process(event(2));
+  await full.close();
+  assert.deepEqual(lost, [["log", 2]]);
+  assert.match(errors[0], /audit log: cannot write 2 events: .*space/i);
 });
 
 Deno.test("audit log: blocking-strict throws for a RequestReceived event it cannot write, blocking does not", () => {

@@ -41,13 +41,13 @@ export { eventJson, plainValue, RawJson } from "./event_json.ts";
 export {
   type AuditBackend,
   type AuditErrorCounter,
-  backupName,
   LOG_MODES,
   type LogBackendOptions,
   type LogMode,
   openLogBackend,
   unionBackend,
 } from "./log_backend.ts";
+export { backupName } from "./rotating_file.ts";
 export {
   AuditLogWriter,
   type DeliverLines,

@@ -21,13 +21,8 @@
 import type { Logger } from "../api/mod.ts";
 import type { AuditEvent } from "./event.ts";
 import { eventJson } from "./event_json.ts";
-import {
-  type AuditBackend,
-  type AuditErrorCounter,
-  type LogBackendOptions,
-  type LogMode,
-  RotatingFile,
-} from "./log_backend.ts";
+import type { AuditBackend, AuditErrorCounter, LogBackendOptions, LogMode } from "./log_backend.ts";
+import { RotatingFile, writeAllSync } from "./rotating_file.ts";
 import type { Stage } from "./policy.ts";
 
 /**
@@ -218,11 +213,6 @@ class ForwardingBackend implements AuditBackend {
     if (this.#sent) this.#flush();
     await Promise.all(this.#pending);
   }
-}
-
-function writeAllSync(w: { writeSync(p: Uint8Array): number }, bytes: Uint8Array): void {
-  let off = 0;
-  while (off < bytes.length) off += w.writeSync(bytes.subarray(off));
 }
 
 function message(err: unknown): string {
