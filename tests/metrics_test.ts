@@ -12,6 +12,7 @@ import {
   configMapCreateWebhook,
   startTestWebhook,
 } from "../lib/admission/webhook/webhook_testdata.ts";
+import { openCrd } from "./open_crd.ts";
 
 /** One sample of the exposition whose labels include `labels`; undefined if none. */
 function sample(text: string, name: string, labels: Record<string, string> = {}) {
@@ -95,22 +96,8 @@ Deno.test("metrics: a path that addresses nothing adds no series of its own", as
 Deno.test("metrics: a custom resource's requests carry its labels while served, and none once its CRD is gone", async () => {
   await using ts = await testServer();
   const crds = "/apis/apiextensions.platform.io/v1/customresourcedefinitions";
-  const crd = {
-    metadata: { name: "widgets.metrics.example.com" },
-    spec: {
-      group: "metrics.example.com",
-      scope: "Namespaced",
-      names: { plural: "widgets", singular: "widget", kind: "Widget" },
-      versions: [{
-        name: "v1",
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
-        },
-      }],
-    },
-  };
+  const crd = openCrd("metrics.example.com", "widgets", "Widget");
+
   assertEquals((await ts.json("POST", crds, { body: crd })).status, 201);
   const widgets = "/apis/metrics.example.com/v1/namespaces/default/widgets";
   const until = async (status: number) => {

@@ -8,6 +8,7 @@ import { assert, assertEquals, assertMatch } from "../assert.ts";
 import { testServer } from "../harness.ts";
 import { createLogger } from "../../lib/api/log.ts";
 import { MAX_NESTING_DEPTH } from "../../lib/api/nesting.ts";
+import { openCrd } from "../open_crd.ts";
 
 const CM = "/api/v1/namespaces/default/configmaps";
 const YAML = { "Content-Type": "application/yaml" };
@@ -143,24 +144,8 @@ Deno.test("decoding: nesting past the limit is 400 on every decoder and endpoint
 
 Deno.test("decoding: a JSON patch may not make a stored object too deep", async () => {
   await using ts = await testServer();
-  const crd = {
-    apiVersion: "apiextensions.platform.io/v1",
-    kind: "CustomResourceDefinition",
-    metadata: { name: "blobs.deep.example.com" },
-    spec: {
-      group: "deep.example.com",
-      scope: "Namespaced",
-      names: { plural: "blobs", singular: "blob", kind: "Blob" },
-      versions: [{
-        name: "v1",
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
-        },
-      }],
-    },
-  };
+  const crd = openCrd("deep.example.com", "blobs", "Blob");
+
   assertEquals(
     (await ts.json("POST", "/apis/apiextensions.platform.io/v1/customresourcedefinitions", {
       body: crd,

@@ -20,6 +20,7 @@ import {
   startWebhook,
   webhookKubeconfig,
 } from "../../lib/auth/webhook_testdata.ts";
+import { openCrd } from "../open_crd.ts";
 
 const RBAC = "/apis/rbac.authorization.platform.io/v1";
 const RBAC_GROUP = "rbac.authorization.platform.io";
@@ -79,25 +80,6 @@ function assertStatus(res: { status: number; body: any }, code: number, reason: 
   assertEquals(res.status, code, JSON.stringify(res.body));
   assertEquals(res.body.kind, "Status");
   assertEquals(res.body.reason, reason);
-}
-
-function crd(group: string, plural: string, kind: string, scope: "Namespaced" | "Cluster") {
-  return {
-    metadata: { name: `${plural}.${group}` },
-    spec: {
-      group,
-      scope,
-      names: { plural, kind },
-      versions: [{
-        name: "v1",
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
-        },
-      }],
-    },
-  };
 }
 
 /** Creates a CRD and waits until its resource is served at `path`. */
@@ -167,7 +149,7 @@ Deno.test("request parsing: a cluster-scoped custom resource under a namespace i
   await using ts = await usersServer(["ns1"]);
   await serveCrd(
     ts,
-    crd("ops.example.com", "gadgets", "Gadget", "Cluster"),
+    openCrd("ops.example.com", "gadgets", "Gadget", "Cluster"),
     "/apis/ops.example.com/v1/gadgets",
   );
   await createAsAdmin(ts, "/apis/ops.example.com/v1/gadgets", {
@@ -411,7 +393,7 @@ Deno.test("request parsing: a CRD cannot claim a built-in group in either spelli
     ["certificates.k8s.io", "widgets", "Widget"],
   ];
   for (const [group, plural, kind] of cases) {
-    const res = await ts.json("POST", CRDS, { body: crd(group, plural, kind, "Cluster") });
+    const res = await ts.json("POST", CRDS, { body: openCrd(group, plural, kind, "Cluster") });
     assertStatus(res, 422, "Invalid");
     assertMatch(res.body.message, new RegExp(`spec\\.group: Invalid value: "${group}": `));
     assertEquals(res.body.details.causes.map((c: any) => [c.field, c.reason]), [
@@ -445,7 +427,7 @@ Deno.test("request parsing: a CRD cannot claim a built-in group in either spelli
 Deno.test("request parsing: RBAC gives a custom group one spelling", async () => {
   await using ts = await usersServer(["ns1"]);
   const gadgets = "/apis/tools.k8s.io/v1/namespaces/ns1/gadgets";
-  await serveCrd(ts, crd("tools.k8s.io", "gadgets", "Gadget", "Namespaced"), gadgets);
+  await serveCrd(ts, openCrd("tools.k8s.io", "gadgets", "Gadget", "Namespaced"), gadgets);
   await grant(ts, "bob", "gadgets-elsewhere", [
     { apiGroups: ["tools.platform.io"], resources: ["gadgets"], verbs: ["list"] },
   ]);
