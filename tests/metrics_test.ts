@@ -93,6 +93,42 @@ Deno.test("metrics: a path that addresses nothing adds no series of its own", as
   );
 });
 
+Deno.test("metrics: labels from a path stay bounded whoever sends it: refused requests make no series of their own", async () => {
+  await using tokens = await tokenFile({ "bob-token": { name: "bob" } });
+  await using ts = await testServer({ tokenAuthFile: tokens.path });
+  const cm = "/api/v1/namespaces/default/configmaps";
+  for (let i = 0; i < 3; i++) {
+    // No credentials, a bad token, a user allowed nothing.
+    assertEquals((await ts.json("GET", `/made-up-${i}`, { token: null })).status, 401);
+    assertEquals((await ts.json("GET", `${cm}/x/made-up-${i}`, { token: "wrong" })).status, 401);
+    assertEquals(
+      (await ts.json("GET", `${cm}/x/made-up-${i}`, { token: "bob-token" })).status,
+      403,
+    );
+    assertEquals((await ts.json("GET", `/made-up-${i}`, { token: "bob-token" })).status, 403);
+  }
+  const csr = "/apis/certificates.platform.io/v1/certificatesigningrequests/x/approval";
+  assertEquals((await ts.json("GET", csr, { token: "bob-token" })).status, 403);
+  const text = await (await ts.request("GET", "/metrics")).text();
+  assert(!text.includes("made-up"), "a made-up path or subresource is a label");
+  const refused = { verb: "GET", ...CM, scope: "resource", subresource: "" };
+  assertEquals(sample(text, "apiserver_request_total", { ...refused, code: "401" }), 3);
+  assertEquals(sample(text, "apiserver_request_total", { ...refused, code: "403" }), 3);
+  // A subresource the resource serves keeps its label.
+  assertEquals(
+    sample(text, "apiserver_request_total", {
+      resource: "certificatesigningrequests",
+      subresource: "approval",
+      code: "403",
+    }),
+    1,
+  );
+  assertEquals(
+    sample(text, "apiserver_request_total", { subresource: "", component: "", code: "401" }),
+    3,
+  );
+});
+
 Deno.test("metrics: a custom resource's requests carry its labels while served, and none once its CRD is gone", async () => {
   await using ts = await testServer();
   const crds = "/apis/apiextensions.platform.io/v1/customresourcedefinitions";

@@ -28,13 +28,13 @@ export type RequestRecorder = (
   err?: unknown,
 ) => void;
 
-/** A served resource's series, with the labels that picked it. */
+/** A served resource's series (of requests without a subresource), with the labels that
+ * picked it. */
 interface Known {
   group: string;
   version: string;
   verb: string;
   dryRun: string;
-  subresource: string;
   scope: string;
   series: RequestSeries;
 }
@@ -60,23 +60,27 @@ export function requestMetricsRecorder(
       known = new Map();
       revision = served.revision;
     }
+    // A subresource's label depends on whether its resource serves it: not kept (nor are the
+    // labels of anything else that varies with the path).
+    if (info.subresource !== "") {
+      return metrics.requests.series(requestLabelsOf(ctx.req, ctx.url, info, served, code));
+    }
     const verb = verbLabel(ctx.req, info);
     const dryRun = dryRunLabel(ctx.url);
-    const subresource = code === 404 ? "" : info.subresource;
     const scope = scopeLabel(info);
     const candidates = known.get(info.resource);
     if (candidates) {
       for (const k of candidates) {
         if (
           k.verb === verb && k.scope === scope && k.group === info.group &&
-          k.version === info.version && k.subresource === subresource && k.dryRun === dryRun
+          k.version === info.version && k.dryRun === dryRun
         ) return k.series;
       }
     }
     const labels = requestLabelsOf(ctx.req, ctx.url, info, served, code);
     const series = metrics.requests.series(labels);
     if (labels.resource !== "") {
-      const entry = { group: info.group, version: info.version, verb, dryRun, subresource, scope };
+      const entry = { group: info.group, version: info.version, verb, dryRun, scope };
       if (candidates) candidates.push({ ...entry, series });
       else known.set(info.resource, [{ ...entry, series }]);
     }
