@@ -54,7 +54,7 @@ export interface LogBackendOptions extends RotationOptions {
 export type AuditErrorCounter = (plugin: "log" | "webhook" | "buffered", events: number) => void;
 
 /** How long batch mode gathers events before it writes them. */
-const BATCH_WAIT_MS = 10;
+export const BATCH_WAIT_MS = 10;
 const encoder = new TextEncoder();
 
 /** Opens the log: the file is created (0600) or appended to. Throws the OS error. */
@@ -198,7 +198,7 @@ class BatchBackend {
         this.logger.warn(`audit log: dropped ${this.#burst} events while the buffer was full`);
         this.#burst = 0;
       }
-      const bytes = this.#bytes.lines(events, eventJson);
+      const bytes = this.#bytes.join(events, eventJson, "\n");
       try {
         await this.out.write(bytes);
       } catch (err) {

@@ -152,12 +152,12 @@ export class ReusedBytes {
   #buffer = new Uint8Array(64 * 1024);
 
   /**
-   * The texts of `items`, each followed by a newline. They are joined and encoded a chunk of
-   * about 32k characters at a time: a batch of events never becomes one string (of hundreds of
+   * The texts of `items`, each followed by `suffix`, as UTF-8. They are joined and encoded a
+   * chunk of about 32k characters at a time: a batch never becomes one string (of hundreds of
    * kB, which V8 makes outside its young generation and only a full collection frees), and an
-   * `encodeInto` per event (half a µs of argument checks each) is not paid either.
+   * `encodeInto` per item (half a µs of argument checks each) is not paid either.
    */
-  lines<T>(items: readonly T[], text: (item: T) => string): Uint8Array {
+  join<T>(items: readonly T[], text: (item: T) => string, suffix: string): Uint8Array {
     let buffer = this.#buffer;
     let at = 0;
     let chunk: string[] = [];
@@ -176,7 +176,7 @@ export class ReusedBytes {
       chars = 0;
     };
     for (const item of items) {
-      const line = text(item) + "\n";
+      const line = text(item) + suffix;
       chunk.push(line);
       chars += line.length;
       if (chars >= CHUNK_CHARS) encode();

@@ -21,8 +21,14 @@
 import type { Logger } from "../api/mod.ts";
 import type { AuditEvent } from "./event.ts";
 import { eventJson } from "./event_json.ts";
-import type { AuditBackend, AuditErrorCounter, LogBackendOptions, LogMode } from "./log_backend.ts";
-import { RotatingFile, writeAllSync } from "./rotating_file.ts";
+import {
+  type AuditBackend,
+  type AuditErrorCounter,
+  BATCH_WAIT_MS,
+  type LogBackendOptions,
+  type LogMode,
+} from "./log_backend.ts";
+import { ReusedBytes, RotatingFile, writeAllSync } from "./rotating_file.ts";
 import type { Stage } from "./policy.ts";
 
 /**
@@ -40,8 +46,11 @@ export class AuditLogWriter {
   readonly #batch: boolean;
   readonly #logger: Logger;
   readonly #onError?: AuditErrorCounter;
-  /** Batch mode: writes one after another, never overlapping. */
-  #writing: Promise<unknown> = Promise.resolve();
+  /** Batch mode: the threads' texts not yet written, and the writing under way. */
+  #queue: { text: string; events: number; written: (ok: boolean) => void }[] = [];
+  #writing: Promise<void> | undefined;
+  /** One write at a time: each batch's bytes can go where the previous batch's were. */
+  readonly #bytes = new ReusedBytes();
   #failing = false;
 
   /** Opens the file (0600, its directory made) or standard output; throws the OS error. */
@@ -64,8 +73,9 @@ export class AuditLogWriter {
 
   /**
    * Writes `events` lines: in the blocking modes at once (the caller waits for the result), in
-   * batch mode after the writes before it. Resolves to false when the write failed (counted
-   * as `log` errors and logged once per run of failures).
+   * batch mode with what other threads sent meanwhile, at most once every few milliseconds (as
+   * the one-thread batch mode writes, log_backend.ts). Resolves to false when the write failed
+   * (counted as `log` errors and logged once per run of failures).
    */
   write(text: string, events: number): boolean | Promise<boolean> {
     if (!this.#batch) {
@@ -76,16 +86,34 @@ export class AuditLogWriter {
         return this.#failed(err, events);
       }
     }
-    const done = this.#writing.then(() => this.#out.write(encoder.encode(text)))
-      .then(() => this.#succeeded(), (err) => this.#failed(err, events));
-    this.#writing = done;
-    return done;
+    const done = Promise.withResolvers<boolean>();
+    this.#queue.push({ text, events, written: done.resolve });
+    this.#writing ??= this.#writeBatches();
+    return done.promise;
   }
 
   /** Waits for the queued writes, then closes the file. */
   async close(): Promise<void> {
-    await this.#writing;
+    while (this.#writing) await this.#writing;
     this.#close();
+  }
+
+  async #writeBatches(): Promise<void> {
+    for (;;) {
+      await new Promise((r) => setTimeout(r, BATCH_WAIT_MS));
+      const queue = this.#queue;
+      if (queue.length === 0) break;
+      this.#queue = [];
+      let ok: boolean;
+      try {
+        await this.#out.write(this.#bytes.join(queue, (q) => q.text, ""));
+        ok = this.#succeeded();
+      } catch (err) {
+        ok = this.#failed(err, queue.reduce((n, q) => n + q.events, 0));
+      }
+      for (const q of queue) q.written(ok);
+    }
+    this.#writing = undefined;
   }
 
   #succeeded(): true {

@@ -90,9 +90,24 @@ Deno.test("the writer: lines from every thread in one file; a failed write is co
       logger: recordingLogger(),
       onError: (plugin, n) => errors.push([plugin, n]),
     });
-    assert.equal(await full.write('{"a":1}\n', 1), false);
+    // Batch mode: what the threads send meanwhile goes in one write, in arrival order.
+    const batch = new AuditLogWriter({
+      path: `${dir}/batch.log`,
+      mode: "batch",
+      logger: recordingLogger(),
+    });
+    const written = [batch.write('{"b":1}\n', 1), batch.write('{"b":2}\n{"b":3}\n', 2)];
+    assert.deepEqual(await Promise.all(written), [true, true]);
+    assert.equal(await batch.write('{"b":4}\n', 1), true);
+    await batch.close();
+    assert.equal(
+      await Deno.readTextFile(`${dir}/batch.log`),
+      '{"b":1}\n{"b":2}\n{"b":3}\n{"b":4}\n',
+    );
+    const lost = [full.write('{"a":1}\n', 1), full.write('{"a":2}\n{"a":3}\n', 2)];
+    assert.deepEqual(await Promise.all(lost), [false, false]);
     await full.close();
-    assert.deepEqual(errors, [["log", 1]]);
+    assert.deepEqual(errors, [["log", 3]]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
