@@ -46,7 +46,7 @@ export function requestMetricsRecorder(
   // The series of served resources' requests, by resource and then matched on the other
   // labels: a lookup by a short string and a few comparisons, where asking the catalogue
   // whether the resource is served and then finding the series by its eight labels cost
-  // about 0.3 µs a request. Only served resources are kept (their labels are bounded), and
+  // about 0.8 µs a GET (profiled). Only served resources are kept (their labels are bounded), and
   // all are forgotten when the catalogue changes: a resource no longer served is then
   // labelled as one.
   let known = new Map<string, Known[]>();
