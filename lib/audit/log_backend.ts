@@ -20,6 +20,7 @@ import type { AuditLogMode } from "../config/mod.ts";
 import type { AuditEvent } from "./event.ts";
 import { eventJson } from "./event_json.ts";
 import type { Stage } from "./policy.ts";
+import { SpacedBatches } from "./spaced_batches.ts";
 import {
   ReusedBytes,
   RotatingFile,
@@ -53,8 +54,6 @@ export interface LogBackendOptions extends RotationOptions {
 /** Called with the plugin that lost events and how many (kube's `HandlePluginError`). */
 export type AuditErrorCounter = (plugin: "log" | "webhook" | "buffered", events: number) => void;
 
-/** How long batch mode gathers events before it writes them. */
-export const BATCH_WAIT_MS = 10;
 const encoder = new TextEncoder();
 
 /** Opens the log: the file is created (0600) or appended to. Throws the OS error. */
@@ -146,13 +145,12 @@ class BlockingBackend {
 }
 
 class BatchBackend {
-  #buffer: AuditEvent[] = [];
   /** One write at a time: each batch's bytes can go where the previous batch's were. */
   readonly #bytes = new ReusedBytes();
+  readonly #batches = new SpacedBatches<AuditEvent>((events) => this.#write(events));
   #dropped = 0;
   /** Dropped since the buffer last had room: the burst being logged. */
   #burst = 0;
-  #flushing: Promise<void> | undefined;
   #closed = false;
 
   constructor(
@@ -164,7 +162,7 @@ class BatchBackend {
 
   process(ev: AuditEvent): void {
     if (this.#closed) return;
-    if (this.#buffer.length >= this.size) {
+    if (this.#batches.waiting >= this.size) {
       this.#dropped++;
       this.onError?.("buffered", 1);
       if (this.#burst++ === 0) {
@@ -174,44 +172,29 @@ class BatchBackend {
       }
       return;
     }
-    this.#buffer.push(ev);
-    this.#flushing ??= this.#flush();
+    this.#batches.add(ev);
   }
 
   dropped(): number {
     return this.#dropped;
   }
 
-  async #flush(): Promise<void> {
-    // One write every few milliseconds at most, carrying the events that came meanwhile: an
-    // async write costs this thread 15–45 µs of CPU whatever its size (a hand-off to a
-    // blocking thread and back; more while the store's files are being written), so a write
-    // per event loop turn cost a GET more than its events' text did, and so did writing
-    // again as soon as the last write ended (about 400 writes/s under creates, 5 µs of each
-    // create). At 14,000 events/s a write carries about 140.
-    for (;;) {
-      await new Promise((r) => setTimeout(r, BATCH_WAIT_MS));
-      if (this.#buffer.length === 0) break;
-      const events = this.#buffer;
-      this.#buffer = [];
-      if (this.#burst > 0) {
-        this.logger.warn(`audit log: dropped ${this.#burst} events while the buffer was full`);
-        this.#burst = 0;
-      }
-      const bytes = this.#bytes.join(events, eventJson, "\n");
-      try {
-        await this.out.write(bytes);
-      } catch (err) {
-        this.onError?.("log", events.length);
-        this.logger.error(`audit log: cannot write ${events.length} events: ${message(err)}`);
-      }
+  async #write(events: AuditEvent[]): Promise<void> {
+    if (this.#burst > 0) {
+      this.logger.warn(`audit log: dropped ${this.#burst} events while the buffer was full`);
+      this.#burst = 0;
     }
-    this.#flushing = undefined;
+    try {
+      await this.out.write(this.#bytes.join(events, eventJson, "\n"));
+    } catch (err) {
+      this.onError?.("log", events.length);
+      this.logger.error(`audit log: cannot write ${events.length} events: ${message(err)}`);
+    }
   }
 
   async close(): Promise<void> {
     this.#closed = true;
-    while (this.#flushing) await this.#flushing;
+    await this.#batches.drain();
     this.out.close();
   }
 }

@@ -21,14 +21,9 @@
 import type { Logger } from "../api/mod.ts";
 import type { AuditEvent } from "./event.ts";
 import { eventJson } from "./event_json.ts";
-import {
-  type AuditBackend,
-  type AuditErrorCounter,
-  BATCH_WAIT_MS,
-  type LogBackendOptions,
-  type LogMode,
-} from "./log_backend.ts";
+import type { AuditBackend, AuditErrorCounter, LogBackendOptions, LogMode } from "./log_backend.ts";
 import { ReusedBytes, RotatingFile, writeAllSync } from "./rotating_file.ts";
+import { SpacedBatches } from "./spaced_batches.ts";
 import type { Stage } from "./policy.ts";
 
 /**
@@ -39,6 +34,13 @@ export type DeliverLines = (text: string, events: number) => Promise<boolean>;
 
 const encoder = new TextEncoder();
 
+/** A thread's lines waiting for the writer, and whom to tell how their write went. */
+interface Lines {
+  text: string;
+  events: number;
+  written: (ok: boolean) => void;
+}
+
 /** The one writer of the log, on the main thread: lines from every thread, in arrival order. */
 export class AuditLogWriter {
   readonly #out: { writeSync(b: Uint8Array): void; write(b: Uint8Array): Promise<void> };
@@ -46,9 +48,8 @@ export class AuditLogWriter {
   readonly #batch: boolean;
   readonly #logger: Logger;
   readonly #onError?: AuditErrorCounter;
-  /** Batch mode: the threads' texts not yet written, and the writing under way. */
-  #queue: { text: string; events: number; written: (ok: boolean) => void }[] = [];
-  #writing: Promise<void> | undefined;
+  /** Batch mode: the threads' texts not yet written. */
+  readonly #batches = new SpacedBatches<Lines>((batch) => this.#writeBatch(batch));
   /** One write at a time: each batch's bytes can go where the previous batch's were. */
   readonly #bytes = new ReusedBytes();
   #failing = false;
@@ -87,33 +88,25 @@ export class AuditLogWriter {
       }
     }
     const done = Promise.withResolvers<boolean>();
-    this.#queue.push({ text, events, written: done.resolve });
-    this.#writing ??= this.#writeBatches();
+    this.#batches.add({ text, events, written: done.resolve });
     return done.promise;
   }
 
   /** Waits for the queued writes, then closes the file. */
   async close(): Promise<void> {
-    while (this.#writing) await this.#writing;
+    await this.#batches.drain();
     this.#close();
   }
 
-  async #writeBatches(): Promise<void> {
-    for (;;) {
-      await new Promise((r) => setTimeout(r, BATCH_WAIT_MS));
-      const queue = this.#queue;
-      if (queue.length === 0) break;
-      this.#queue = [];
-      let ok: boolean;
-      try {
-        await this.#out.write(this.#bytes.join(queue, (q) => q.text, ""));
-        ok = this.#succeeded();
-      } catch (err) {
-        ok = this.#failed(err, queue.reduce((n, q) => n + q.events, 0));
-      }
-      for (const q of queue) q.written(ok);
+  async #writeBatch(batch: Lines[]): Promise<void> {
+    let ok: boolean;
+    try {
+      await this.#out.write(this.#bytes.join(batch, (l) => l.text, ""));
+      ok = this.#succeeded();
+    } catch (err) {
+      ok = this.#failed(err, batch.reduce((n, l) => n + l.events, 0));
     }
-    this.#writing = undefined;
+    for (const l of batch) l.written(ok);
   }
 
   #succeeded(): true {

@@ -1,8 +1,8 @@
 /**
  * The per-request metrics of kube's endpoint instrumentation: `apiserver_request_total`,
- * `apiserver_request_duration_seconds` and `apiserver_response_sizes`, recorded with one
- * lookup per request: the request's series (verb … component) is found by one joined key, and
- * holds the children of all three metrics.
+ * `apiserver_request_duration_seconds` and `apiserver_response_sizes`. A request's series
+ * (verb … component) holds the children of all three metrics; callers keep the series they
+ * find (the request recorder keeps one per served resource's labels).
  */
 
 import { REQUEST_DURATION_BUCKETS, RESPONSE_SIZE_BUCKETS } from "./buckets.ts";
@@ -75,11 +75,6 @@ export class RequestMetrics {
     });
   }
 
-  /** One finished request: its answer's code, how long it took and, when known, its size. */
-  record(l: RequestLabels, code: number, seconds: number, bytes: number | undefined): void {
-    this.recordIn(this.series(l), code, seconds, bytes);
-  }
-
   /** The series of requests with these labels, for callers that keep it (the request
    * recorder keeps one per served resource's labels): recording into it is no lookup. */
   series(l: RequestLabels): RequestSeries {
@@ -113,7 +108,8 @@ export class RequestMetrics {
     return s;
   }
 
-  /** One finished request of series `s` (from {@link series}). */
+  /** One finished request of series `s` (from {@link series}): its answer's code, how long it
+   * took and, when known, its size. */
   recordIn(s: RequestSeries, code: number, seconds: number, bytes: number | undefined): void {
     const series = s as Series;
     let total = series.byCode.get(code);
