@@ -53,17 +53,14 @@ export function requestMetricsRecorder(
   let revision = served.revision;
   const seriesOf = (ctx: RequestContext, code: number): RequestSeries => {
     const info = ctx.info;
-    if (!info.isResourceRequest) {
+    // Non-resource paths, and subresources (whose label depends on whether their resource
+    // serves them), are labelled afresh: only a resource's own requests are kept.
+    if (!info.isResourceRequest || info.subresource !== "") {
       return metrics.requests.series(requestLabelsOf(ctx.req, ctx.url, info, served, code));
     }
     if (served.revision !== revision) {
       known = new Map();
       revision = served.revision;
-    }
-    // A subresource's label depends on whether its resource serves it: not kept (nor are the
-    // labels of anything else that varies with the path).
-    if (info.subresource !== "") {
-      return metrics.requests.series(requestLabelsOf(ctx.req, ctx.url, info, served, code));
     }
     const verb = verbLabel(ctx.req, info);
     const dryRun = dryRunLabel(ctx.url);
