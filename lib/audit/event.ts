@@ -132,7 +132,10 @@ export function atStage(ev: AuditEvent, stage: Stage): AuditEvent {
     requestObject: ev.requestObject,
     responseObject: ev.responseObject,
     requestReceivedTimestamp: ev.requestReceivedTimestamp,
-    stageTimestamp: microTime(),
+    // The filter emits RequestReceived as the event is made: its time is the arrival's.
+    stageTimestamp: stage === "RequestReceived" && ev.stage === "RequestReceived"
+      ? ev.stageTimestamp
+      : microTime(),
     annotations: ev.annotations && copyOrNone(ev.annotations),
     [STABLE_TEXT]: ev[STABLE_TEXT],
   };
@@ -149,7 +152,7 @@ export function responseStatusOf(
   code: number,
   failure?: { message: string; reason: string },
 ): ResponseStatus {
-  if (!failure || code < 400) return { metadata: {}, code };
+  if (!failure || code < 400) return successStatus(code);
   return {
     metadata: {},
     status: "Failure",
@@ -157,6 +160,19 @@ export function responseStatusOf(
     reason: failure.reason,
     code,
   };
+}
+
+/** A success's status, one frozen object per code: its text is made once (event_json.ts). */
+const successStatuses = new Map<number, ResponseStatus>();
+
+function successStatus(code: number): ResponseStatus {
+  let status = successStatuses.get(code);
+  if (status === undefined) {
+    if (!Number.isInteger(code) || code < 100 || code > 599) return { metadata: {}, code };
+    status = Object.freeze({ metadata: Object.freeze({}), code });
+    successStatuses.set(code, status);
+  }
+  return status;
 }
 
 /** The client and the proxies it came through: `X-Forwarded-For`'s entries, then the

@@ -102,3 +102,49 @@ Deno.test("eventJson: a request's stages share their stable text, and a copy cha
   const done = atStage(ev, "ResponseComplete");
   assert.equal(eventJson(done), JSON.stringify(done));
 });
+
+Deno.test("eventJson: an object reference filled in or changed between stages is written as it is then", () => {
+  const ev = event(4);
+  const ref = ev.objectRef!;
+  const received = atStage(ev, "RequestReceived");
+  assert.equal(eventJson(received), JSON.stringify(received));
+  // A create's reference gets its name once the body is read, in the same object.
+  ref.name = "made";
+  const named = atStage(ev, "ResponseComplete");
+  assert.equal(eventJson(named), JSON.stringify(named));
+  for (
+    const field of ["apiGroup", "apiVersion", "subresource", "uid", "resourceVersion"] as const
+  ) {
+    ref[field] = `${field}-1`;
+    const changed = atStage(ev, "ResponseComplete");
+    assert.equal(eventJson(changed), JSON.stringify(changed), field);
+  }
+  const replaced = { ...atStage(ev, "ResponseComplete"), objectRef: { resource: "secrets" } };
+  assert.equal(eventJson(replaced), JSON.stringify(replaced));
+});
+
+Deno.test("responseStatusOf: a success's status is one frozen object per code, written as JSON.stringify writes it", () => {
+  const ok = responseStatusOf(200);
+  assert.equal(responseStatusOf(200), ok);
+  assert.ok(Object.isFrozen(ok) && Object.isFrozen(ok.metadata));
+  assert.deepEqual(ok, { metadata: {}, code: 200 });
+  assert.notEqual(responseStatusOf(201), ok);
+  const failed = responseStatusOf(404, { message: "gone", reason: "NotFound" });
+  assert.ok(!Object.isFrozen(failed));
+  const ev = event(6);
+  for (const status of [ok, responseStatusOf(201), failed, { ...ok, code: 299 }]) {
+    ev.responseStatus = status;
+    assert.equal(eventJson(ev), JSON.stringify(ev));
+  }
+});
+
+Deno.test("atStage: RequestReceived, emitted as the event is made, is stamped with its arrival", () => {
+  const ev = event(0);
+  const made = newEvent({ ...ev, userAgent: ev.userAgent, annotations: {} });
+  const received = atStage(made, "RequestReceived");
+  assert.equal(received.stageTimestamp, made.requestReceivedTimestamp);
+  assert.equal(eventJson(received), JSON.stringify(received));
+  const later = atStage(received, "ResponseComplete");
+  assert.ok(later.stageTimestamp >= received.stageTimestamp);
+  assert.equal(atStage(later, "RequestReceived").stageTimestamp === later.stageTimestamp, false);
+});
