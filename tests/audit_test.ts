@@ -320,9 +320,9 @@ Deno.test("audit: blocking-strict fails a request whose event cannot be written,
   }
 });
 
-Deno.test("audit: batch mode writes the events in the background", async () => {
+Deno.test("audit: batch mode writes the events in the background, each as it was at its stage", async () => {
   await using a = await auditServer({ logMode: "batch", logBatchBufferSize: 100 });
-  const res = await a.ts.request("GET", CONFIGMAPS);
+  const res = await a.ts.request("POST", CONFIGMAPS, { body: { metadata: { name: "batched" } } });
   await res.body?.cancel();
   let events: any[] = [];
   for (let i = 0; i < 50 && events.length < 2; i++) {
@@ -330,6 +330,15 @@ Deno.test("audit: batch mode writes the events in the background", async () => {
     events = eventsOf(await readEvents(a.log), res.headers.get("Audit-ID"));
   }
   assertEquals(events.map((e) => e.stage), ["RequestReceived", "ResponseComplete"]);
+  // Both events are written together, after the request: the first still has no name.
+  assertEquals(events[0].objectRef, {
+    resource: "configmaps",
+    namespace: "default",
+    apiVersion: "v1",
+  });
+  assertEquals(events[1].objectRef.name, "batched");
+  assertEquals(events[0].annotations, undefined);
+  assertEquals(events[1].annotations["authorization.platform.io/decision"], "allow");
 });
 
 Deno.test("audit: a bad policy is refused with its field path by check-config and serve (exit 2)", async () => {

@@ -290,9 +290,13 @@ function fillObjectRef(ev: AuditEvent, obj: unknown): void {
   const ref = ev.objectRef;
   const meta = (obj as { metadata?: { name?: unknown; namespace?: unknown } })?.metadata;
   if (!ref || !meta || typeof meta !== "object") return;
-  if (!ref.name && typeof meta.name === "string" && meta.name) ref.name = meta.name;
-  if (!ref.namespace && typeof meta.namespace === "string" && meta.namespace) {
-    ref.namespace = meta.namespace;
+  const name = !ref.name && typeof meta.name === "string" && meta.name ? meta.name : undefined;
+  const namespace = !ref.namespace && typeof meta.namespace === "string" && meta.namespace
+    ? meta.namespace
+    : undefined;
+  // A new reference: the earlier stages' events, which a batch still holds, keep theirs.
+  if (name || namespace) {
+    ev.objectRef = { ...ref, ...(name && { name }), ...(namespace && { namespace }) };
   }
 }
 
