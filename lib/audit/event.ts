@@ -141,10 +141,25 @@ export function atStage(ev: AuditEvent, stage: Stage): AuditEvent {
   };
 }
 
+/**
+ * The event at its last stage (ResponseComplete or Panic), stamped now: the event itself, which
+ * nothing changes after its last stage, so no copy is made. Empty annotations are left out.
+ */
+export function atLastStage(ev: AuditEvent, stage: Stage): AuditEvent {
+  ev.stage = stage;
+  ev.stageTimestamp = microTime();
+  if (ev.annotations && isEmpty(ev.annotations)) ev.annotations = undefined;
+  return ev;
+}
+
+function isEmpty(record: Record<string, string>): boolean {
+  for (const _ in record) return false;
+  return true;
+}
+
 /** A copy of the annotations; undefined when there are none. */
 function copyOrNone(annotations: Record<string, string>): Record<string, string> | undefined {
-  for (const _ in annotations) return { ...annotations };
-  return undefined;
+  return isEmpty(annotations) ? undefined : { ...annotations };
 }
 
 /** A successful answer's status, or a failure's in kube's metav1.Status words. */

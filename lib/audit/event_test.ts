@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  atLastStage,
   atStage,
   formatMicro,
   newEvent,
@@ -111,4 +112,17 @@ Deno.test("audit event: managed fields are removed from objects and list items, 
     items: [{ metadata: { name: "a" }, data: { k: "v" } }],
   });
   assert.equal(withoutManagedFields("text"), "text");
+});
+
+Deno.test("audit event: the last stage stamps the event itself; empty annotations are left out", () => {
+  const ev = newEvent({ ...start, annotations: {} });
+  const received = atStage(ev, "RequestReceived");
+  const done = atLastStage(ev, "ResponseComplete");
+  assert.equal(done, ev, "no copy");
+  assert.equal(done.stage, "ResponseComplete");
+  assert.ok(done.stageTimestamp >= received.stageTimestamp);
+  assert.equal(done.annotations, undefined);
+  assert.equal(received.stage, "RequestReceived", "the earlier stage's copy is unchanged");
+  const annotated = newEvent({ ...start, annotations: { "a.io/b": "c" } });
+  assert.deepEqual(atLastStage(annotated, "Panic").annotations, { "a.io/b": "c" });
 });

@@ -24,6 +24,7 @@ export {
   STAGES,
 } from "./policy.ts";
 export {
+  atLastStage,
   atStage,
   AUDIT_EVENT_API_VERSION,
   type AuditEvent,

@@ -16,6 +16,7 @@
 import { parse as parseYaml } from "yaml";
 import { internalError, type Logger, StatusError } from "../../api/mod.ts";
 import {
+  atLastStage,
   atStage,
   type AuditBackend,
   type AuditDecision,
@@ -82,7 +83,8 @@ function emit(
   if (decision.omitStages.has(stage)) return;
   let sent: void | Promise<void>;
   try {
-    sent = auditing.backend.process(atStage(ev, stage));
+    const last = stage === "ResponseComplete" || stage === "Panic";
+    sent = auditing.backend.process(last ? atLastStage(ev, stage) : atStage(ev, stage));
   } catch (err) {
     eventLost(auditing, err);
   }
