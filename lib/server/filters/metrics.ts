@@ -77,9 +77,9 @@ export function requestMetricsRecorder(
     const labels = requestLabelsOf(ctx.req, ctx.url, info, served, code);
     const series = metrics.requests.series(labels);
     if (labels.resource !== "") {
-      const entry = { group: info.group, version: info.version, verb, dryRun, scope };
-      if (candidates) candidates.push({ ...entry, series });
-      else known.set(info.resource, [{ ...entry, series }]);
+      const entry = { group: info.group, version: info.version, verb, dryRun, scope, series };
+      if (candidates) candidates.push(entry);
+      else known.set(info.resource, [entry]);
     }
     return series;
   };
