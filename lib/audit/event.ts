@@ -193,12 +193,12 @@ function successStatus(code: number): ResponseStatus {
 /** The client and the proxies it came through: `X-Forwarded-For`'s entries, then the
  * connection's address (when not already last), as kube's SourceIPs. */
 export function sourceIPsOf(forwardedFor: string | null, remote: string | undefined): string[] {
+  // The common case, a client without proxies: one literal, not a grown array.
+  if (!forwardedFor) return remote ? [remote] : [];
   const ips: string[] = [];
-  if (forwardedFor) {
-    for (const part of forwardedFor.split(",")) {
-      const ip = part.trim();
-      if (ip !== "") ips.push(ip);
-    }
+  for (const part of forwardedFor.split(",")) {
+    const ip = part.trim();
+    if (ip !== "") ips.push(ip);
   }
   if (remote && ips[ips.length - 1] !== remote) ips.push(remote);
   return ips;

@@ -30,7 +30,7 @@ import type { Credentials } from "./credentials.ts";
 import type { OpenResources } from "./open_resources.ts";
 import type { StartOptions } from "./options.ts";
 import type { ApiRegistries } from "./registries.ts";
-import { countStoredObjects } from "./metrics.ts";
+import { countStoredObjects, levelCounter } from "./metrics.ts";
 import { scrapeThreads } from "./thread_link.ts";
 import { snapshotHandler } from "../snapshot_endpoint.ts";
 
@@ -111,7 +111,7 @@ export async function buildRequestHandler(
   const auditing: Auditing | undefined = config.audit && {
     ...config.audit,
     logger,
-    countLevel: metrics && ((level) => metrics.auditLevels.child(level).inc()),
+    countLevel: metrics && levelCounter(metrics),
   };
   return buildHandlerChain({
     authenticator,

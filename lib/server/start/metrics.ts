@@ -5,6 +5,7 @@
  * here is of the server's own copy, so counting lazily, on a scrape, costs nothing between).
  */
 
+import { type Level, LEVELS } from "../../audit/mod.ts";
 import type { ServerMetrics } from "../../metrics/mod.ts";
 import { keyType } from "../../storage/mod.ts";
 import type { ApiRegistries } from "./registries.ts";
@@ -31,4 +32,11 @@ export function countStoredObjects(
     }
     yield* counts;
   };
+}
+
+/** `apiserver_audit_level_total`'s counting of a request's level: its four children found
+ * once, not by their label at each request. */
+export function levelCounter(metrics: ServerMetrics): (level: Level) => void {
+  const children = new Map(LEVELS.map((level) => [level, metrics.auditLevels.child(level)]));
+  return (level) => children.get(level)?.inc();
 }
