@@ -1,8 +1,10 @@
 /**
- * The metrics read when scraped from what the start-up steps opened: stored objects per
- * group-resource (`apiserver_storage_objects`), counted in the store at a scrape when the last
- * count is older than `--etcd-count-metric-poll-period` (kube polls etcd that often; a count
- * here is of the server's own copy, so counting lazily, on a scrape, costs nothing between).
+ * Metrics wired to what the start-up steps opened:
+ * - stored objects per group-resource (`apiserver_storage_objects`), counted in the store at a
+ *   scrape when the last count is older than `--etcd-count-metric-poll-period` (kube polls etcd
+ *   that often; a count here is of the server's own copy, so counting lazily, on a scrape, costs
+ *   nothing between);
+ * - audited requests by their policy level (`apiserver_audit_level_total`).
  */
 
 import { type Level, LEVELS } from "../../audit/mod.ts";
