@@ -14,7 +14,7 @@
  * @module
  */
 
-import type { UserInfo } from "../api/mod.ts";
+import { ALL_VERBS, type UserInfo } from "../api/mod.ts";
 import {
   AUDIT_EVENT_API_VERSION,
   type AuditEvent,
@@ -23,9 +23,6 @@ import {
   STABLE_TEXT,
 } from "./event.ts";
 import { LEVELS, type Stage } from "./policy.ts";
-
-/** The verbs of kube's method mapping. */
-const COMMON_VERBS = ["get", "list", "watch", "create", "update", "patch", "delete"];
 
 /**
  * A value that is already JSON text (one line: no raw newlines). `eventJson` copies the text;
@@ -79,7 +76,7 @@ function str(s: string): string {
 
 /** The quoted text of the words most events carry: looked up, not checked for escapes. */
 const QUOTED_WORDS = new Map<string, string>(
-  [AUDIT_EVENT_API_VERSION, ...LEVELS, ...COMMON_VERBS].map((w) => [w, `"${w}"`]),
+  [AUDIT_EVENT_API_VERSION, ...LEVELS, ...ALL_VERBS].map((w) => [w, `"${w}"`]),
 );
 
 /** `JSON.stringify(w)` of a word that is usually one of a few. */
