@@ -95,7 +95,7 @@ export interface Store {
 
   get(key: string, opts?: ReadOptions): Promise<KeyValue | undefined>;
   /** True when `get` and `list` do all their work before they return (an index in memory):
-   * their promise is settled already, and timing the call times the read. */
+   * their promise is settled already, and no request went to a backend. */
   readonly readsAtOnce?: boolean;
   /** All keys that start with `prefix`, in ascending key order. */
   list(prefix: string, opts?: ListOptions): Promise<ListResult>;
