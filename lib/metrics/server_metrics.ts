@@ -3,8 +3,9 @@
  * and buckets, made in one registry per server. The parts of the server that record them get
  * the handles they need (`metrics.watchEvents`, …) through their options.
  *
- * Storage durations use kube's `etcd_request_duration_seconds{operation,type}` (its name for
- * every backend, `type` being the group-resource) whatever the backend.
+ * Storage durations use kube's `etcd_request_duration_seconds{operation,type}` (`type` being the
+ * group-resource) whatever the backend: the requests a store sends to its backend (see
+ * storage/instrumented.ts).
  */
 
 import {
