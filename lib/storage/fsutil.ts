@@ -18,6 +18,30 @@ export async function syncDir(path: string): Promise<void> {
   }
 }
 
+/** Programs found missing, or not allowed to run: not tried again. */
+const unavailable = new Set<string>();
+
+/**
+ * Flushes the whole file system that holds `path` in one call: `syncfs(2)`, through
+ * coreutils' `sync -f` (Deno has no binding for it). On Linux that is as durable as an fsync
+ * of every file and directory on that file system, and costs one process start where a
+ * file-by-file pass costs three calls a file (about 45 µs of CPU each file here). Resolves
+ * false when it could not be done (not Linux, no `sync`, no permission to run it, or it
+ * failed): the caller then syncs file by file, which reports an I/O error as its own.
+ */
+export async function syncFileSystem(path: string, program = "sync"): Promise<boolean> {
+  if (Deno.build.os !== "linux" || unavailable.has(program)) return false;
+  try {
+    const cmd = new Deno.Command(program, { args: ["-f", path], stdout: "null", stderr: "null" });
+    return (await cmd.output()).success;
+  } catch (err) {
+    const missing = err instanceof Deno.errors.NotFound ||
+      err instanceof Deno.errors.NotCapable || err instanceof Deno.errors.PermissionDenied;
+    if (missing) unavailable.add(program);
+    return false;
+  }
+}
+
 /**
  * Replaces `path` with `data` atomically and durably: writes a temporary file beside it with
  * `mode` (whatever the umask; default 0600), fsyncs it, renames it over `path` and fsyncs the

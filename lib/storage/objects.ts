@@ -13,7 +13,7 @@
  */
 
 import type { StoreLogger } from "./logger.ts";
-import { isNotFound, parentDir, syncDir } from "./fsutil.ts";
+import { isNotFound, parentDir, syncDir, syncFileSystem } from "./fsutil.ts";
 import { keyToPath, OBJECT_SUFFIX } from "./keypath.ts";
 import { ObjectFileWriter, type WriteOp, type WriteResults } from "./object_writer.ts";
 import { DIR_MODE, FILE_MODE } from "./permissions.ts";
@@ -21,6 +21,9 @@ import type { KeyValue } from "./store.ts";
 
 /** Parallel file operations when syncing. */
 const IO_CONCURRENCY = 16;
+/** From this many files written since the last sync, one sync of the whole file system costs
+ * less than a pass over them (a process start: about 1.5 ms, 0.4 ms of CPU here). */
+const FILE_SYSTEM_SYNC_FROM = 64;
 /** Changes written per background step; the writer re-checks its policy between steps. */
 const CHUNK = 512;
 
@@ -42,6 +45,8 @@ export interface ObjectFileStats {
   removes: number;
   /** Sync passes completed. */
   syncs: number;
+  /** Of those, the passes done by one sync of the whole file system. */
+  fileSystemSyncs: number;
   /** Writes that failed (they are retried by the next step or flush). */
   failures: number;
   /** Keys whose file is not yet written. */
@@ -91,6 +96,7 @@ export class ObjectFiles {
   readonly #maxBacklog: number;
   readonly #maxDelayMs: number;
   readonly #storedValue: ((kv: KeyValue) => string) | undefined;
+  readonly #fileSystemSync: (path: string) => Promise<boolean>;
   #dirty = new Map<string, Change>();
   /** Newest revision handed to {@link schedule}. */
   #scheduled: number;
@@ -107,7 +113,7 @@ export class ObjectFiles {
   #knownDirs = new Set<string>();
   #unsyncedFiles = new Set<string>();
   #unsyncedDirs = new Set<string>();
-  #stats = { writes: 0, removes: 0, syncs: 0, failures: 0 };
+  #stats = { writes: 0, removes: 0, syncs: 0, fileSystemSyncs: 0, failures: 0 };
   /** Writes the files, on a thread of its own. */
   readonly #writer: ObjectFileWriter;
 
@@ -120,9 +126,12 @@ export class ObjectFiles {
       policy?: ObjectWritePolicy;
       /** The value as the file holds it (encrypted at rest). @default the value */
       storedValue?: (kv: KeyValue) => string;
+      /** Syncs a whole file system (tests replace it). @default {@link syncFileSystem} */
+      fileSystemSync?: (path: string) => Promise<boolean>;
     },
   ) {
     this.#storedValue = opts.storedValue;
+    this.#fileSystemSync = opts.fileSystemSync ?? syncFileSystem;
     this.dir = dir;
     this.#logger = opts.logger;
     this.#scheduled = opts.revision;
@@ -369,8 +378,8 @@ export class ObjectFiles {
 
   /**
    * Makes every file written so far durable: fdatasyncs the files, then fsyncs the
-   * directories whose entries changed. Resolves to the revision up to which object files
-   * are now complete and durable.
+   * directories whose entries changed; or, when there are many, syncs their whole file system
+   * at once. Resolves to the revision up to which object files are now complete and durable.
    */
   sync(): Promise<number> {
     if (this.#stalled) {
@@ -384,6 +393,11 @@ export class ObjectFiles {
       this.#unsyncedFiles.clear();
       this.#unsyncedDirs.clear();
       try {
+        if (files.length >= FILE_SYSTEM_SYNC_FROM && await this.#syncFileSystem(dirs)) {
+          this.#stats.syncs++;
+          this.#stats.fileSystemSyncs++;
+          return upTo;
+        }
         await pool(files, async (rel) => {
           let f: Deno.FsFile;
           try {
@@ -413,6 +427,17 @@ export class ObjectFiles {
       this.#stats.syncs++;
       return upTo;
     });
+  }
+
+  /** Syncs the whole file system of the object files (see {@link syncFileSystem}), when the
+   * directories `dirs` are all on it (none is a mount point of another): true when done. */
+  async #syncFileSystem(dirs: string[]): Promise<boolean> {
+    const device = async (path: string) => (await Deno.stat(path)).dev;
+    const own = await device(this.dir);
+    for (const d of dirs) {
+      if (await device(d).catch(() => own) !== own) return false;
+    }
+    return await this.#fileSystemSync(this.dir);
   }
 
   #exclusive<T>(fn: () => Promise<T>): Promise<T> {

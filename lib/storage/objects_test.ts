@@ -72,3 +72,39 @@ Deno.test("object files that cannot be written wait for the next flush, then go"
   await files.stop(1_000);
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("many written files are synced by one sync of their file system; few, or without it, file by file", async () => {
+  const dir = await Deno.makeTempDir();
+  const asked: string[] = [];
+  let available = true;
+  const files = new ObjectFiles(dir, {
+    revision: 0,
+    logger: { warn: () => {} },
+    fileSystemSync: (path) => {
+      asked.push(path);
+      return Promise.resolve(available);
+    },
+  });
+  let revision = 0;
+  const write = async (n: number) => {
+    for (let i = 0; i < n; i++) {
+      const key = `/registry/core/configmaps/ns${i % 3}/c${revision}`;
+      revision++;
+      files.schedule(key, { kv: kv(key, "v", revision), revision });
+    }
+    await files.flush();
+  };
+  await write(10);
+  assertEquals(await files.sync(), 10);
+  assertEquals([files.stats.syncs, files.stats.fileSystemSyncs, asked.length], [1, 0, 0]);
+  await write(100);
+  assertEquals(await files.sync(), 110);
+  assertEquals([files.stats.syncs, files.stats.fileSystemSyncs, asked], [2, 1, [dir]]);
+  // The file system cannot be synced at once: the files are, one by one.
+  available = false;
+  await write(100);
+  assertEquals(await files.sync(), 210);
+  assertEquals([files.stats.syncs, files.stats.fileSystemSyncs, asked.length], [3, 1, 2]);
+  assertEquals(await files.stop(1_000), 0);
+  await Deno.remove(dir, { recursive: true });
+});
