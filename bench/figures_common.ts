@@ -65,10 +65,14 @@ export async function alternateRounds<M extends string>(o: AuthOptions, opts: {
   label: (mode: M) => string;
   problems: string[];
   run?: (mode: M, measure: () => Promise<Measured>) => Promise<Measured>;
+  /** @default `--rounds` */
+  rounds?: number;
+  /** Receives every run's requests/s, by server (to pool runs of several processes). */
+  runs?: Map<M, number[]>;
 }): Promise<Record<M, number>> {
   const modes = Object.keys(opts.servers) as M[];
   const runs = new Map<M, number[]>(modes.map((m) => [m, []]));
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < (opts.rounds ?? ROUNDS); round++) {
     for (const mode of round % 2 ? [...modes].reverse() : modes) {
       const pids = Object.values<AuthServer>(opts.servers).map((s) => s.pid);
       if (!await untilIdle(pids)) o.note(`${opts.label(mode)}: a server was still busy after 30 s`);
@@ -79,6 +83,7 @@ export async function alternateRounds<M extends string>(o: AuthOptions, opts: {
         opts.problems.push(`${opts.label(mode)}: ${r.errors} errors, first: ${r.firstError}`);
       }
       runs.get(mode)!.push(r.perSec);
+      pushTo(opts.runs, mode, r.perSec);
     }
   }
   return Object.fromEntries(modes.map((m) => [m, median(runs.get(m)!)])) as Record<M, number>;
@@ -94,6 +99,10 @@ export async function alternateRoundsCpu<M extends string>(o: AuthOptions, opts:
   req: Request;
   label: (mode: M) => string;
   problems: string[];
+  rounds?: number;
+  /** Receive every run's requests/s and CPU µs per request, by server. */
+  runs?: Map<M, number[]>;
+  cpuRuns?: Map<M, number[]>;
 }): Promise<{ perSec: Record<M, number>; cpuMicros: Record<M, number> }> {
   const modes = Object.keys(opts.servers) as M[];
   const cpu = new Map<M, number[]>(modes.map((m) => [m, []]));
@@ -108,12 +117,20 @@ export async function alternateRoundsCpu<M extends string>(o: AuthOptions, opts:
       const micros = (await cpuNow() - before) * 1e3 /
         (r.served ?? r.perSec * o.ms / 1000);
       cpu.get(mode)!.push(micros);
+      pushTo(opts.cpuRuns, mode, micros);
       o.note(`${opts.label(mode)}: ${micros.toFixed(1)} µs CPU per request`);
       return r;
     },
   });
   const cpuMicros = Object.fromEntries(modes.map((m) => [m, median(cpu.get(m)!)]));
   return { perSec, cpuMicros: cpuMicros as Record<M, number> };
+}
+
+function pushTo<M>(runs: Map<M, number[]> | undefined, mode: M, value: number): void {
+  if (!runs) return;
+  const list = runs.get(mode);
+  if (list) list.push(value);
+  else runs.set(mode, [value]);
 }
 
 /** How long a round waits at most for the servers to be quiet. */

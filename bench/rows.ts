@@ -284,15 +284,17 @@ export async function metricsRows(
   const dir = `${tmp}/metrics`;
   const m = await metricsFigures({
     ...serverPairOptions(dir, "metrics servers", track, trackApi),
-    startPair: async (onDir, offDir) => {
+    startPair: async (onDir, offDir, offFirst) => {
       const { child, stop } = await spawnBenchScript(
-        [...SERVER_V8_FLAGS, PAIR, onDir, offDir],
+        [...SERVER_V8_FLAGS, PAIR, onDir, offDir, ...offFirst ? ["--off-first"] : []],
         onDir,
         "metrics servers",
         track,
       );
-      const second = child.log.map((l) => /second server on (\S+)/.exec(l)?.[1]).find((u) => u);
-      if (!second) throw new Error(`${PAIR} did not say where its second server is`);
+      const second = child.log.map((l) => /metrics-off server on (\S+)/.exec(l)?.[1]).find((u) =>
+        u
+      );
+      if (!second) throw new Error(`${PAIR} did not say where its metrics-off server is`);
       const server = async (c: Child) => ({
         api: trackApi(await apiFor(c, true)),
         stop,
