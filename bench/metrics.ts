@@ -4,7 +4,8 @@
  * `metrics: false` start option: a registry that records nothing; `/metrics` is not served).
  * The two run in one process (bench/server_pair.ts), so that only metrics differ between them,
  * in rounds that alternate between them; the rounds are spread over {@link PROCESSES} such
- * processes, which start the two in alternating order. The figures are medians over all rounds.
+ * processes, which start the two in alternating order. The figures are medians over all rounds;
+ * the ratios, medians over rounds of each round's ratio.
  */
 
 import type { AuthOptions, AuthServer } from "./auth.ts";
@@ -40,17 +41,27 @@ export interface MetricsFigures {
    * rounds of each: less exposed than requests/s to what else the machine runs. */
   createCpuMicros: Record<Mode, number>;
   getCpuMicros: Record<Mode, number>;
+  /** Medians over rounds of on ÷ off (requests/s) and off ÷ on (CPU per request). */
+  ratios: { creates: number; gets: number; createCpu: number; getCpu: number };
   problems: string[];
 }
 
 type Mode = "on" | "off";
 
-/** Every run of one kind of request, of all processes. */
+/** Every run of one kind of request, of all processes, in round order (the k-th run of each
+ * server is of the same round). */
 class Runs {
   readonly perSec = new Map<Mode, number[]>();
   readonly cpu = new Map<Mode, number[]>();
   medians(of: Map<Mode, number[]>): Record<Mode, number> {
     return { on: median(of.get("on") ?? []), off: median(of.get("off") ?? []) };
+  }
+  /** The median over rounds of `of(on run, off run)`. The processes run at levels of their own
+   * (one's GETs 21,000/s, another's 33,000), so medians pooled over them compare one process's
+   * level with another's; a round's two runs are of the same process, minutes apart at most. */
+  pairedRatio(runs: Map<Mode, number[]>, of: (on: number, off: number) => number): number {
+    const on = runs.get("on") ?? [], off = runs.get("off") ?? [];
+    return median(on.map((v, k) => of(v, off[k])));
   }
 }
 
@@ -88,11 +99,19 @@ export async function metricsFigures(o: MetricsOptions): Promise<MetricsFigures>
       await Deno.remove(dir, { recursive: true }).catch(() => {});
     }
   }
+  const rate = (on: number, off: number) => on / off;
+  const cpu = (on: number, off: number) => off / on;
   return {
     creates: creates.medians(creates.perSec),
     gets: gets.medians(gets.perSec),
     createCpuMicros: creates.medians(creates.cpu),
     getCpuMicros: gets.medians(gets.cpu),
+    ratios: {
+      creates: creates.pairedRatio(creates.perSec, rate),
+      gets: gets.pairedRatio(gets.perSec, rate),
+      createCpu: creates.pairedRatio(creates.cpu, cpu),
+      getCpu: gets.pairedRatio(gets.cpu, cpu),
+    },
     recordMicros: recordingMicros(),
     problems,
   };
