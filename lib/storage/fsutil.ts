@@ -32,7 +32,12 @@ const unavailable = new Set<string>();
 export async function syncFileSystem(path: string, program = "sync"): Promise<boolean> {
   if (Deno.build.os !== "linux" || unavailable.has(program)) return false;
   try {
-    const cmd = new Deno.Command(program, { args: ["-f", path], stdout: "null", stderr: "null" });
+    const cmd = new Deno.Command(program, {
+      args: ["-f", path],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    });
     return (await cmd.output()).success;
   } catch (err) {
     const missing = err instanceof Deno.errors.NotFound ||
