@@ -53,8 +53,8 @@ type Mode = "on" | "off";
 class Runs {
   readonly perSec = new Map<Mode, number[]>();
   readonly cpu = new Map<Mode, number[]>();
-  medians(of: Map<Mode, number[]>): Record<Mode, number> {
-    return { on: median(of.get("on") ?? []), off: median(of.get("off") ?? []) };
+  medians(runs: Map<Mode, number[]>): Record<Mode, number> {
+    return { on: median(runs.get("on") ?? []), off: median(runs.get("off") ?? []) };
   }
   /** The median over rounds of `of(on run, off run)`. The processes run at levels of their own
    * (one's GETs 21,000/s, another's 33,000), so medians pooled over them compare one process's
