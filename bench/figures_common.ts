@@ -133,6 +133,98 @@ function pushTo<M>(runs: Map<M, number[]> | undefined, mode: M, value: number): 
   else runs.set(mode, [value]);
 }
 
+/**
+ * Sets of servers the rounds of a figure are spread over, each set in processes of its own and
+ * started in another order. One process's rounds share its luck: which requests V8 compiled the
+ * shared code for first, where the objects landed in the heap. Within one process that held for
+ * every round: GETs with metrics on read 0.82 of off in one process and 1.00 in the next, each
+ * over 10–30 rounds (2026-11-29), and the server started first fared worse.
+ */
+export const SERVER_SETS = 3;
+
+/**
+ * Every run of one kind of request, of all sets of servers, in round order: the k-th run of
+ * each server is of the same round.
+ */
+export class RoundRuns<M extends string> {
+  readonly perSec = new Map<M, number[]>();
+  readonly cpu = new Map<M, number[]>();
+  /** The median of each server's runs. */
+  medians(runs: Map<M, number[]>): Record<M, number> {
+    return Object.fromEntries([...runs].map(([m, values]) => [m, median(values)])) as Record<
+      M,
+      number
+    >;
+  }
+  /**
+   * The median over rounds of `of(mode's run, base's run)`. The sets run at levels of their own
+   * (one's GETs 21,000/s, another's 33,000), so medians pooled over them would compare one
+   * set's level with another's; a round's runs are of the same set, minutes apart at most.
+   */
+  ratio(runs: Map<M, number[]>, mode: M, base: M, of: (v: number, b: number) => number): number {
+    const values = runs.get(mode) ?? [], baseline = runs.get(base) ?? [];
+    return median(values.map((v, k) => of(v, baseline[k])));
+  }
+  /** Requests/s of `mode` ÷ `base`, and CPU per request of `base` ÷ `mode`, rounds' medians. */
+  ratios(mode: M, base: M): { perSec: number; cpu: number } {
+    return {
+      perSec: this.ratio(this.perSec, mode, base, (v, b) => v / b),
+      cpu: this.ratio(this.cpu, mode, base, (v, b) => b / v),
+    };
+  }
+}
+
+/**
+ * Runs `body` on {@link SERVER_SETS} sets of servers, one after another: `start` makes each in
+ * `order` (the modes rotated by one a set, so that each is started first in turn) under a
+ * directory of its own, and the set is stopped and its directory removed after its rounds.
+ * `body` gets the number of rounds a set runs: `--rounds` shared among the sets.
+ */
+export async function acrossServerSets<M extends string>(
+  o: AuthOptions,
+  modes: M[],
+  start: (dir: string, order: M[]) => Promise<Record<M, AuthServer>>,
+  body: (servers: Record<M, AuthServer>, rounds: number) => Promise<void>,
+): Promise<void> {
+  const rounds = Math.ceil(ROUNDS / SERVER_SETS);
+  for (let set = 0; set < SERVER_SETS; set++) {
+    const order = modes.map((_, i) => modes[(i + set) % modes.length]);
+    o.note(`server set ${set + 1} of ${SERVER_SETS}, started in the order ${order.join(", ")}`);
+    const dir = `${o.dir}/set-${set}`;
+    await Deno.mkdir(dir, { recursive: true });
+    const servers = await start(dir, order);
+    try {
+      await body(servers, rounds);
+    } finally {
+      // Servers of one process share their stop.
+      for (const stop of new Set(Object.values<AuthServer>(servers).map((s) => s.stop))) {
+        await stop();
+      }
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    }
+  }
+}
+
+/**
+ * Starts a server per mode with `start`, in `order`; stops those started if one fails. The
+ * record lists the modes as `order` is a rotation of: rounds alternate the order they measure
+ * in, whatever order the servers were started in.
+ */
+export async function startEach<M extends string>(
+  modes: M[],
+  order: M[],
+  start: (mode: M) => Promise<AuthServer>,
+): Promise<Record<M, AuthServer>> {
+  const started = new Map<M, AuthServer>();
+  try {
+    for (const mode of order) started.set(mode, await start(mode));
+  } catch (e) {
+    for (const s of started.values()) await s.stop();
+    throw e;
+  }
+  return Object.fromEntries(modes.map((m) => [m, started.get(m)!])) as Record<M, AuthServer>;
+}
+
 /** How long a round waits at most for the servers to be quiet. */
 const QUIET_LIMIT_MS = 30_000;
 const QUIET_WINDOW_MS = 250;

@@ -29,17 +29,15 @@ import { pagingFigures, watchFigures } from "./watch.ts";
 import { haveWrk } from "./wrk.ts";
 import {
   admissionRows,
-  auditRows,
   authRows,
   crdRulesRows,
   crdVersionsRows,
   encryptionRows,
   etcdRows,
   limitsRows,
-  metricsRows,
-  tracingRows,
   workersRows,
 } from "./rows.ts";
+import { auditRows, metricsRows, tracingRows } from "./rows_operate.ts";
 import {
   type Api,
   apiFor,

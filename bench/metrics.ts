@@ -3,8 +3,8 @@
  * and gets/s on a server with metrics on (the default) against one with metrics off (the
  * `metrics: false` start option: a registry that records nothing; `/metrics` is not served).
  * The two run in one process (bench/server_pair.ts), so that only metrics differ between them,
- * in rounds that alternate between them; the rounds are spread over {@link PROCESSES} such
- * processes, which start the two in alternating order. The figures are medians over all rounds;
+ * in rounds that alternate between them; the rounds are spread over three such processes
+ * (figures_common.ts, `acrossServerSets`), which start the two in alternating order. The figures are medians over all rounds;
  * the ratios, medians over rounds of each round's ratio.
  */
 
@@ -14,17 +14,12 @@ import { requestInfoOf } from "../lib/server/request_info.ts";
 import { SERVES_ALL } from "../lib/server/request_labels.ts";
 import { requestMetricsRecorder } from "../lib/server/filters/metrics.ts";
 import type { RequestContext } from "../lib/server/context.ts";
-import { alternateRoundsCpu, median, seedConfigMaps } from "./figures_common.ts";
-import { ROUNDS } from "./harness.ts";
-
-/**
- * Processes the rounds are spread over. One process's rounds share its luck: which server's
- * requests V8 compiled the shared code for first, where each one's objects landed in the heap.
- * Within one process that held for every round: GETs with metrics on read 0.82 of off in one
- * and 1.00 in the next, each over 10–30 rounds (2026-11-29), and the server started first fared
- * worse. Several processes, in alternating order, average that out.
- */
-const PROCESSES = 3;
+import {
+  acrossServerSets,
+  alternateRoundsCpu,
+  RoundRuns,
+  seedConfigMaps,
+} from "./figures_common.ts";
 
 export interface MetricsOptions extends AuthOptions {
   /** Starts the two servers in one process (bench/server_pair.ts), metrics on and off; the
@@ -48,40 +43,18 @@ export interface MetricsFigures {
 
 type Mode = "on" | "off";
 
-/** Every run of one kind of request, of all processes, in round order (the k-th run of each
- * server is of the same round). */
-class Runs {
-  readonly perSec = new Map<Mode, number[]>();
-  readonly cpu = new Map<Mode, number[]>();
-  medians(runs: Map<Mode, number[]>): Record<Mode, number> {
-    return { on: median(runs.get("on") ?? []), off: median(runs.get("off") ?? []) };
-  }
-  /** The median over rounds of `of(on run, off run)`. The processes run at levels of their own
-   * (one's GETs 21,000/s, another's 33,000), so medians pooled over them compare one process's
-   * level with another's; a round's two runs are of the same process, minutes apart at most. */
-  pairedRatio(runs: Map<Mode, number[]>, of: (on: number, off: number) => number): number {
-    const on = runs.get("on") ?? [], off = runs.get("off") ?? [];
-    return median(on.map((v, k) => of(v, off[k])));
-  }
-}
-
 export async function metricsFigures(o: MetricsOptions): Promise<MetricsFigures> {
   const problems: string[] = [];
-  const gets = new Runs();
-  const creates = new Runs();
-  const rounds = Math.ceil(ROUNDS / PROCESSES);
-  for (let p = 0; p < PROCESSES; p++) {
-    const offFirst = p % 2 === 1;
-    o.note(
-      `metrics pair ${p + 1} of ${PROCESSES}, metrics ${offFirst ? "off" : "on"} started first`,
-    );
-    const dir = `${o.dir}/pair-${p}`;
-    await Deno.mkdir(dir, { recursive: true });
-    const servers = await o.startPair(`${dir}/on`, `${dir}/off`, offFirst);
-    try {
+  const gets = new RoundRuns<Mode>();
+  const creates = new RoundRuns<Mode>();
+  await acrossServerSets(
+    o,
+    ["on", "off"],
+    (dir, order) => o.startPair(`${dir}/on`, `${dir}/off`, order[0] === "off"),
+    async (servers, rounds) => {
       const { create, get } = await seedConfigMaps(Object.values(servers));
       await checkMetricsServed(servers, problems);
-      const alternate = (label: string, req: typeof get, runs: Runs) =>
+      const alternate = (label: string, req: typeof get, runs: RoundRuns<Mode>) =>
         alternateRoundsCpu(o, {
           servers,
           req,
@@ -94,23 +67,19 @@ export async function metricsFigures(o: MetricsOptions): Promise<MetricsFigures>
       await new Promise((r) => setTimeout(r, 2_000));
       await alternate("configmap gets", get, gets);
       await alternate("configmap creates", create, creates);
-    } finally {
-      await servers.on.stop();
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
-    }
-  }
-  const rate = (on: number, off: number) => on / off;
-  const cpu = (on: number, off: number) => off / on;
+    },
+  );
+  const createRatios = creates.ratios("on", "off"), getRatios = gets.ratios("on", "off");
   return {
     creates: creates.medians(creates.perSec),
     gets: gets.medians(gets.perSec),
     createCpuMicros: creates.medians(creates.cpu),
     getCpuMicros: gets.medians(gets.cpu),
     ratios: {
-      creates: creates.pairedRatio(creates.perSec, rate),
-      gets: gets.pairedRatio(gets.perSec, rate),
-      createCpu: creates.pairedRatio(creates.cpu, cpu),
-      getCpu: gets.pairedRatio(gets.cpu, cpu),
+      creates: createRatios.perSec,
+      gets: getRatios.perSec,
+      createCpu: createRatios.cpu,
+      getCpu: getRatios.cpu,
     },
     recordMicros: recordingMicros(),
     problems,

@@ -1,30 +1,25 @@
 /**
  * The figures that compare servers started for them (bench/auth.ts, limits.ts, encryption.ts,
- * admission.ts, audit.ts, metrics.ts, tracing.ts, workers.ts, etcd.ts, crd_versions.ts,
- * crd_rules.ts), as rows of the bench's table; `deno task bench` runs some of them,
+ * admission.ts, workers.ts, etcd.ts, crd_versions.ts, crd_rules.ts; audit, metrics and tracing
+ * in rows_operate.ts), as rows of the bench's table; `deno task bench` runs some of them,
  * `--only=<name>` one.
  */
 
 import { fileURLToPath } from "node:url";
 import { admissionFigures } from "./admission.ts";
-import { auditFigures } from "./audit.ts";
 import { authFigures, type AuthServer } from "./auth.ts";
 import { crdRulesFigures } from "./crd_rules.ts";
 import { crdVersionsFigures } from "./crd_versions.ts";
 import { encryptionFigures } from "./encryption.ts";
 import { etcdFigures } from "./etcd.ts";
 import { limitsFigures } from "./limits.ts";
-import { metricsFigures } from "./metrics.ts";
-import { tracingFigures } from "./tracing.ts";
 import { workersFigures } from "./workers.ts";
 import {
   type Api,
   apiFor,
   type Child,
   fmt,
-  note,
   type Row,
-  SERVER_V8_FLAGS,
   serverPairOptions,
   spawnServer,
   stopServer,
@@ -34,12 +29,10 @@ import {
 const HELLO = fileURLToPath(new URL("./hello_world.ts", import.meta.url));
 /** The thinnest HTTPS server on etcd (bench/etcd_relay.ts). */
 const RELAY = fileURLToPath(new URL("./etcd_relay.ts", import.meta.url));
-/** Two servers in one process, metrics on and off (bench/server_pair.ts). */
-const PAIR = fileURLToPath(new URL("./server_pair.ts", import.meta.url));
 
 /** One of the bench's own scripts (`args`: the script, then its arguments), started in
  * `dataDir`, which it keeps its certificates in; `stop` sends SIGTERM. */
-async function spawnBenchScript(
+export async function spawnBenchScript(
   args: string[],
   dataDir: string,
   label: string,
@@ -198,150 +191,6 @@ export async function admissionRows(
       figure: "create latency added by the two webhook round trips, 1 client, p50 / p99 ms",
       value: `${fmt(adm.p50Webhooks - adm.p50None, 2)} / ${fmt(adm.p99Webhooks - adm.p99None, 2)}`,
       baseline: `none ${fmt(adm.p50None, 2)} / ${fmt(adm.p99None, 2)}`,
-      ratio: "—",
-      target: "—",
-      met: "—",
-    },
-  ];
-}
-
-/** Creates and gets with the audit log at Metadata and RequestResponse vs none (bench/audit.ts),
- * as table rows. */
-export async function auditRows(
-  tmp: string,
-  track: (c: Child) => Child,
-  trackApi: (a: Api) => Api,
-  problems: string[],
-): Promise<Row[]> {
-  const a = await auditFigures(serverPairOptions(`${tmp}/audit`, "audit server", track, trackApi));
-  problems.push(...a.problems);
-  const ok = a.problems.length === 0;
-  const row = (figure: string, value: number, baseline: number, target: number): Row => ({
-    figure,
-    value: fmt(value),
-    baseline: `no audit ${fmt(baseline)}`,
-    ratio: fmt(value / baseline, 2),
-    target: `≥ ${target}`,
-    met: ok && value / baseline >= target ? "yes" : "**no**",
-  });
-  // The server's CPU per request, none ÷ audited: what requests/s audited ÷ none would be on a
-  // machine that runs nothing else.
-  const cpuRow = (
-    figure: string,
-    micros: Record<"none" | "Metadata" | "RequestResponse", number>,
-    level: "Metadata" | "RequestResponse",
-  ): Row => {
-    const target = level === "Metadata" ? 0.85 : 0.7;
-    const r = micros.none / micros[level];
-    return {
-      figure,
-      value: fmt(micros[level], 1),
-      baseline: `no audit ${fmt(micros.none, 1)}`,
-      ratio: `${fmt(r, 2)} (none ÷ audited)`,
-      target: `≥ ${target}`,
-      met: ok && r >= target ? "yes" : "**no**",
-    };
-  };
-  return [
-    row(
-      "configmap creates/s, 32 clients, audit log at Metadata (batch)",
-      a.creates.Metadata,
-      a.creates.none,
-      0.85,
-    ),
-    row(
-      "configmap gets/s, 32 clients, audit log at Metadata (batch)",
-      a.gets.Metadata,
-      a.gets.none,
-      0.85,
-    ),
-    row(
-      "configmap creates/s, 32 clients, audit log at RequestResponse (batch)",
-      a.creates.RequestResponse,
-      a.creates.none,
-      0.7,
-    ),
-    row(
-      "configmap gets/s, 32 clients, audit log at RequestResponse (batch)",
-      a.gets.RequestResponse,
-      a.gets.none,
-      0.7,
-    ),
-    ...(["Metadata", "RequestResponse"] as const).flatMap((level) => [
-      cpuRow(`server CPU per create, µs, audit at ${level}`, a.createCpuMicros, level),
-      cpuRow(`server CPU per GET, µs, audit at ${level}`, a.getCpuMicros, level),
-    ]),
-  ];
-}
-
-/** Creates and gets with metrics on vs off (bench/metrics.ts), as table rows. */
-export async function metricsRows(
-  tmp: string,
-  track: (c: Child) => Child,
-  trackApi: (a: Api) => Api,
-  problems: string[],
-): Promise<Row[]> {
-  const dir = `${tmp}/metrics`;
-  const m = await metricsFigures({
-    ...serverPairOptions(dir, "metrics servers", track, trackApi),
-    startPair: async (onDir, offDir, offFirst) => {
-      const { child, stop } = await spawnBenchScript(
-        [...SERVER_V8_FLAGS, PAIR, onDir, offDir, ...offFirst ? ["--off-first"] : []],
-        onDir,
-        "metrics servers",
-        track,
-      );
-      const second = child.log.map((l) => /metrics-off server on (\S+)/.exec(l)?.[1]).find((u) =>
-        u
-      );
-      if (!second) throw new Error(`${PAIR} did not say where its metrics-off server is`);
-      const server = async (c: Child) => ({
-        api: trackApi(await apiFor(c, true)),
-        stop,
-        pid: c.proc.pid,
-      });
-      return {
-        on: await server(child),
-        off: await server({ ...child, url: second, dataDir: offDir }),
-      };
-    },
-  });
-  problems.push(...m.problems);
-  const ok = m.problems.length === 0;
-  // The ratio is the median of the rounds' ratios (bench/metrics.ts: the three processes run
-  // at levels of their own), not value ÷ baseline.
-  const row = (figure: string, on: number, offValue: number, ratio: number): Row => ({
-    figure,
-    value: fmt(on),
-    baseline: `metrics off ${fmt(offValue)}`,
-    ratio: `${fmt(ratio, 2)} (rounds' median)`,
-    target: "≥ 0.95",
-    met: ok && ratio >= 0.95 ? "yes" : "**no**",
-  });
-  // The server's CPU per request, off ÷ on: what requests/s on ÷ off would be on a machine
-  // that runs nothing else (the server's CPU, not the wall clock, is what the client shares).
-  const cpuRow = (figure: string, micros: { on: number; off: number }, ratio: number): Row => ({
-    figure,
-    value: fmt(micros.on, 1),
-    baseline: `metrics off ${fmt(micros.off, 1)}`,
-    ratio: `${fmt(ratio, 2)} (off ÷ on, rounds' median)`,
-    target: "≥ 0.95",
-    met: ok && ratio >= 0.95 ? "yes" : "**no**",
-  });
-  return [
-    row(
-      "configmap creates/s, 32 clients, metrics on",
-      m.creates.on,
-      m.creates.off,
-      m.ratios.creates,
-    ),
-    row("configmap gets/s, 32 clients, metrics on", m.gets.on, m.gets.off, m.ratios.gets),
-    cpuRow("server CPU per create, µs, metrics on", m.createCpuMicros, m.ratios.createCpu),
-    cpuRow("server CPU per GET, µs, metrics on", m.getCpuMicros, m.ratios.getCpu),
-    {
-      figure: "request metrics recorded per GET, in process, µs",
-      value: fmt(m.recordMicros, 2),
-      baseline: "—",
       ratio: "—",
       target: "—",
       met: "—",
@@ -594,43 +443,4 @@ export async function crdRulesRows(
     target: "≥ 0.7",
     met: r.problems.length === 0 && cpuRatio >= 0.7 ? "yes" : "**no**",
   }];
-}
-
-/** Creates and gets with every request traced to an OTLP receiver vs no tracing
- * (bench/tracing.ts), as table rows. */
-export async function tracingRows(
-  tmp: string,
-  track: (c: Child) => Child,
-  trackApi: (a: Api) => Api,
-  problems: string[],
-): Promise<Row[]> {
-  const t = await tracingFigures(
-    serverPairOptions(`${tmp}/tracing`, "tracing server", track, trackApi),
-  );
-  problems.push(...t.problems);
-  const ok = t.problems.length === 0;
-  note(
-    `tracing: ${fmt(t.bytesReceived / 1024)} KiB of spans received for about ` +
-      `${fmt(t.tracedRequests)} traced requests`,
-  );
-  const row = (figure: string, value: number, baseline: number): Row => ({
-    figure,
-    value: fmt(value),
-    baseline: `no tracing ${fmt(baseline)}`,
-    ratio: fmt(value / baseline, 2),
-    target: "≥ 0.7",
-    met: ok && value / baseline >= 0.7 ? "yes" : "**no**",
-  });
-  return [
-    row(
-      "configmap creates/s, 32 clients, every request traced (1,000,000 per million)",
-      t.creates.traced,
-      t.creates.none,
-    ),
-    row(
-      "configmap gets/s, 32 clients, every request traced (1,000,000 per million)",
-      t.gets.traced,
-      t.gets.none,
-    ),
-  ];
 }
