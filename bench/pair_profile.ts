@@ -1,13 +1,14 @@
 /**
  * Where a feature costs a request, by function: two servers on the file store in this one
- * process, one with the feature (metrics, as bench/metrics.ts pairs them; or an audit level,
- * batch log) and one without, each under 32 wrk clients (configmap GETs, or creates) in
+ * process, one with the feature (metrics, as bench/metrics.ts pairs them; an audit level, batch
+ * log; or tracing, every request, to an OTLP receiver in a process of its own) and one without, each under 32 wrk clients (configmap GETs, or creates) in
  * alternating rounds, with V8's CPU profiler on during each round. Prints, per function, the
  * request thread's self time per request with the feature and without and the difference,
  * largest first: a difference of 0.1 µs shows here, where the servers' requests/s vary by 10 %
  * between rounds.
  *
- *   deno run -A bench/pair_profile.ts [--feature=metrics|Metadata|RequestResponse] [--creates]
+ *   deno run -A bench/pair_profile.ts [--feature=metrics|Metadata|RequestResponse|tracing]
+ *     [--creates]
  *     [--rounds=4] [--top=25]
  *
  * Not part of `deno task bench`: an instrument for looking at what a feature costs. A function
@@ -26,8 +27,8 @@ const option = (name: string, fallback: number) =>
 const ROUNDS = option("rounds", 4);
 const FEATURE = Deno.args.find((a) => a.startsWith("--feature="))?.split("=")[1] ?? "metrics";
 const CREATES = Deno.args.includes("--creates");
-if (!["metrics", "Metadata", "RequestResponse"].includes(FEATURE)) {
-  console.error(`--feature: metrics, Metadata or RequestResponse, not ${FEATURE}`);
+if (!["metrics", "Metadata", "RequestResponse", "tracing"].includes(FEATURE)) {
+  console.error(`--feature: metrics, Metadata, RequestResponse or tracing, not ${FEATURE}`);
   Deno.exit(2);
 }
 const TOP = option("top", 25);
@@ -63,7 +64,17 @@ function selfTimes(profile: CpuProfile, into: Map<string, number>): void {
 
 const dir = await Deno.makeTempDir({ prefix: "pair-profile-" });
 const logger = createLogger("warn");
-const audited = FEATURE !== "metrics";
+const audited = FEATURE === "Metadata" || FEATURE === "RequestResponse";
+const tracing = FEATURE === "tracing";
+// The receiver runs in a process of its own, so that its work is not in the profile.
+const receiver = tracing ? await startReceiver() : undefined;
+if (receiver) {
+  await Deno.writeTextFile(
+    `${dir}/tracing.yaml`,
+    "apiVersion: apiserver.platform.io/v1beta1\nkind: TracingConfiguration\n" +
+      `endpoint: ${receiver.endpoint}\nsamplingRatePerMillion: 1000000\n`,
+  );
+}
 await Deno.writeTextFile(
   `${dir}/policy.yaml`,
   `apiVersion: audit.platform.io/v1\nkind: Policy\nrules:\n  - level: ${FEATURE}\n`,
@@ -74,8 +85,13 @@ const audit = {
   logMode: "batch" as const,
 };
 const servers = {
-  on: await startServer({ dataDir: `${dir}/on`, logger, audit: audited ? audit : undefined }),
-  off: await startServer({ dataDir: `${dir}/off`, logger, metrics: audited }),
+  on: await startServer({
+    dataDir: `${dir}/on`,
+    logger,
+    audit: audited ? audit : undefined,
+    tracingConfigFile: tracing ? `${dir}/tracing.yaml` : undefined,
+  }),
+  off: await startServer({ dataDir: `${dir}/off`, logger, metrics: FEATURE !== "metrics" }),
 };
 try {
   const paths = Array.from({ length: 100 }, (_, i) => `${CONFIGMAPS}/p-${i}`);
@@ -128,6 +144,8 @@ try {
   // The feature's own code, and the clock reads the server makes beyond those without it.
   const own = audited
     ? /(audit\/|filters\/audit\.ts)/
+    : tracing
+    ? /(tracing\/|filters\/tracing\.ts|traced_store\.ts)/
     : /(metrics\/|filters\/metrics\.ts|instrumented\.ts|instrumented_authorizer\.ts)/;
   const clock = /^(op_now|now) /;
   const named = [...names()].reduce(
@@ -150,5 +168,24 @@ try {
   await post("Profiler.disable").catch(() => {});
   session.disconnect();
   await Promise.all([servers.on.close(), servers.off.close()]);
+  receiver?.process.kill();
+  await receiver?.process.status;
   await Deno.remove(dir, { recursive: true });
+}
+
+/** An OTLP/gRPC receiver (tests/otlp_receiver.ts, not decoding) in a process of its own. */
+async function startReceiver(): Promise<{ endpoint: string; process: Deno.ChildProcess }> {
+  const module = new URL("../tests/otlp_receiver.ts", import.meta.url).href;
+  const script = `const { otlpReceiver } = await import(${JSON.stringify(module)});\n` +
+    "const r = await otlpReceiver({ keep: false, decode: false });\n" +
+    "console.log(r.endpoint);\nawait new Promise(() => {});\n";
+  const process = new Deno.Command(Deno.execPath(), {
+    args: ["eval", script],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = process.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const line = (await reader.read()).value ?? "";
+  reader.releaseLock();
+  return { endpoint: line.trim(), process };
 }
