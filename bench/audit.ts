@@ -11,20 +11,18 @@
 import type { AuthOptions } from "./auth.ts";
 import {
   acrossServerSets,
-  alternateRoundsCpu,
+  getsAndCreates,
+  mediansOf,
+  type Ratios,
+  ratiosOf,
   RoundRuns,
-  seedConfigMaps,
+  type ServerValues,
   startEach,
 } from "./figures_common.ts";
 
-export interface AuditFigures {
-  creates: Record<Level, number>;
-  gets: Record<Level, number>;
-  /** Each server's CPU time per request, µs (user + system, from /proc). */
-  createCpuMicros: Record<Level, number>;
-  getCpuMicros: Record<Level, number>;
+export interface AuditFigures extends ServerValues<Level> {
   /** Medians over rounds of audited ÷ none (requests/s) and none ÷ audited (CPU per request). */
-  ratios: Record<Audited, { creates: number; gets: number; createCpu: number; getCpu: number }>;
+  ratios: Record<Audited, Ratios>;
   problems: string[];
 }
 
@@ -60,33 +58,15 @@ export async function auditFigures(o: AuthOptions): Promise<AuditFigures> {
         async (level) =>
           o.start(`${dir}/${level}`, level === "none" ? [] : await flags(level, dir)),
       ),
-    async (servers, rounds) => {
-      const { create, get } = await seedConfigMaps(Object.values(servers));
-      const alternate = (label: string, req: typeof get, runs: RoundRuns<Level>) =>
-        alternateRoundsCpu(o, {
-          servers,
-          req,
-          label: (l) => `${label}, audit ${l}`,
-          problems,
-          rounds,
-          runs: runs.perSec,
-          cpuRuns: runs.cpu,
-        });
-      await new Promise((r) => setTimeout(r, 2_000));
-      await alternate("configmap gets", get, gets);
-      await alternate("configmap creates", create, creates);
-    },
+    (servers, rounds) =>
+      getsAndCreates(o, { servers, rounds, name: (l) => `audit ${l}`, problems, gets, creates }),
   );
-  const ratiosOf = (level: Audited) => {
-    const c = creates.ratios(level, "none"), g = gets.ratios(level, "none");
-    return { creates: c.perSec, gets: g.perSec, createCpu: c.cpu, getCpu: g.cpu };
-  };
   return {
-    creates: creates.medians(creates.perSec),
-    gets: gets.medians(gets.perSec),
-    createCpuMicros: creates.medians(creates.cpu),
-    getCpuMicros: gets.medians(gets.cpu),
-    ratios: { Metadata: ratiosOf("Metadata"), RequestResponse: ratiosOf("RequestResponse") },
+    ...mediansOf(creates, gets),
+    ratios: {
+      Metadata: ratiosOf(creates, gets, "Metadata", "none"),
+      RequestResponse: ratiosOf(creates, gets, "RequestResponse", "none"),
+    },
     problems,
   };
 }

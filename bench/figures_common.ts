@@ -205,6 +205,76 @@ export async function acrossServerSets<M extends string>(
   }
 }
 
+/** Each server's medians over all rounds: requests/s, and CPU µs per request (user + system,
+ * from /proc: less exposed than requests/s to what else the machine runs). */
+export interface ServerValues<M extends string> {
+  creates: Record<M, number>;
+  gets: Record<M, number>;
+  createCpuMicros: Record<M, number>;
+  getCpuMicros: Record<M, number>;
+}
+
+/** The {@link ServerValues} of the runs of creates and of gets. */
+export function mediansOf<M extends string>(
+  creates: RoundRuns<M>,
+  gets: RoundRuns<M>,
+): ServerValues<M> {
+  return {
+    creates: creates.medians(creates.perSec),
+    gets: gets.medians(gets.perSec),
+    createCpuMicros: creates.medians(creates.cpu),
+    getCpuMicros: gets.medians(gets.cpu),
+  };
+}
+
+/** Ratios of a feature's figures to its baseline's: {@link RoundRuns.ratios} of creates and gets. */
+export interface Ratios {
+  creates: number;
+  gets: number;
+  createCpu: number;
+  getCpu: number;
+}
+
+/** `mode`'s {@link Ratios} to `base`, from the runs of creates and of gets. */
+export function ratiosOf<M extends string>(
+  creates: RoundRuns<M>,
+  gets: RoundRuns<M>,
+  mode: M,
+  base: M,
+): Ratios {
+  const c = creates.ratios(mode, base), g = gets.ratios(mode, base);
+  return { creates: c.perSec, gets: g.perSec, createCpu: c.cpu, getCpu: g.cpu };
+}
+
+/**
+ * One set's rounds of a figure: the servers get the same 500 configmaps, then GETs and creates
+ * at 32 clients in `rounds` alternating rounds each (with each server's CPU per request), into
+ * `gets` and `creates`. Runs are named `configmap gets, <name(mode)>`.
+ */
+export async function getsAndCreates<M extends string>(o: AuthOptions, opts: {
+  servers: Record<M, AuthServer>;
+  rounds: number;
+  name: (mode: M) => string;
+  problems: string[];
+  gets: RoundRuns<M>;
+  creates: RoundRuns<M>;
+}): Promise<void> {
+  const { create, get } = await seedConfigMaps(Object.values(opts.servers));
+  const alternate = (label: string, req: Request, runs: RoundRuns<M>) =>
+    alternateRoundsCpu(o, {
+      servers: opts.servers,
+      req,
+      label: (m) => `${label}, ${opts.name(m)}`,
+      problems: opts.problems,
+      rounds: opts.rounds,
+      runs: runs.perSec,
+      cpuRuns: runs.cpu,
+    });
+  await new Promise((r) => setTimeout(r, 2_000));
+  await alternate("configmap gets", get, opts.gets);
+  await alternate("configmap creates", create, opts.creates);
+}
+
 /**
  * Starts a server per mode with `start`, in `order`; stops those started if one fails. The
  * record lists the modes as `order` is a rotation of: rounds alternate the order they measure

@@ -16,9 +16,12 @@ import { requestMetricsRecorder } from "../lib/server/filters/metrics.ts";
 import type { RequestContext } from "../lib/server/context.ts";
 import {
   acrossServerSets,
-  alternateRoundsCpu,
+  getsAndCreates,
+  mediansOf,
+  type Ratios,
+  ratiosOf,
   RoundRuns,
-  seedConfigMaps,
+  type ServerValues,
 } from "./figures_common.ts";
 
 export interface MetricsOptions extends AuthOptions {
@@ -27,17 +30,11 @@ export interface MetricsOptions extends AuthOptions {
   startPair(onDir: string, offDir: string, offFirst: boolean): Promise<Record<Mode, AuthServer>>;
 }
 
-export interface MetricsFigures {
-  creates: Record<Mode, number>;
-  gets: Record<Mode, number>;
+export interface MetricsFigures extends ServerValues<Mode> {
   /** In process: µs a GET's request metrics cost (labels, counter, two histograms). */
   recordMicros: number;
-  /** The servers' process's CPU time per request, µs (user + system, from /proc), over the
-   * rounds of each: less exposed than requests/s to what else the machine runs. */
-  createCpuMicros: Record<Mode, number>;
-  getCpuMicros: Record<Mode, number>;
   /** Medians over rounds of on ÷ off (requests/s) and off ÷ on (CPU per request). */
-  ratios: { creates: number; gets: number; createCpu: number; getCpu: number };
+  ratios: Ratios;
   problems: string[];
 }
 
@@ -52,35 +49,14 @@ export async function metricsFigures(o: MetricsOptions): Promise<MetricsFigures>
     ["on", "off"],
     (dir, order) => o.startPair(`${dir}/on`, `${dir}/off`, order[0] === "off"),
     async (servers, rounds) => {
-      const { create, get } = await seedConfigMaps(Object.values(servers));
       await checkMetricsServed(servers, problems);
-      const alternate = (label: string, req: typeof get, runs: RoundRuns<Mode>) =>
-        alternateRoundsCpu(o, {
-          servers,
-          req,
-          label: (m) => `${label}, metrics ${m}`,
-          problems,
-          rounds,
-          runs: runs.perSec,
-          cpuRuns: runs.cpu,
-        });
-      await new Promise((r) => setTimeout(r, 2_000));
-      await alternate("configmap gets", get, gets);
-      await alternate("configmap creates", create, creates);
+      const name = (m: Mode) => `metrics ${m}`;
+      await getsAndCreates(o, { servers, rounds, name, problems, gets, creates });
     },
   );
-  const createRatios = creates.ratios("on", "off"), getRatios = gets.ratios("on", "off");
   return {
-    creates: creates.medians(creates.perSec),
-    gets: gets.medians(gets.perSec),
-    createCpuMicros: creates.medians(creates.cpu),
-    getCpuMicros: gets.medians(gets.cpu),
-    ratios: {
-      creates: createRatios.perSec,
-      gets: getRatios.perSec,
-      createCpu: createRatios.cpu,
-      getCpu: getRatios.cpu,
-    },
+    ...mediansOf(creates, gets),
+    ratios: ratiosOf(creates, gets, "on", "off"),
     recordMicros: recordingMicros(),
     problems,
   };

@@ -8,6 +8,7 @@ import { auditFigures } from "./audit.ts";
 import { metricsFigures } from "./metrics.ts";
 import { tracingFigures } from "./tracing.ts";
 import { spawnBenchScript } from "./rows.ts";
+import type { Ratios, ServerValues } from "./figures_common.ts";
 import {
   type Api,
   apiFor,
@@ -33,72 +34,20 @@ export async function auditRows(
   const a = await auditFigures(serverPairOptions(`${tmp}/audit`, "audit server", track, trackApi));
   problems.push(...a.problems);
   const ok = a.problems.length === 0;
-  // The ratios are the medians of the rounds' ratios (bench/audit.ts: the three sets of servers
-  // run at levels of their own), not value ÷ baseline.
-  const row = (
-    figure: string,
-    value: number,
-    baseline: number,
-    ratio: number,
-    target: number,
-  ): Row => ({
-    figure,
-    value: fmt(value),
-    baseline: `no audit ${fmt(baseline)}`,
-    ratio: `${fmt(ratio, 2)} (rounds' median)`,
-    target: `≥ ${target}`,
-    met: ok && ratio >= target ? "yes" : "**no**",
-  });
-  // The server's CPU per request, none ÷ audited: what requests/s audited ÷ none would be on a
-  // machine that runs nothing else.
-  const cpuRow = (
-    figure: string,
-    value: number,
-    baseline: number,
-    ratio: number,
-    target: number,
-  ): Row => ({
-    ...row(figure, value, baseline, ratio, target),
-    value: fmt(value, 1),
-    baseline: `no audit ${fmt(baseline, 1)}`,
-    ratio: `${fmt(ratio, 2)} (none ÷ audited, rounds' median)`,
-  });
   const levels = ["Metadata", "RequestResponse"] as const;
-  const target = { Metadata: 0.85, RequestResponse: 0.7 };
-  return [
-    ...levels.flatMap((level) => [
-      row(
-        `configmap creates/s, 32 clients, audit log at ${level} (batch)`,
-        a.creates[level],
-        a.creates.none,
-        a.ratios[level].creates,
-        target[level],
-      ),
-      row(
-        `configmap gets/s, 32 clients, audit log at ${level} (batch)`,
-        a.gets[level],
-        a.gets.none,
-        a.ratios[level].gets,
-        target[level],
-      ),
-    ]),
-    ...levels.flatMap((level) => [
-      cpuRow(
-        `server CPU per create, µs, audit at ${level}`,
-        a.createCpuMicros[level],
-        a.createCpuMicros.none,
-        a.ratios[level].createCpu,
-        target[level],
-      ),
-      cpuRow(
-        `server CPU per GET, µs, audit at ${level}`,
-        a.getCpuMicros[level],
-        a.getCpuMicros.none,
-        a.ratios[level].getCpu,
-        target[level],
-      ),
-    ]),
-  ];
+  const rows = levels.map((level) =>
+    comparedRows({
+      what: `audit log at ${level} (batch)`,
+      cpuWhat: `audit at ${level}`,
+      baseline: "no audit",
+      cpuRatio: "none ÷ audited",
+      target: level === "Metadata" ? 0.85 : 0.7,
+      ok,
+      ...valuesOf(a, level, "none"),
+      ratios: a.ratios[level],
+    })
+  );
+  return [...rows.flatMap((r) => r.rates), ...rows.flatMap((r) => r.cpu)];
 }
 
 /** Creates and gets with metrics on vs off (bench/metrics.ts), as table rows. */
@@ -135,36 +84,19 @@ export async function metricsRows(
   });
   problems.push(...m.problems);
   const ok = m.problems.length === 0;
-  // The ratio is the median of the rounds' ratios (bench/metrics.ts: the three processes run
-  // at levels of their own), not value ÷ baseline.
-  const row = (figure: string, on: number, offValue: number, ratio: number): Row => ({
-    figure,
-    value: fmt(on),
-    baseline: `metrics off ${fmt(offValue)}`,
-    ratio: `${fmt(ratio, 2)} (rounds' median)`,
-    target: "≥ 0.95",
-    met: ok && ratio >= 0.95 ? "yes" : "**no**",
-  });
-  // The server's CPU per request, off ÷ on: what requests/s on ÷ off would be on a machine
-  // that runs nothing else (the server's CPU, not the wall clock, is what the client shares).
-  const cpuRow = (figure: string, micros: { on: number; off: number }, ratio: number): Row => ({
-    figure,
-    value: fmt(micros.on, 1),
-    baseline: `metrics off ${fmt(micros.off, 1)}`,
-    ratio: `${fmt(ratio, 2)} (off ÷ on, rounds' median)`,
-    target: "≥ 0.95",
-    met: ok && ratio >= 0.95 ? "yes" : "**no**",
+  const { rates, cpu } = comparedRows({
+    what: "metrics on",
+    cpuWhat: "metrics on",
+    baseline: "metrics off",
+    cpuRatio: "off ÷ on",
+    target: 0.95,
+    ok,
+    ...valuesOf(m, "on", "off"),
+    ratios: m.ratios,
   });
   return [
-    row(
-      "configmap creates/s, 32 clients, metrics on",
-      m.creates.on,
-      m.creates.off,
-      m.ratios.creates,
-    ),
-    row("configmap gets/s, 32 clients, metrics on", m.gets.on, m.gets.off, m.ratios.gets),
-    cpuRow("server CPU per create, µs, metrics on", m.createCpuMicros, m.ratios.createCpu),
-    cpuRow("server CPU per GET, µs, metrics on", m.getCpuMicros, m.ratios.getCpu),
+    ...rates,
+    ...cpu,
     {
       figure: "request metrics recorded per GET, in process, µs",
       value: fmt(m.recordMicros, 2),
@@ -193,41 +125,73 @@ export async function tracingRows(
     `tracing: ${fmt(t.bytesReceived / 1024)} KiB of spans received for about ` +
       `${fmt(t.tracedRequests)} traced requests`,
   );
-  // The ratios are the medians of the rounds' ratios (bench/tracing.ts), not value ÷ baseline.
-  const row = (figure: string, value: number, baseline: number, ratio: number): Row => ({
+  const { rates, cpu } = comparedRows({
+    what: "every request traced (1,000,000 per million)",
+    cpuWhat: "every request traced",
+    baseline: "no tracing",
+    cpuRatio: "none ÷ traced",
+    target: 0.7,
+    ok,
+    ...valuesOf(t, "traced", "none"),
+    ratios: t.ratios,
+  });
+  return [...rates, ...cpu];
+}
+
+/** A feature's figures against its baseline's, as {@link comparedRows} shows them. */
+interface Compared {
+  /** The feature, in the names of the requests/s rows and of the CPU rows. */
+  what: string;
+  cpuWhat: string;
+  /** The baseline's name ("no audit"), and how the CPU ratio reads ("none ÷ audited"). */
+  baseline: string;
+  cpuRatio: string;
+  target: number;
+  /** False when the figures had problems: no target is met. */
+  ok: boolean;
+  /** With the feature, and the baseline. */
+  creates: [number, number];
+  gets: [number, number];
+  createCpu: [number, number];
+  getCpu: [number, number];
+  /** Medians over rounds of each round's ratio (bench/figures_common.ts, `RoundRuns`). */
+  ratios: Ratios;
+}
+
+/**
+ * Creates/s and gets/s with a feature against without, and the server's CPU per create and per
+ * GET (baseline ÷ feature: what requests/s would read on a machine that runs nothing else). The
+ * ratios are the medians of the rounds' own ratios, not value ÷ baseline: the sets of servers the
+ * rounds are spread over run at levels of their own.
+ */
+function comparedRows(c: Compared): { rates: Row[]; cpu: Row[] } {
+  const row = (figure: string, [value, base]: [number, number], ratio: number, cpu: boolean) => ({
     figure,
-    value: fmt(value),
-    baseline: `no tracing ${fmt(baseline)}`,
-    ratio: `${fmt(ratio, 2)} (rounds' median)`,
-    target: "≥ 0.7",
-    met: ok && ratio >= 0.7 ? "yes" : "**no**",
+    value: fmt(value, cpu ? 1 : 0),
+    baseline: `${c.baseline} ${fmt(base, cpu ? 1 : 0)}`,
+    ratio: `${fmt(ratio, 2)} (${cpu ? `${c.cpuRatio}, ` : ""}rounds' median)`,
+    target: `≥ ${c.target}`,
+    met: c.ok && ratio >= c.target ? "yes" : "**no**",
   });
-  const cpuRow = (figure: string, value: number, baseline: number, ratio: number): Row => ({
-    ...row(figure, value, baseline, ratio),
-    value: fmt(value, 1),
-    baseline: `no tracing ${fmt(baseline, 1)}`,
-    ratio: `${fmt(ratio, 2)} (none ÷ traced, rounds' median)`,
-  });
-  const every = "every request traced (1,000,000 per million)";
-  return [
-    row(
-      `configmap creates/s, 32 clients, ${every}`,
-      t.creates.traced,
-      t.creates.none,
-      t.ratios.creates,
-    ),
-    row(`configmap gets/s, 32 clients, ${every}`, t.gets.traced, t.gets.none, t.ratios.gets),
-    cpuRow(
-      "server CPU per create, µs, every request traced",
-      t.createCpuMicros.traced,
-      t.createCpuMicros.none,
-      t.ratios.createCpu,
-    ),
-    cpuRow(
-      "server CPU per GET, µs, every request traced",
-      t.getCpuMicros.traced,
-      t.getCpuMicros.none,
-      t.ratios.getCpu,
-    ),
-  ];
+  return {
+    rates: [
+      row(`configmap creates/s, 32 clients, ${c.what}`, c.creates, c.ratios.creates, false),
+      row(`configmap gets/s, 32 clients, ${c.what}`, c.gets, c.ratios.gets, false),
+    ],
+    cpu: [
+      row(`server CPU per create, µs, ${c.cpuWhat}`, c.createCpu, c.ratios.createCpu, true),
+      row(`server CPU per GET, µs, ${c.cpuWhat}`, c.getCpu, c.ratios.getCpu, true),
+    ],
+  };
+}
+
+/** `mode`'s figures and `base`'s, side by side, as {@link Compared} takes them. */
+function valuesOf<M extends string>(f: ServerValues<M>, mode: M, base: M) {
+  const pair = (r: Record<M, number>): [number, number] => [r[mode], r[base]];
+  return {
+    creates: pair(f.creates),
+    gets: pair(f.gets),
+    createCpu: pair(f.createCpuMicros),
+    getCpu: pair(f.getCpuMicros),
+  };
 }

@@ -18,20 +18,18 @@ import type { AuthOptions } from "./auth.ts";
 import { otlpReceiver } from "../tests/otlp_receiver.ts";
 import {
   acrossServerSets,
-  alternateRoundsCpu,
+  getsAndCreates,
+  mediansOf,
+  type Ratios,
+  ratiosOf,
   RoundRuns,
-  seedConfigMaps,
+  type ServerValues,
   startEach,
 } from "./figures_common.ts";
 
-export interface TracingFigures {
-  creates: Record<Mode, number>;
-  gets: Record<Mode, number>;
-  /** Each server's CPU time per request, µs (user + system, from /proc). */
-  createCpuMicros: Record<Mode, number>;
-  getCpuMicros: Record<Mode, number>;
+export interface TracingFigures extends ServerValues<Mode> {
   /** Medians over rounds of traced ÷ none (requests/s) and none ÷ traced (CPU per request). */
-  ratios: { creates: number; gets: number; createCpu: number; getCpu: number };
+  ratios: Ratios;
   /** Requests the traced server answered in the measured runs, and OTLP bytes received. */
   tracedRequests: number;
   bytesReceived: number;
@@ -66,32 +64,16 @@ export async function tracingFigures(o: AuthOptions): Promise<TracingFigures> {
           o.start(`${dir}/${mode}`, mode === "traced" ? ["--tracing-config-file", config] : []),
       ),
     async (servers, rounds) => {
-      const { create, get } = await seedConfigMaps(Object.values(servers));
-      const alternate = (label: string, req: typeof get, runs: RoundRuns<Mode>) =>
-        alternateRoundsCpu(o, {
-          servers,
-          req,
-          label: (m) => `${label}, ${m === "none" ? "no tracing" : "traced"}`,
-          problems,
-          rounds,
-          runs: runs.perSec,
-          cpuRuns: runs.cpu,
-        });
-      await new Promise((r) => setTimeout(r, 2_000));
-      await alternate("configmap gets", get, gets);
-      await alternate("configmap creates", create, creates);
+      const name = (m: Mode) => m === "none" ? "no tracing" : "traced";
+      await getsAndCreates(o, { servers, rounds, name, problems, gets, creates });
       // The last batches leave within a second or two.
       await new Promise((r) => setTimeout(r, 2_500));
     },
   );
-  const c = creates.ratios("traced", "none"), g = gets.ratios("traced", "none");
   const traced = [...creates.perSec.get("traced") ?? [], ...gets.perSec.get("traced") ?? []];
   return {
-    creates: creates.medians(creates.perSec),
-    gets: gets.medians(gets.perSec),
-    createCpuMicros: creates.medians(creates.cpu),
-    getCpuMicros: gets.medians(gets.cpu),
-    ratios: { creates: c.perSec, gets: g.perSec, createCpu: c.cpu, getCpu: g.cpu },
+    ...mediansOf(creates, gets),
+    ratios: ratiosOf(creates, gets, "traced", "none"),
     tracedRequests: Math.round(traced.reduce((a, b) => a + b, 0) * o.ms / 1000),
     bytesReceived: receiver.count(),
     problems,
