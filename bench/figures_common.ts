@@ -151,10 +151,8 @@ export class RoundRuns<M extends string> {
   readonly cpu = new Map<M, number[]>();
   /** The median of each server's runs. */
   medians(runs: Map<M, number[]>): Record<M, number> {
-    return Object.fromEntries([...runs].map(([m, values]) => [m, median(values)])) as Record<
-      M,
-      number
-    >;
+    const medians = [...runs].map(([m, values]) => [m, median(values)]);
+    return Object.fromEntries(medians) as Record<M, number>;
   }
   /**
    * The median over rounds of `of(mode's run, base's run)`. The sets run at levels of their own
@@ -277,8 +275,8 @@ export async function getsAndCreates<M extends string>(o: AuthOptions, opts: {
 
 /**
  * Starts a server per mode with `start`, in `order`; stops those started if one fails. The
- * record lists the modes as `order` is a rotation of: rounds alternate the order they measure
- * in, whatever order the servers were started in.
+ * record lists them in the order of `modes`, whatever order they were started in: the rounds
+ * measure them in that order and its reverse.
  */
 export async function startEach<M extends string>(
   modes: M[],

@@ -4,8 +4,8 @@
  * `metrics: false` start option: a registry that records nothing; `/metrics` is not served).
  * The two run in one process (bench/server_pair.ts), so that only metrics differ between them,
  * in rounds that alternate between them; the rounds are spread over three such processes
- * (figures_common.ts, `acrossServerSets`), which start the two in alternating order. The figures are medians over all rounds;
- * the ratios, medians over rounds of each round's ratio.
+ * (figures_common.ts, `acrossServerSets`), which start the two in alternating order. The figures
+ * are medians over all rounds; the ratios, medians over rounds of each round's ratio.
  */
 
 import type { AuthOptions, AuthServer } from "./auth.ts";

@@ -1,15 +1,14 @@
 /**
  * Where a feature costs a request, by function: two servers on the file store in this one
  * process, one with the feature (metrics, as bench/metrics.ts pairs them; an audit level, batch
- * log; or tracing, every request, to an OTLP receiver in a process of its own) and one without, each under 32 wrk clients (configmap GETs, or creates) in
- * alternating rounds, with V8's CPU profiler on during each round. Prints, per function, the
- * request thread's self time per request with the feature and without and the difference,
- * largest first: a difference of 0.1 µs shows here, where the servers' requests/s vary by 10 %
- * between rounds.
+ * log; or tracing, every request, to an OTLP receiver in a process of its own) and one without,
+ * each under 32 wrk clients (configmap GETs, or creates) in alternating rounds, with V8's CPU
+ * profiler on during each round. Prints, per function, the request thread's self time per
+ * request with the feature and without and the difference, largest first: a difference of 0.1
+ * µs shows here, where the servers' requests/s vary by 10 % between rounds.
  *
  *   deno run -A bench/pair_profile.ts [--feature=metrics|Metadata|RequestResponse|tracing]
- *     [--creates]
- *     [--rounds=4] [--top=25]
+ *     [--creates] [--rounds=4] [--top=25]
  *
  * Not part of `deno task bench`: an instrument for looking at what a feature costs. A function
  * that V8 inlines into another is counted in that one, so the same work can move between names
