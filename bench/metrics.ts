@@ -4,7 +4,7 @@
  * `metrics: false` start option: a registry that records nothing; `/metrics` is not served).
  * The two run in one process (bench/server_pair.ts), so that only metrics differ between them,
  * in rounds that alternate between them; the rounds are spread over three such processes
- * (figures_common.ts, `acrossServerSets`), which start the two in alternating order. The figures
+ * (server_sets.ts), which start the two in alternating order. The figures
  * are medians over all rounds; the ratios, medians over rounds of each round's ratio.
  */
 
@@ -14,15 +14,7 @@ import { requestInfoOf } from "../lib/server/request_info.ts";
 import { SERVES_ALL } from "../lib/server/request_labels.ts";
 import { requestMetricsRecorder } from "../lib/server/filters/metrics.ts";
 import type { RequestContext } from "../lib/server/context.ts";
-import {
-  acrossServerSets,
-  getsAndCreates,
-  mediansOf,
-  type Ratios,
-  ratiosOf,
-  RoundRuns,
-  type ServerValues,
-} from "./figures_common.ts";
+import { compareServers, type Ratios, type ServerValues } from "./server_sets.ts";
 
 export interface MetricsOptions extends AuthOptions {
   /** Starts the two servers in one process (bench/server_pair.ts), metrics on and off; the
@@ -42,21 +34,16 @@ type Mode = "on" | "off";
 
 export async function metricsFigures(o: MetricsOptions): Promise<MetricsFigures> {
   const problems: string[] = [];
-  const gets = new RoundRuns<Mode>();
-  const creates = new RoundRuns<Mode>();
-  await acrossServerSets(
-    o,
-    ["on", "off"],
-    (dir, order) => o.startPair(`${dir}/on`, `${dir}/off`, order[0] === "off"),
-    async (servers, rounds) => {
-      await checkMetricsServed(servers, problems);
-      const name = (m: Mode) => `metrics ${m}`;
-      await getsAndCreates(o, { servers, rounds, name, problems, gets, creates });
-    },
-  );
+  const c = await compareServers<Mode>(o, {
+    modes: ["on", "off"],
+    start: (dir, order) => o.startPair(`${dir}/on`, `${dir}/off`, order[0] === "off"),
+    name: (m) => `metrics ${m}`,
+    problems,
+    beforeRounds: (servers) => checkMetricsServed(servers, problems),
+  });
   return {
-    ...mediansOf(creates, gets),
-    ratios: ratiosOf(creates, gets, "on", "off"),
+    ...c.values,
+    ratios: c.ratios("on", "off"),
     recordMicros: recordingMicros(),
     problems,
   };

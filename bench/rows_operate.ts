@@ -8,7 +8,7 @@ import { auditFigures } from "./audit.ts";
 import { metricsFigures } from "./metrics.ts";
 import { tracingFigures } from "./tracing.ts";
 import { spawnBenchScript } from "./rows.ts";
-import type { Ratios, ServerValues } from "./figures_common.ts";
+import type { Ratios, ServerValues } from "./server_sets.ts";
 import {
   type Api,
   apiFor,
@@ -154,7 +154,7 @@ interface Compared {
   gets: [number, number];
   createCpu: [number, number];
   getCpu: [number, number];
-  /** Medians over rounds of each round's ratio (bench/figures_common.ts, `RoundRuns`). */
+  /** Medians over rounds of each round's ratio (bench/server_sets.ts). */
   ratios: Ratios;
 }
 

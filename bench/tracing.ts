@@ -4,7 +4,7 @@
  * OTLP/gRPC receiver in the bench process, against one without a tracing configuration. Both
  * servers run on the file store at the same time, in processes of their own, in rounds that
  * alternate between them; the rounds are spread over three such pairs of servers
- * (figures_common.ts, `acrossServerSets`), each started in the other order. The figures are
+ * (server_sets.ts), each started in the other order. The figures are
  * medians over all rounds; the ratios, medians over rounds of each round's ratio. The receiver
  * counts what arrives, so that dropped spans show.
  *
@@ -16,16 +16,7 @@
 
 import type { AuthOptions } from "./auth.ts";
 import { otlpReceiver } from "../tests/otlp_receiver.ts";
-import {
-  acrossServerSets,
-  getsAndCreates,
-  mediansOf,
-  type Ratios,
-  ratiosOf,
-  RoundRuns,
-  type ServerValues,
-  startEach,
-} from "./figures_common.ts";
+import { compareServers, type Ratios, type ServerValues, startEach } from "./server_sets.ts";
 
 export interface TracingFigures extends ServerValues<Mode> {
   /** Medians over rounds of traced ÷ none (requests/s) and none ÷ traced (CPU per request). */
@@ -50,31 +41,26 @@ export async function tracingFigures(o: AuthOptions): Promise<TracingFigures> {
     "apiVersion: apiserver.platform.io/v1beta1\nkind: TracingConfiguration\n" +
       `endpoint: ${receiver.endpoint}\nsamplingRatePerMillion: 1000000\n`,
   );
-  const gets = new RoundRuns<Mode>();
-  const creates = new RoundRuns<Mode>();
   const modes: Mode[] = ["none", "traced"];
-  await acrossServerSets(
-    o,
+  const c = await compareServers(o, {
     modes,
-    (dir, order) =>
+    start: (dir, order) =>
       startEach(
         modes,
         order,
         (mode) =>
           o.start(`${dir}/${mode}`, mode === "traced" ? ["--tracing-config-file", config] : []),
       ),
-    async (servers, rounds) => {
-      const name = (m: Mode) => m === "none" ? "no tracing" : "traced";
-      await getsAndCreates(o, { servers, rounds, name, problems, gets, creates });
-      // The last batches leave within a second or two.
-      await new Promise((r) => setTimeout(r, 2_500));
-    },
-  );
-  const traced = [...creates.perSec.get("traced") ?? [], ...gets.perSec.get("traced") ?? []];
+    name: (m) => m === "none" ? "no tracing" : "traced",
+    problems,
+    // The last batches leave within a second or two.
+    afterRounds: () => new Promise((r) => setTimeout(r, 2_500)),
+  });
+  const traced = c.perSec("traced").reduce((a, b) => a + b, 0);
   return {
-    ...mediansOf(creates, gets),
-    ratios: ratiosOf(creates, gets, "traced", "none"),
-    tracedRequests: Math.round(traced.reduce((a, b) => a + b, 0) * o.ms / 1000),
+    ...c.values,
+    ratios: c.ratios("traced", "none"),
+    tracedRequests: Math.round(traced * o.ms / 1000),
     bytesReceived: receiver.count(),
     problems,
   };
