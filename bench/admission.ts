@@ -10,7 +10,7 @@
 
 import { ensurePki } from "../lib/certificates/pki.ts";
 import type { AuthOptions } from "./auth.ts";
-import type { Api } from "./watch.ts";
+import type { Api } from "./harness.ts";
 
 export interface AdmissionFigures {
   createsNone: number;

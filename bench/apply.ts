@@ -9,7 +9,7 @@
  */
 
 import { RawHttp } from "./raw_http.ts";
-import type { Api } from "./watch.ts";
+import type { Api } from "./harness.ts";
 
 export interface ApplyOptions {
   api: Api;

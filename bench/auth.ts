@@ -15,7 +15,7 @@ import { JwtAuthenticator } from "../lib/auth/jwt.ts";
 import { parseAuthenticationConfig } from "../lib/auth/authentication_config.ts";
 import { tokenAuthenticator } from "../lib/auth/authenticator.ts";
 import { Issuer, now, sign, signingKey } from "../lib/auth/oidc_issuer_testdata.ts";
-import type { Api } from "./watch.ts";
+import type { Api } from "./harness.ts";
 import type { WrkRequest } from "./wrk.ts";
 
 export interface AuthServer {

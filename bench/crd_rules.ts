@@ -9,7 +9,7 @@
 
 import type { AuthOptions } from "./auth.ts";
 import { admin, alternateRoundsCpu } from "./figures_common.ts";
-import type { Api } from "./watch.ts";
+import type { Api } from "./harness.ts";
 
 export interface CrdRulesFigures {
   creates: Record<Mode, number>;

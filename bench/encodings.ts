@@ -9,7 +9,8 @@
 
 import { parse as parseYaml } from "yaml";
 import { decodeObject, PROTOBUF_MEDIA_TYPE } from "../lib/codec/mod.ts";
-import { type Api, createNamespace } from "./watch.ts";
+import type { Api } from "./harness.ts";
+import { createNamespace } from "./namespace_fill.ts";
 import type { WrkRequest } from "./wrk.ts";
 import type { Row } from "./harness.ts";
 import { ROOT_CA_CONFIGMAP } from "../lib/controllers/namespace_defaults.ts";

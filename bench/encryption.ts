@@ -8,7 +8,7 @@
 
 import { EncryptionTransformer, parseEncryptionConfig } from "../lib/encryption/mod.ts";
 import type { AuthOptions } from "./auth.ts";
-import type { Api } from "./watch.ts";
+import type { Api } from "./harness.ts";
 import type { WrkRequest } from "./wrk.ts";
 
 /** Servers with extra flags and a load client, as bench/auth.ts takes them. */

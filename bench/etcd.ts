@@ -17,8 +17,9 @@
  */
 
 import type { AuthOptions, AuthServer } from "./auth.ts";
-import { createNamespace, fill, listRevision, measureLag, WatchFleet } from "./watch.ts";
-import type { Api } from "./watch.ts";
+import { createNamespace, fill, listRevision } from "./namespace_fill.ts";
+import { measureLag, WatchFleet } from "./watch_fleet.ts";
+import type { Api } from "./harness.ts";
 import { startEtcdMember } from "../lib/storage/testing/etcd_member.ts";
 import { EtcdClient } from "../lib/storage/etcd/client.ts";
 import { admin, median, untilIdle } from "./figures_common.ts";

@@ -1,9 +1,9 @@
 /** Small helpers the figure modules of the bench share. */
 
 import type { AuthOptions, AuthServer } from "./auth.ts";
-import type { Api } from "./watch.ts";
+import type { Api } from "./harness.ts";
 import type { WrkRequest } from "./wrk.ts";
-import { cpuMs } from "./watch.ts";
+import { cpuMs } from "./proc_stats.ts";
 import { median, ROUNDS } from "./harness.ts";
 
 export { median };

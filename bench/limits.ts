@@ -8,7 +8,7 @@
  */
 
 import type { AuthOptions, AuthServer } from "./auth.ts";
-import type { Api } from "./watch.ts";
+import type { Api } from "./harness.ts";
 
 /** Servers with extra flags and a load client, as bench/auth.ts takes them. */
 export type LimitsOptions = AuthOptions;

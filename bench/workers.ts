@@ -13,7 +13,8 @@
 import type { AuthOptions, AuthServer } from "./auth.ts";
 import { alternateRounds, median, seedConfigMaps } from "./figures_common.ts";
 import { etcdGatewayPuts } from "./etcd_gateway.ts";
-import { createNamespace, listRevision, measureLag, WatchFleet } from "./watch.ts";
+import { createNamespace, listRevision } from "./namespace_fill.ts";
+import { measureLag, WatchFleet } from "./watch_fleet.ts";
 import { haveWrk } from "./wrk.ts";
 import { etcdInstalled, startEtcdMember } from "../lib/storage/testing/etcd_member.ts";
 
