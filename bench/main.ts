@@ -27,17 +27,9 @@ import { applyFigures } from "./apply.ts";
 import { encodingFigures, encodingRows } from "./encodings.ts";
 import { pagingFigures, watchFigures } from "./watch.ts";
 import { haveWrk } from "./wrk.ts";
-import {
-  admissionRows,
-  authRows,
-  crdRulesRows,
-  crdVersionsRows,
-  encryptionRows,
-  etcdRows,
-  limitsRows,
-  workersRows,
-} from "./rows.ts";
+import { admissionRows, authRows, encryptionRows } from "./rows.ts";
 import { auditRows, metricsRows, tracingRows } from "./rows_operate.ts";
+import { chosenRun, type Rows } from "./run_choice.ts";
 import {
   type Api,
   apiFor,
@@ -601,12 +593,8 @@ async function main(): Promise<void> {
   note(`total ${fmt((performance.now() - started) / 1000, 1)} s`);
 }
 
-/** `deno task bench --only=auth`, `--only=limits`, `--only=encryption`, `--only=admission`,
- * `--only=audit`, `--only=metrics`, `--only=tracing`, `--only=crd-versions`, `--only=crd-rules` or
- * `--only=workers`:
- * those figures alone; `--backend etcd`: the
- * etcd3 backend's. */
-async function onlyMain(rowsOf: typeof authRows): Promise<void> {
+/** Runs the figures of `rowsOf` alone. */
+async function onlyMain(rowsOf: Rows): Promise<void> {
   const tmp = await Deno.makeTempDir({ prefix: "platform-bench-" });
   const children: Child[] = [];
   const clients: Deno.HttpClient[] = [];
@@ -627,28 +615,6 @@ async function onlyMain(rowsOf: typeof authRows): Promise<void> {
 }
 
 if (import.meta.main) {
-  await (Deno.args.includes("--only=auth")
-    ? onlyMain(authRows)
-    : Deno.args.includes("--only=limits")
-    ? onlyMain(limitsRows)
-    : Deno.args.includes("--only=encryption")
-    ? onlyMain(encryptionRows)
-    : Deno.args.includes("--only=admission")
-    ? onlyMain(admissionRows)
-    : Deno.args.includes("--only=audit")
-    ? onlyMain(auditRows)
-    : Deno.args.includes("--only=metrics")
-    ? onlyMain(metricsRows)
-    : Deno.args.includes("--only=tracing")
-    ? onlyMain(tracingRows)
-    : Deno.args.includes("--only=crd-versions")
-    ? onlyMain(crdVersionsRows)
-    : Deno.args.includes("--only=crd-rules")
-    ? onlyMain(crdRulesRows)
-    : Deno.args.includes("--only=workers")
-    ? onlyMain(workersRows)
-    : Deno.args.includes("--backend=etcd") ||
-        Deno.args.some((a, i) => a === "--backend" && Deno.args[i + 1] === "etcd")
-    ? onlyMain(etcdRows)
-    : main());
+  const run = chosenRun(Deno.args);
+  await (run === "all" ? main() : onlyMain(run));
 }
