@@ -37,7 +37,7 @@ const ONLY: Record<string, Rows> = {
 
 const USAGE = `usage: deno task bench [--quick] [--rounds=N] [--only=NAME | --backend etcd]
 
-  --quick        shorter windows (the full run in about 75 s); noisier figures
+  --quick        shorter measurement windows; noisier figures
   --rounds=N     rounds of the figures that alternate between servers (1-99, default 5)
   --only=NAME    those figures alone: ${Object.keys(ONLY).join(", ")}
   --backend etcd the etcd3 backend's figures alone (needs etcd and wrk)
@@ -48,6 +48,10 @@ See bench/README.md.`;
  * option does not start the full run. */
 export function chosenRun(args: string[]): Rows | "all" {
   let rows: Rows | "all" = "all";
+  const choose = (chosen: Rows, arg: string) => {
+    if (rows !== "all") usageError(`${arg}: one group of figures at a time`);
+    rows = chosen;
+  };
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (a === "--help" || a === "-h") {
@@ -56,10 +60,11 @@ export function chosenRun(args: string[]): Rows | "all" {
     } else if (a.startsWith("--only=")) {
       const name = a.slice("--only=".length);
       if (!Object.hasOwn(ONLY, name)) usageError(`--only: no figures named "${name}"`);
-      rows = ONLY[name];
-    } else if (a === "--backend=etcd" || (a === "--backend" && args[i + 1] === "etcd")) {
-      if (a === "--backend") i++;
-      rows = etcdRows;
+      choose(ONLY[name], a);
+    } else if (a === "--backend" || a.startsWith("--backend=")) {
+      const value = a === "--backend" ? args[++i] : a.slice("--backend=".length);
+      if (value !== "etcd") usageError(`--backend: only "etcd" (the full run is the file store's)`);
+      choose(etcdRows, "--backend");
     } else if (a !== "--quick" && !a.startsWith("--rounds=")) {
       usageError(`unknown argument "${a}"`);
     }

@@ -27,12 +27,15 @@ Deno.test("bench options: --help lists every group of figures and exits 0", asyn
   assert.match(r.stdout, /--backend etcd/);
 });
 
-Deno.test("bench options: an unknown group, option or round count is refused with exit 2", async () => {
+Deno.test("bench options: an unknown group, option, backend or round count, or two groups, are refused with exit 2", async () => {
   for (
     const [args, message] of [
       [["--only=audti"], /--only: no figures named "audti"/],
       [["--quick", "--frob"], /unknown argument "--frob"/],
       [["--backend", "etcd", "extra"], /unknown argument "extra"/],
+      [["--backend", "file"], /--backend: only "etcd"/],
+      [["--only=audit", "--only=metrics"], /one group of figures at a time/],
+      [["--only=audit", "--backend=etcd"], /one group of figures at a time/],
       [["--rounds=0"], /the rounds must be a whole number from 1 to 99/],
     ] as const
   ) {
