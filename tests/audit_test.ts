@@ -8,8 +8,11 @@
  * whose event cannot be written, blocking does not.
  */
 
-import { parse as parseYaml } from "yaml";
+import { parse as parseYaml, stringify } from "yaml";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
+import { Issuer, now, sign, signingKey } from "../lib/auth/oidc_issuer_testdata.ts";
+import { ensurePki } from "../lib/certificates/pki.ts";
+import { silentLogger } from "../lib/api/log.ts";
 import {
   assertConfigError,
   runPlatform,
@@ -234,6 +237,69 @@ Deno.test("audit: events per level and stage, with the Audit-ID of each answer",
   assertEquals(v[0].verb, "get");
   assertEquals(v[0].objectRef, undefined);
   assertEquals(eventsOf(events, readyz.headers.get("Audit-ID")), []);
+});
+
+Deno.test({
+  name:
+    "audit: requestReceivedTimestamp is the arrival, before an authentication that waited on an issuer",
+  sanitizeResources: false,
+  sanitizeOps: false,
+}, async () => {
+  const dir = await Deno.makeTempDir({ prefix: "platform-audit-arrival-" });
+  const pki = await ensurePki({
+    dataDir: `${dir}/issuer-pki`,
+    sans: [],
+    bindAddress: "127.0.0.1",
+    logger: silentLogger,
+  });
+  await using issuer = new Issuer(pki);
+  const key = await signingKey("ES256", "key-1");
+  issuer.keys = [key];
+  // The issuer's keys come on the first token, and take 400 ms.
+  issuer.keysDelayMs = 400;
+  await Deno.writeTextFile(
+    `${dir}/authn.yaml`,
+    stringify({
+      apiVersion: "apiserver.platform.io/v1beta1",
+      kind: "AuthenticationConfiguration",
+      jwt: [{
+        issuer: { url: issuer.url, certificateAuthority: pki.caCertPem, audiences: ["platform"] },
+        claimMappings: { username: { claim: "sub", prefix: "oidc:" } },
+      }],
+    }),
+  );
+  await Deno.writeTextFile(
+    `${dir}/policy.yaml`,
+    "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n  - level: Metadata\n",
+  );
+  const log = `${dir}/audit.log`;
+  try {
+    await using ts = await testServer({
+      authenticationConfigFile: `${dir}/authn.yaml`,
+      audit: { policyFile: `${dir}/policy.yaml`, logPath: log },
+    });
+    const token = await sign(key, {
+      iss: issuer.url,
+      aud: "platform",
+      sub: "alice",
+      iat: now(),
+      exp: now() + 600,
+    });
+    const sent = Date.now();
+    const res = await ts.request("GET", "/version", { token });
+    assertEquals(res.status, 200, await res.text());
+    const [received, done] = eventsOf(await readEvents(log), res.headers.get("Audit-ID"));
+    assertEquals([received.stage, done.stage], ["RequestReceived", "ResponseComplete"]);
+    assertEquals(done.user.username, "oidc:alice");
+    // Stamped when the request came, as kube stamps it, not once the user was known.
+    const arrival = Date.parse(received.requestReceivedTimestamp);
+    assert(arrival - sent < 300, `arrival ${arrival - sent} ms after the request was sent`);
+    assertEquals(received.stageTimestamp, received.requestReceivedTimestamp);
+    const waited = Date.parse(done.stageTimestamp) - arrival;
+    assert(waited >= 350, `ResponseComplete ${waited} ms after the arrival`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("audit: admission policies' audit annotations reach the event", async () => {

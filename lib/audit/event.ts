@@ -81,11 +81,14 @@ export interface EventStart {
   objectRef?: ObjectReference;
   /** The annotations record the event keeps (authorization and admission write into it). */
   annotations: Record<string, string>;
+  /** When the request came, in ms since the epoch (fractional), as kube stamps it before
+   * authentication. @default now */
+  receivedAt?: number;
 }
 
 /** The event of a request as it comes (stage RequestReceived). */
 export function newEvent(s: EventStart): AuditEvent {
-  const now = microTime();
+  const now = s.receivedAt === undefined ? microTime() : formatMicro(s.receivedAt);
   const ev: AuditEvent = {
     kind: "Event",
     apiVersion: AUDIT_EVENT_API_VERSION,

@@ -33,6 +33,8 @@ export class Issuer {
   jwksFetches = 0;
   /** While set, discovery answers 503. */
   down = false;
+  /** How long the key set takes to answer (a slow issuer). */
+  keysDelayMs = 0;
   readonly #server: Deno.HttpServer<Deno.NetAddr>;
 
   constructor(pki: Pki) {
@@ -42,7 +44,13 @@ export class Issuer {
       cert: pki.servingCertPem,
       key: pki.servingKeyPem,
       onListen() {},
-    }, (req) => this.#handle(new URL(req.url).pathname));
+    }, async (req) => {
+      const path = new URL(req.url).pathname;
+      if (path === "/keys" && this.keysDelayMs > 0) {
+        await new Promise((r) => setTimeout(r, this.keysDelayMs));
+      }
+      return this.#handle(path);
+    });
     this.url = `https://127.0.0.1:${this.#server.addr.port}`;
   }
 

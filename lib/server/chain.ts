@@ -56,8 +56,8 @@ export function buildHandlerChain(
   const tracer = deps.tracer?.enabled ? deps.tracer : undefined;
   // Every answer is counted, whoever refuses it: recorded by serve below, around the chain.
   const record = deps.metrics && requestMetricsRecorder(deps.metrics.metrics, deps.metrics.served);
-  // When the request came: its duration's start, and its span's.
-  const timed = record !== undefined || tracer !== undefined;
+  // When the request came: its duration's start, its span's, and its audit event's arrival.
+  const timed = record !== undefined || tracer !== undefined || deps.auditing !== undefined;
   const filters: Filter[] = [
     // Unknown methods before anything: no one authenticates or authorizes a method that
     // names no verb.

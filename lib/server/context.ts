@@ -27,8 +27,8 @@ export interface RequestContext {
   kubeSpelling?: boolean;
   /** Aborted when the client goes away or the server shuts down. */
   signal: AbortSignal;
-  /** `performance.now()` when the request came in, read once for the request's metrics and its
-   * span; 0 when neither is on. */
+  /** `performance.now()` when the request came in, read once for the request's metrics, its
+   * span and its audit event; 0 when none is on. */
   arrived?: number;
   /** Larger response bodies go out as one-chunk streams: the server's `BodyWriting` when the
    * request came (respond.ts). Absent: false. */

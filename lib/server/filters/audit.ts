@@ -118,6 +118,7 @@ async function audited(
     userAgent: req.headers.get("user-agent"),
     objectRef: info.isResourceRequest ? objectRefOf(info) : undefined,
     annotations,
+    receivedAt: arrivalOf(ctx),
   });
   const recordsRequest = level !== "Metadata" && info.isResourceRequest;
   const recordsResponse = level === "RequestResponse" && info.isResourceRequest;
@@ -204,6 +205,7 @@ export function auditFailedAuthentication(auditing: Auditing, ctx: RequestContex
     userAgent: req.headers.get("user-agent"),
     objectRef: info.isResourceRequest ? objectRefOf(info) : undefined,
     annotations: {},
+    receivedAt: arrivalOf(ctx),
   });
   const scheme = req.headers.get("authorization")?.split(" ")[0]?.toLowerCase();
   const attempted = scheme ? `attempted: ${scheme}` : "no credentials provided";
@@ -300,6 +302,12 @@ function fillObjectRef(ev: AuditEvent, obj: unknown): void {
   if (name || namespace) {
     ev.objectRef = { ...ref, ...(name && { name }), ...(namespace && { namespace }) };
   }
+}
+
+/** When the request came (the chain's entry read the clock), as kube's
+ * `requestReceivedTimestamp` is: before authentication, which may have waited on an issuer. */
+function arrivalOf(ctx: RequestContext): number | undefined {
+  return ctx.arrived ? performance.timeOrigin + ctx.arrived : undefined;
 }
 
 function objectRefOf(info: RequestInfo): ObjectReference {

@@ -104,3 +104,24 @@ Deno.test("audit filter: the impersonated user is the one the request was served
   assert.equal(events[1].impersonatedUser?.username, "jane");
   assert.equal(events[0].impersonatedUser, undefined);
 });
+
+Deno.test("audit filter: the request's arrival, read before authentication, is its requestReceivedTimestamp", async () => {
+  const { a, events } = auditing([{ level: "Metadata" }]);
+  const ctx = context("GET", `${PODS}/p`);
+  // The chain's entry read the clock 250 ms ago; authentication took the time since.
+  ctx.arrived = performance.now() - 250;
+  const arrival = new Date(performance.timeOrigin + ctx.arrived).toISOString().slice(0, 23);
+  await auditFilter(a)(ctx, () => Promise.resolve(new Response("{}")));
+  const [received, done] = events;
+  assert.equal(received.requestReceivedTimestamp.slice(0, 23), arrival);
+  // kube stamps RequestReceived with the arrival too; later stages with their own time.
+  assert.equal(received.stageTimestamp, received.requestReceivedTimestamp);
+  assert.equal(done.requestReceivedTimestamp, received.requestReceivedTimestamp);
+  const waited = Date.parse(done.stageTimestamp) - Date.parse(done.requestReceivedTimestamp);
+  assert.ok(waited >= 240, `ResponseComplete ${waited} ms after the arrival`);
+  // Without the chain's clock reading (no arrival), the filter reads the clock itself.
+  const { a: b, events: others } = auditing([{ level: "Metadata" }]);
+  const before = Date.now();
+  await auditFilter(b)(context("GET", PODS), () => Promise.resolve(new Response("{}")));
+  assert.ok(Date.parse(others[0].requestReceivedTimestamp) >= before - 1);
+});
