@@ -10,9 +10,7 @@
 
 import { parse as parseYaml, stringify } from "yaml";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { Issuer, now, sign, signingKey } from "../lib/auth/oidc_issuer_testdata.ts";
-import { ensurePki } from "../lib/certificates/pki.ts";
-import { silentLogger } from "../lib/api/log.ts";
+import { now, sign, startIssuer } from "../lib/auth/oidc_issuer_testdata.ts";
 import {
   assertConfigError,
   runPlatform,
@@ -246,15 +244,8 @@ Deno.test({
   sanitizeOps: false,
 }, async () => {
   const dir = await Deno.makeTempDir({ prefix: "platform-audit-arrival-" });
-  const pki = await ensurePki({
-    dataDir: `${dir}/issuer-pki`,
-    sans: [],
-    bindAddress: "127.0.0.1",
-    logger: silentLogger,
-  });
-  await using issuer = new Issuer(pki);
-  const key = await signingKey("ES256", "key-1");
-  issuer.keys = [key];
+  const { issuer, pki, key } = await startIssuer(dir);
+  await using _issuer = issuer;
   // The issuer's keys come on the first token, and take 400 ms.
   issuer.keysDelayMs = 400;
   await Deno.writeTextFile(

@@ -13,9 +13,7 @@ import { testServer, WITHOUT_NAMESPACE_DEFAULTS } from "./harness.ts";
 import { egressConfigFile, recordingLogger, viaProxy } from "./egress_testdata.ts";
 import { startServer } from "../mod.ts";
 import { EtcdUnavailableError } from "../lib/storage/mod.ts";
-import { ensurePki } from "../lib/certificates/pki.ts";
-import { silentLogger } from "../lib/api/log.ts";
-import { Issuer, now, sign, signingKey } from "../lib/auth/oidc_issuer_testdata.ts";
+import { now, sign, startIssuer } from "../lib/auth/oidc_issuer_testdata.ts";
 import {
   etcdInstalled,
   requireEtcdUnderCi,
@@ -36,15 +34,8 @@ const WHOAMI = "/apis/authentication.platform.io/v1/selfsubjectreviews";
 Deno.test("egress controlplane: OIDC discovery and keys go through the proxy; the issuer's token signs in", async () => {
   const dir = await Deno.makeTempDir({ prefix: "platform-egress-oidc-" });
   try {
-    const pki = await ensurePki({
-      dataDir: join(dir, "issuer-pki"),
-      sans: [],
-      bindAddress: "127.0.0.1",
-      logger: silentLogger,
-    });
-    await using issuer = new Issuer(pki);
-    const key = await signingKey("ES256", "k1");
-    issuer.keys = [key];
+    const { issuer, pki, key } = await startIssuer(dir, "ES256", "k1");
+    await using _issuer = issuer;
     const port = Number(new URL(issuer.url).port);
     await using proxy = await startUdsConnectProxy([port]);
     await using egress = await egressConfigFile({

@@ -6,7 +6,8 @@
  */
 
 import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from "jose";
-import type { Pki } from "../certificates/pki.ts";
+import { ensurePki, type Pki } from "../certificates/pki.ts";
+import { silentLogger } from "../api/log.ts";
 
 export type Json = Record<string, unknown>;
 
@@ -89,4 +90,23 @@ export async function sign(
   return await new SignJWT(claims)
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: "JWT", ...header })
     .sign(key.privateKey);
+}
+
+/** An issuer whose serving certificate comes from a CA of its own, made under `dir`, serving
+ * one signing key. */
+export async function startIssuer(
+  dir: string,
+  alg: "RS256" | "ES256" = "ES256",
+  kid = "key-1",
+): Promise<{ issuer: Issuer; pki: Pki; key: SigningKey }> {
+  const pki = await ensurePki({
+    dataDir: `${dir}/issuer-pki`,
+    sans: [],
+    bindAddress: "127.0.0.1",
+    logger: silentLogger,
+  });
+  const issuer = new Issuer(pki);
+  const key = await signingKey(alg, kid);
+  issuer.keys = [key];
+  return { issuer, pki, key };
 }
