@@ -17,7 +17,7 @@ import { alternateRoundsCpu, seedConfigMaps } from "./figures_common.ts";
  * every round: GETs with metrics on read 0.82 of off in one process and 1.00 in the next, each
  * over 10–30 rounds (2026-11-29), and the server started first fared worse.
  */
-export const SERVER_SETS = 3;
+const SERVER_SETS = 3;
 
 /** Each server's medians over all rounds: requests/s, and CPU µs per request (user + system,
  * from /proc: less exposed than requests/s to what else the machine runs). */

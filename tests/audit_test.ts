@@ -8,9 +8,14 @@
  * whose event cannot be written, blocking does not.
  */
 
-import { parse as parseYaml, stringify } from "yaml";
+import { parse as parseYaml } from "yaml";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
-import { now, sign, startIssuer } from "../lib/auth/oidc_issuer_testdata.ts";
+import {
+  jwtAuthenticationConfig,
+  now,
+  sign,
+  startIssuer,
+} from "../lib/auth/oidc_issuer_testdata.ts";
 import {
   assertConfigError,
   runPlatform,
@@ -248,17 +253,7 @@ Deno.test({
   await using _issuer = issuer;
   // The issuer's keys come on the first token, and take 400 ms.
   issuer.keysDelayMs = 400;
-  await Deno.writeTextFile(
-    `${dir}/authn.yaml`,
-    stringify({
-      apiVersion: "apiserver.platform.io/v1beta1",
-      kind: "AuthenticationConfiguration",
-      jwt: [{
-        issuer: { url: issuer.url, certificateAuthority: pki.caCertPem, audiences: ["platform"] },
-        claimMappings: { username: { claim: "sub", prefix: "oidc:" } },
-      }],
-    }),
-  );
+  await Deno.writeTextFile(`${dir}/authn.yaml`, jwtAuthenticationConfig(issuer, pki, "platform"));
   await Deno.writeTextFile(
     `${dir}/policy.yaml`,
     "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n  - level: Metadata\n",

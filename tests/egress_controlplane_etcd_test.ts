@@ -7,13 +7,17 @@
  */
 
 import { join } from "node:path";
-import { stringify } from "yaml";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { testServer, WITHOUT_NAMESPACE_DEFAULTS } from "./harness.ts";
 import { egressConfigFile, recordingLogger, viaProxy } from "./egress_testdata.ts";
 import { startServer } from "../mod.ts";
 import { EtcdUnavailableError } from "../lib/storage/mod.ts";
-import { now, sign, startIssuer } from "../lib/auth/oidc_issuer_testdata.ts";
+import {
+  jwtAuthenticationConfig,
+  now,
+  sign,
+  startIssuer,
+} from "../lib/auth/oidc_issuer_testdata.ts";
 import {
   etcdInstalled,
   requireEtcdUnderCi,
@@ -43,17 +47,7 @@ Deno.test("egress controlplane: OIDC discovery and keys go through the proxy; th
       master: viaProxy({ udsName: proxy.path }),
     });
     const authenticationConfigFile = join(dir, "authn.yaml");
-    await Deno.writeTextFile(
-      authenticationConfigFile,
-      stringify({
-        apiVersion: "apiserver.platform.io/v1beta1",
-        kind: "AuthenticationConfiguration",
-        jwt: [{
-          issuer: { url: issuer.url, certificateAuthority: pki.caCertPem, audiences: ["p"] },
-          claimMappings: { username: { claim: "sub", prefix: "oidc:" } },
-        }],
-      }),
-    );
+    await Deno.writeTextFile(authenticationConfigFile, jwtAuthenticationConfig(issuer, pki, "p"));
     const { lines, logger } = recordingLogger();
     await using ts = await testServer({
       egressSelectorConfigFile: egress.path,

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { stringify } from "yaml";
 import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from "jose";
 import { ensurePki, type Pki } from "../certificates/pki.ts";
 import { silentLogger } from "../api/log.ts";
@@ -109,4 +110,17 @@ export async function startIssuer(
   const key = await signingKey(alg, kid);
   issuer.keys = [key];
   return { issuer, pki, key };
+}
+
+/** An AuthenticationConfiguration file's text with one JWT authenticator: tokens of `issuer`
+ * for `audience`, the `sub` claim as the username after `oidc:`. */
+export function jwtAuthenticationConfig(issuer: Issuer, pki: Pki, audience: string): string {
+  return stringify({
+    apiVersion: "apiserver.platform.io/v1beta1",
+    kind: "AuthenticationConfiguration",
+    jwt: [{
+      issuer: { url: issuer.url, certificateAuthority: pki.caCertPem, audiences: [audience] },
+      claimMappings: { username: { claim: "sub", prefix: "oidc:" } },
+    }],
+  });
 }
