@@ -37,6 +37,30 @@ const RULES = [{
 
 type State = "none" | "webhooks" | "policy";
 
+type Stored = { metadata: { name: string } } & Record<string, unknown>;
+
+/** The policy state's objects: one ValidatingAdmissionPolicy of three validations and its
+ * binding (also what `bench/pair_profile.ts --feature=policy` profiles). */
+export const POLICY_OBJECTS: [string, Stored][] = [
+  [`${GROUP}/validatingadmissionpolicies`, {
+    metadata: { name: "bench" },
+    spec: {
+      matchConstraints: { resourceRules: RULES },
+      validations: [
+        { expression: "size(object.data) <= 16", message: "at most 16 keys" },
+        {
+          expression: "!has(object.metadata.labels) || !('forbidden' in object.metadata.labels)",
+        },
+        { expression: "object.metadata.name.startsWith('bench-')" },
+      ],
+    },
+  }],
+  [`${GROUP}/validatingadmissionpolicybindings`, {
+    metadata: { name: "bench" },
+    spec: { policyName: "bench", validationActions: ["Deny"] },
+  }],
+];
+
 export async function admissionFigures(o: AuthOptions): Promise<AdmissionFigures> {
   const problems: string[] = [];
   await Deno.mkdir(o.dir, { recursive: true });
@@ -71,7 +95,6 @@ export async function admissionFigures(o: AuthOptions): Promise<AdmissionFigures
     sideEffects: "None",
     admissionReviewVersions: ["v1"],
   });
-  type Stored = { metadata: { name: string } } & Record<string, unknown>;
   const objects: Record<Exclude<State, "none">, [string, Stored][]> = {
     webhooks: [
       [`${GROUP}/mutatingwebhookconfigurations`, {
@@ -83,26 +106,7 @@ export async function admissionFigures(o: AuthOptions): Promise<AdmissionFigures
         webhooks: [webhook("validate")],
       }],
     ],
-    policy: [
-      [`${GROUP}/validatingadmissionpolicies`, {
-        metadata: { name: "bench" },
-        spec: {
-          matchConstraints: { resourceRules: RULES },
-          validations: [
-            { expression: "size(object.data) <= 16", message: "at most 16 keys" },
-            {
-              expression:
-                "!has(object.metadata.labels) || !('forbidden' in object.metadata.labels)",
-            },
-            { expression: "object.metadata.name.startsWith('bench-')" },
-          ],
-        },
-      }],
-      [`${GROUP}/validatingadmissionpolicybindings`, {
-        metadata: { name: "bench" },
-        spec: { policyName: "bench", validationActions: ["Deny"] },
-      }],
-    ],
+    policy: POLICY_OBJECTS,
   };
   let state: State = "none";
   const enter = async (next: State) => {

@@ -1,13 +1,14 @@
 /**
  * Where a feature costs a request, by function: two servers on the file store in this one
  * process, one with the feature (metrics, as bench/metrics.ts pairs them; an audit level, batch
- * log; or tracing, every request, to an OTLP receiver in a process of its own) and one without,
+ * log; tracing, every request, to an OTLP receiver in a process of its own; or bench/admission.ts's
+ * ValidatingAdmissionPolicy of three validations and its binding) and one without,
  * each under 32 wrk clients (configmap GETs, or creates) in alternating rounds, with V8's CPU
  * profiler on during each round. Prints, per function, the request thread's self time per
  * request with the feature and without and the difference, largest first: a difference of 0.1
  * µs shows here, where the servers' requests/s vary by 10 % between rounds.
  *
- *   deno run -A bench/pair_profile.ts [--feature=metrics|Metadata|RequestResponse|tracing]
+ *   deno run -A bench/pair_profile.ts [--feature=metrics|Metadata|RequestResponse|tracing|policy]
  *     [--creates] [--rounds=4] [--top=25]
  *
  * Not part of `deno task bench`: an instrument for looking at what a feature costs. A function
@@ -18,6 +19,7 @@
 import { Session } from "node:inspector";
 import { createLogger } from "../lib/api/mod.ts";
 import { startServer } from "../lib/server/server.ts";
+import { POLICY_OBJECTS } from "./admission.ts";
 import { type Api, apiFor } from "./harness.ts";
 import { wrk } from "./wrk.ts";
 
@@ -26,8 +28,8 @@ const option = (name: string, fallback: number) =>
 const ROUNDS = option("rounds", 4);
 const FEATURE = Deno.args.find((a) => a.startsWith("--feature="))?.split("=")[1] ?? "metrics";
 const CREATES = Deno.args.includes("--creates");
-if (!["metrics", "Metadata", "RequestResponse", "tracing"].includes(FEATURE)) {
-  console.error(`--feature: metrics, Metadata, RequestResponse or tracing, not ${FEATURE}`);
+if (!["metrics", "Metadata", "RequestResponse", "tracing", "policy"].includes(FEATURE)) {
+  console.error(`--feature: metrics, Metadata, RequestResponse, tracing or policy, not ${FEATURE}`);
   Deno.exit(2);
 }
 const TOP = option("top", 25);
@@ -98,6 +100,17 @@ try {
   for (const [mode, server] of Object.entries(servers)) {
     const api = await apiFor({ url: server.url, dataDir: `${dir}/${mode}` } as never, true);
     apis[mode] = api;
+    if (FEATURE === "policy" && mode === "on") {
+      for (const [path, obj] of POLICY_OBJECTS) {
+        const res = await fetch(`${api.url}${path}`, {
+          method: "POST",
+          client: api.client,
+          headers: { ...api.headers, "Content-Type": "application/json" },
+          body: JSON.stringify(obj),
+        });
+        if (res.status !== 201) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+      }
+    }
     for (let i = 0; i < paths.length; i++) {
       const res = await fetch(`${api.url}${CONFIGMAPS}`, {
         method: "POST",
@@ -119,7 +132,7 @@ try {
           method: "POST" as const,
           paths: [CONFIGMAPS],
           headers: { ...apis[mode].headers, "Content-Type": "application/json" },
-          body: JSON.stringify({ metadata: { generateName: "c-" }, data: { a: "1", b: "2" } }),
+          body: JSON.stringify({ metadata: { generateName: "bench-" }, data: { a: "1", b: "2" } }),
         }
         : { method: "GET" as const, paths, headers: apis[mode].headers };
       await wrk(apis[mode].url, spec, 32, 1_000); // warm-up, unprofiled
@@ -143,6 +156,8 @@ try {
   // The feature's own code, and the clock reads the server makes beyond those without it.
   const own = audited
     ? /(audit\/|filters\/audit\.ts)/
+    : FEATURE === "policy"
+    ? /(admission\/|cel\/)/
     : tracing
     ? /(tracing\/|filters\/tracing\.ts|traced_store\.ts)/
     : /(metrics\/|filters\/metrics\.ts|instrumented\.ts|instrumented_authorizer\.ts)/;
