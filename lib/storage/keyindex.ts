@@ -9,8 +9,11 @@
  * string comparison (UTF-16 code units), which matches byte order for ASCII keys.
  *
  * Keys the caller knows to be new ({@link SortedList.add}) wait unsorted until something
- * asks for positions: a create then costs a map insert instead of a search and a splice
- * (~2.5 µs with 100,000 keys), and the next list places the waiting keys at once.
+ * asks for positions among them: a create then costs a map insert instead of a search and a
+ * splice (~2.5 µs with 100,000 keys), and the next list under their prefix places them at
+ * once. Positions are those of the placed keys: a range under another prefix leaves the
+ * waiting keys waiting (admission lists its policies on every write, between creates of
+ * other resources), and positions stay valid until the next change.
  * @module
  */
 
@@ -140,13 +143,13 @@ export class SortedList<V> {
     if (block.keys.length === 0 && this.#blocks.length > 1) this.#blocks.splice(b, 1);
   }
 
-  /** The key at `pos` (0 ≤ pos < size). */
+  /** The key at `pos`, a position from {@link range} since which nothing changed. */
   keyAt(pos: number): string {
     const b = this.#blockAt(pos);
     return this.#blocks[b].keys[pos - this.#starts[b]];
   }
 
-  /** The value at `pos` (0 ≤ pos < size). */
+  /** The value at `pos`, a position from {@link range} since which nothing changed. */
   valueAt(pos: number): V {
     const b = this.#blockAt(pos);
     return this.#blocks[b].vals[pos - this.#starts[b]];
@@ -170,12 +173,11 @@ export class SortedList<V> {
     return out;
   }
 
-  /** First position whose key is ≥ `key` (or > `key` when `opts.strict`). */
-  bound(key: string, opts: { strict?: boolean } = {}): number {
-    this.#settle();
+  /** First position of a placed key that is ≥ `key` (or > `key` when `strict`). */
+  #bound(key: string, strict: boolean): number {
     const b = this.#blockFor(key);
     const keys = this.#blocks[b].keys;
-    const i = opts.strict ? upperBound(keys, key) : lowerBound(keys, key);
+    const i = strict ? upperBound(keys, key) : lowerBound(keys, key);
     this.#refresh();
     return this.#starts[b] + i;
   }
@@ -186,7 +188,8 @@ export class SortedList<V> {
    * everything after them neither starts with it nor is smaller.
    */
   range(prefix: string, after?: string): Range {
-    const first = this.bound(prefix);
+    if (this.#waiting.size > 0 && this.#mayWait(prefix)) this.#settle();
+    const first = this.#bound(prefix, false);
     let lo = first;
     let hi = this.#size;
     while (lo < hi) {
@@ -196,7 +199,7 @@ export class SortedList<V> {
     }
     const end = lo;
     const start = after !== undefined && after >= prefix
-      ? Math.max(first, this.bound(after, { strict: true }))
+      ? Math.max(first, this.#bound(after, true))
       : first;
     return { start: Math.min(start, end), end };
   }
@@ -262,7 +265,6 @@ export class SortedList<V> {
   }
 
   #refresh(): void {
-    this.#settle();
     if (!this.#dirty) return;
     const starts = new Array<number>(this.#blocks.length);
     let at = 0;

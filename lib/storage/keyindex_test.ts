@@ -9,6 +9,12 @@ function seededRandom(seed: number): (n: number) => number {
   };
 }
 
+/** Every value, in key order (positions come from a range). */
+function all<V>(list: SortedList<V>): V[] {
+  const r = list.range("");
+  return list.slice(r.start, r.end);
+}
+
 Deno.test("SortedList matches a sorted array through random inserts, deletes and ranges", () => {
   const rand = seededRandom(7);
   const list = new SortedList<number>();
@@ -26,7 +32,7 @@ Deno.test("SortedList matches a sorted array through random inserts, deletes and
     if (step % 2000 !== 1999) continue;
     const keys = [...model.keys()].sort();
     assert.equal(list.size, keys.length);
-    assert.deepEqual(list.slice(0, list.size), keys.map((k) => model.get(k)));
+    assert.deepEqual(all(list), keys.map((k) => model.get(k)));
     for (const prefix of prefixes) {
       const after = rand(2) ? undefined : keys[rand(keys.length)];
       const want = keys.filter((k) => k.startsWith(prefix) && (after === undefined || k > after));
@@ -39,7 +45,7 @@ Deno.test("SortedList matches a sorted array through random inserts, deletes and
   const keys = [...model.keys()].sort();
   const fresh = new SortedList<number>();
   fresh.load(keys, keys.map((k) => model.get(k)!));
-  assert.deepEqual(fresh.slice(0, fresh.size), list.slice(0, list.size));
+  assert.deepEqual(all(fresh), all(list));
   fresh.set("/0", -1);
   assert.equal(fresh.keyAt(0), "/0");
 });
@@ -83,12 +89,12 @@ Deno.test("SortedList places added keys when positions are asked for, few or man
       for (let i = r.start; i < r.end; i++) got.push(list.keyAt(i));
       assert.deepEqual(got, keys.filter((k) => k.startsWith(prefix)), `range ${prefix}`);
     } else {
-      assert.deepEqual(list.slice(0, list.size), keys.map((k) => model.get(k)));
+      assert.deepEqual(all(list), keys.map((k) => model.get(k)));
     }
   }
 });
 
-Deno.test("SortedList counts by prefix, placing waiting keys only when they may count", () => {
+Deno.test("SortedList counts and ranges by prefix, placing waiting keys only when they may count", () => {
   const rand = seededRandom(23);
   const list = new SortedList<number>();
   const model = new Set<string>();
@@ -106,6 +112,16 @@ Deno.test("SortedList counts by prefix, placing waiting keys only when they may 
         model.add(key);
       }
     }
+    // A range under one prefix, with keys under others still waiting, is that prefix's keys.
+    const sorted = [...model].sort();
+    const pick = sorted[rand(sorted.length)] ?? "/a/1";
+    const prefix = pick.slice(0, 3 + rand(2)); // "/b/" or "/b/1", as a key now present has
+    const after = rand(3) ? undefined : sorted[rand(sorted.length)];
+    const r = list.range(prefix, after);
+    const got = [];
+    for (let i = r.start; i < r.end; i++) got.push(list.keyAt(i));
+    const want = sorted.filter((k) => k.startsWith(prefix) && (after === undefined || k > after));
+    assert.deepEqual(got, want, `range ${prefix} after ${after} in round ${round}`);
     for (const prefix of [prefixes[rand(prefixes.length)], `/${"abcd"[rand(4)]}/${rand(10)}`]) {
       const want = [...model].filter((k) => k.startsWith(prefix)).length;
       assert.equal(list.count(prefix), want, `count ${prefix} in round ${round}`);
