@@ -72,6 +72,7 @@ import {
   ENVIRONMENTS,
 } from "./environments.ts";
 import { CelCompileError, CelEvaluationError, ExprError } from "./errors.ts";
+import { lazyJsonInput } from "./json_input.ts";
 import { buildFunctions } from "./library.ts";
 import { authorizerValue, authz, type CelAuthorizer } from "./libraries/authz.ts";
 import { lists } from "./libraries/lists.ts";
@@ -233,11 +234,13 @@ export function compile(
 }
 
 /**
- * `value` converted to CEL's input once, for several evaluations that bind it: otherwise each
- * evaluation converts the variables it uses again. `name` names it in a conversion error.
+ * `value` (JSON) as CEL input for several evaluations that bind it, each part converted when
+ * an expression first reads it (otherwise each evaluation converts the variables it uses
+ * again, whole). `name` names it in a conversion error, which fails the expression that reads
+ * the part that is not JSON.
  */
 export function preparedInput(value: unknown, name: string): PreparedCelValue {
-  return new PreparedCelValue(toCelInput(value, name));
+  return new PreparedCelValue(lazyJsonInput(value, name));
 }
 
 /** Parses `desugared` (the expression with its optional syntax rewritten); a syntax error's

@@ -185,22 +185,23 @@ async function evaluate(
 ): Promise<Violation[]> {
   const params = await paramsOf(env, a, policy, binding);
   if (params === "skip") return [];
-  const base = {
-    // The object, which most expressions use, is converted to CEL once for all of them.
+  // What every expression of the policy may read, each part converted to CEL when an
+  // expression first reads it, once for all of them.
+  let request: unknown;
+  const shared = {
     object: prepared(matched.target.object ?? null, "object"),
-    oldObject: matched.target.oldObject ?? null,
-    request: admissionRequest("", a, matched.target, false),
-    namespaceObject: namespace ?? null,
+    oldObject: prepared(matched.target.oldObject ?? null, "oldObject"),
+    namespaceObject: prepared(namespace ?? null, "namespaceObject"),
+    request: () => request ??= prepared(admissionRequest("", a, matched.target, false), "request"),
   };
   const violations: Violation[] = [];
   for (const param of params) {
-    const run = (e: Compiled, variables: Record<string, unknown>) => {
+    // The policy's variables, set in order below (match conditions, which run first, see none).
+    const variables: Record<string, unknown> = {};
+    const inputs = new PolicyInputs(shared, prepared(param, "params"), variables);
+    const run = (e: Compiled) => {
       if (e instanceof Error) return Promise.reject(e);
-      return evaluateWithAuthorizer(env.authorizer, a.user, e, {
-        ...base,
-        params: param,
-        variables,
-      });
+      return evaluateWithAuthorizer(env.authorizer, a.user, e, inputs);
     };
     const failed = (what: string, err: unknown): Violation | undefined =>
       policy.failurePolicy === "Ignore"
@@ -208,11 +209,10 @@ async function evaluate(
           `admission: policy ${policy.name}: ${what}: ${(err as Error).message}`,
         )
         : { message: `${what} resulted in error: ${(err as Error).message}`, reason: "Invalid" };
-    const noVariables = {};
     let skip = false;
     for (const c of policy.matchConditions) {
       try {
-        if (await run(c.expression, noVariables) === false) skip = true;
+        if (await run(c.expression) === false) skip = true;
       } catch (err) {
         const v = failed(`match condition '${c.name}'`, err);
         if (v) violations.push(v);
@@ -221,11 +221,10 @@ async function evaluate(
       if (skip) break;
     }
     if (skip) continue;
-    const variables: Record<string, unknown> = {};
     let broken: Violation | undefined;
     for (const v of policy.variables) {
       try {
-        variables[v.name] = await run(v.expression, variables);
+        variables[v.name] = await run(v.expression);
       } catch (err) {
         broken = failed(`variable '${v.name}'`, err) ?? { message: "", reason: "" };
         break;
@@ -238,18 +237,18 @@ async function evaluate(
     for (const v of policy.validations) {
       let ok: unknown;
       try {
-        ok = await run(v.expression, variables);
+        ok = await run(v.expression);
       } catch (err) {
         const f = failed(`expression '${v.text}'`, err);
         if (f) violations.push(f);
         continue;
       }
       if (ok === true) continue;
-      violations.push({ message: await messageOf(v, run, variables), reason: v.reason });
+      violations.push({ message: await messageOf(v, run), reason: v.reason });
     }
     for (const annotation of policy.auditAnnotations) {
       try {
-        const value = await run(annotation.valueExpression, variables);
+        const value = await run(annotation.valueExpression);
         if (value !== null && value !== undefined) {
           a.auditAnnotations[`${policy.name}/${annotation.key}`] = String(value);
         }
@@ -265,6 +264,31 @@ async function evaluate(
   return violations;
 }
 
+/** The variables of a policy's expressions; the request is made only if one reads it. */
+class PolicyInputs {
+  [variable: string]: unknown;
+  readonly object: unknown;
+  readonly oldObject: unknown;
+  readonly namespaceObject: unknown;
+  #request: unknown;
+  readonly #makeRequest: () => unknown;
+
+  constructor(
+    shared: { object: unknown; oldObject: unknown; namespaceObject: unknown; request(): unknown },
+    readonly params: unknown,
+    readonly variables: Record<string, unknown>,
+  ) {
+    this.object = shared.object;
+    this.oldObject = shared.oldObject;
+    this.namespaceObject = shared.namespaceObject;
+    this.#makeRequest = shared.request;
+  }
+
+  get request(): unknown {
+    return this.#request ??= this.#makeRequest();
+  }
+}
+
 /** `value` as CEL input, converted once; as it is when it cannot be converted, so that each
  * expression that uses it fails on it as before. */
 function prepared(value: unknown, name: string): unknown {
@@ -277,12 +301,11 @@ function prepared(value: unknown, name: string): unknown {
 
 async function messageOf(
   v: Policy["validations"][number],
-  run: (e: Compiled, variables: Record<string, unknown>) => Promise<unknown>,
-  variables: Record<string, unknown>,
+  run: (e: Compiled) => Promise<unknown>,
 ): Promise<string> {
   if (v.messageExpression) {
     try {
-      const m = await run(v.messageExpression, variables);
+      const m = await run(v.messageExpression);
       if (typeof m === "string" && m.trim()) return m;
     } catch { /* kube falls back to message */ }
   }
