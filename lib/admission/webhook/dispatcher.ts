@@ -17,6 +17,7 @@ import {
 } from "../../api/mod.ts";
 import type { Authorizer } from "../../auth/mod.ts";
 import { applyJsonPatch } from "../../patch/mod.ts";
+import { preparedInput } from "../../cel/mod.ts";
 import { traced } from "../../tracing/mod.ts";
 import type { AdmissionAttributes } from "../attributes.ts";
 import { evaluateWithAuthorizer } from "../authorizer_checks.ts";
@@ -178,12 +179,12 @@ async function select(
     return failed(env, webhook, `invalid selector: ${(err as Error).message}`);
   }
   if (webhook.matchConditions.length) {
-    const request = admissionRequest("", a, matched.target, false);
+    // Each part converted to CEL when a condition first reads it, once for all of them.
     const variables = {
-      object: matched.target.object ?? null,
-      oldObject: matched.target.oldObject ?? null,
-      request,
-      namespaceObject: namespace ?? null,
+      object: preparedInput(matched.target.object ?? null, "object"),
+      oldObject: preparedInput(matched.target.oldObject ?? null, "oldObject"),
+      request: preparedInput(admissionRequest("", a, matched.target, false), "request"),
+      namespaceObject: preparedInput(namespace ?? null, "namespaceObject"),
     };
     const errors: string[] = [];
     for (const c of webhook.matchConditions) {
