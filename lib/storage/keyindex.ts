@@ -72,16 +72,20 @@ export class SortedList<V> {
   }
 
   /**
-   * How many keys start with `prefix`. Unlike {@link range}, it leaves the waiting keys
-   * waiting when none of them can start with it (creates of one resource interleaved with
-   * counts of another, as admission counts its configurations on every write, then cost no
-   * placement each).
+   * How many keys start with `prefix`. As {@link range}, it leaves the waiting keys waiting
+   * when none of them can start with it (creates of one resource interleaved with counts of
+   * another, as admission counts its configurations on every write, then cost no placement).
    */
   count(prefix: string): number {
     if (this.#waiting.size > 0 && this.#mayWait(prefix)) this.#settle();
+    const b = this.#blockFor(prefix);
+    return this.#runFrom(prefix, b, lowerBound(this.#blocks[b].keys, prefix));
+  }
+
+  /** How many placed keys from index `i` of block `b` on start with `prefix`, where `i` is the
+   * first key ≥ `prefix` (keys with a prefix are contiguous in sorted order). */
+  #runFrom(prefix: string, b: number, i: number): number {
     const blocks = this.#blocks;
-    let b = this.#blockFor(prefix);
-    let i = lowerBound(blocks[b].keys, prefix);
     let n = 0;
     for (; b < blocks.length; b++, i = 0) {
       const keys = blocks[b].keys;
@@ -189,15 +193,11 @@ export class SortedList<V> {
    */
   range(prefix: string, after?: string): Range {
     if (this.#waiting.size > 0 && this.#mayWait(prefix)) this.#settle();
-    const first = this.#bound(prefix, false);
-    let lo = first;
-    let hi = this.#size;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.keyAt(mid).startsWith(prefix)) lo = mid + 1;
-      else hi = mid;
-    }
-    const end = lo;
+    const b = this.#blockFor(prefix);
+    const i = lowerBound(this.#blocks[b].keys, prefix);
+    this.#refresh();
+    const first = this.#starts[b] + i;
+    const end = first + this.#runFrom(prefix, b, i);
     const start = after !== undefined && after >= prefix
       ? Math.max(first, this.#bound(after, true))
       : first;
