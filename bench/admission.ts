@@ -1,28 +1,33 @@
 /**
- * Admission figures for `deno task bench` (see bench/README.md): 32-client configmap creates/s
- * on one server while it has no admission configuration, while one mutating and one validating
- * webhook (served over HTTPS by this process, answering at once) select every create, and
- * while one ValidatingAdmissionPolicy of three validations does; and, with one client, the
- * p50 and p99 latency a create gains from the two webhook round trips. The three states
- * alternate in rounds on the same server (a configuration is in force for the next request),
- * and the figures are the medians of the rounds.
+ * Admission figures for `deno task bench` (see bench/README.md). Webhooks: 32-client configmap
+ * creates/s on one server while it has no admission configuration and while one mutating and
+ * one validating webhook (served over HTTPS by this process, answering at once) select every
+ * create, alternating in rounds (a configuration is in force for the next request); with one
+ * client, the p50 and p99 latency a create gains from the two round trips. A policy: one
+ * ValidatingAdmissionPolicy of three validations, bound, on a server of its own against one
+ * without, as the audit figures compare (bench/server_sets.ts: three sets of servers, each
+ * ratio the median of the rounds' own), creates/s and the server's CPU per create.
  */
 
 import { ensurePki } from "../lib/certificates/pki.ts";
-import type { AuthOptions } from "./auth.ts";
+import type { AuthOptions, AuthServer } from "./auth.ts";
 import type { Api } from "./harness.ts";
+import { compareServers, type Ratios, type ServerValues, startEach } from "./server_sets.ts";
 
 export interface AdmissionFigures {
   createsNone: number;
   createsWebhooks: number;
-  createsPolicy: number;
   /** One client: create latency (ms) without configuration and with the two webhooks. */
   p50None: number;
   p99None: number;
   p50Webhooks: number;
   p99Webhooks: number;
+  /** A server with the policy against one without. */
+  policy: { values: ServerValues<PolicyMode>; ratios: Ratios };
   problems: string[];
 }
+
+type PolicyMode = "policy" | "none";
 
 const CONNECTIONS = 32;
 const ROUNDS = 3;
@@ -35,7 +40,7 @@ const RULES = [{
   resources: ["configmaps"],
 }];
 
-type State = "none" | "webhooks" | "policy";
+type State = "none" | "webhooks";
 
 type Stored = { metadata: { name: string } } & Record<string, unknown>;
 
@@ -63,6 +68,45 @@ export const POLICY_OBJECTS: [string, Stored][] = [
 
 export async function admissionFigures(o: AuthOptions): Promise<AdmissionFigures> {
   const problems: string[] = [];
+  const policy = await policyFigures(o, problems);
+  return { ...await webhookFigures(o, problems), policy, problems };
+}
+
+/** A server whose policy checks every configmap create against one without. */
+async function policyFigures(
+  o: AuthOptions,
+  problems: string[],
+): Promise<AdmissionFigures["policy"]> {
+  const modes: PolicyMode[] = ["policy", "none"];
+  const c = await compareServers<PolicyMode>(o, {
+    modes,
+    start: (dir, order) => startEach(modes, order, (m) => o.start(`${dir}/${m}`, [])),
+    name: (m) => m === "policy" ? "1 ValidatingAdmissionPolicy" : "no admission",
+    problems,
+    beforeRounds: (servers) => bindPolicy(servers.policy, problems),
+    createsOnly: true,
+  });
+  return { values: c.values, ratios: c.ratios("policy", "none") };
+}
+
+/** Writes the policy and its binding, and checks that it is in force: a create it refuses. */
+async function bindPolicy(server: AuthServer, problems: string[]): Promise<void> {
+  for (const [path, obj] of POLICY_OBJECTS) await call(server.api, "POST", path, obj);
+  const res = await fetch(server.api.url + COLLECTION, {
+    method: "POST",
+    client: server.api.client,
+    headers: { ...server.api.headers, "Content-Type": "application/json" },
+    body: JSON.stringify({ metadata: { name: "not-bench" } }),
+  });
+  await res.arrayBuffer();
+  if (res.status !== 422) problems.push(`policy: a create it should refuse got ${res.status}`);
+}
+
+/** No configuration against two webhooks, alternating on one server. */
+async function webhookFigures(
+  o: AuthOptions,
+  problems: string[],
+): Promise<Omit<AdmissionFigures, "policy" | "problems">> {
   await Deno.mkdir(o.dir, { recursive: true });
   const pki = await ensurePki({
     dataDir: `${o.dir}/webhook`,
@@ -106,7 +150,6 @@ export async function admissionFigures(o: AuthOptions): Promise<AdmissionFigures
         webhooks: [webhook("validate")],
       }],
     ],
-    policy: POLICY_OBJECTS,
   };
   let state: State = "none";
   const enter = async (next: State) => {
@@ -131,15 +174,13 @@ export async function admissionFigures(o: AuthOptions): Promise<AdmissionFigures
     expected: 201,
   };
   try {
-    const runs: Record<State, number[]> = { none: [], webhooks: [], policy: [] };
+    const runs: Record<State, number[]> = { none: [], webhooks: [] };
     const latency: Record<"none" | "webhooks", { p50: number; p99: number }[]> = {
       none: [],
       webhooks: [],
     };
     for (let round = 0; round < ROUNDS; round++) {
-      const order: State[] = round % 2
-        ? ["policy", "webhooks", "none"]
-        : ["none", "webhooks", "policy"];
+      const order: State[] = round % 2 ? ["webhooks", "none"] : ["none", "webhooks"];
       for (const s of order) {
         await enter(s);
         const r = await o.measure(server.api, CONNECTIONS, o.ms, create);
@@ -148,10 +189,8 @@ export async function admissionFigures(o: AuthOptions): Promise<AdmissionFigures
           problems.push(`creates with ${s}: ${r.errors} errors, first: ${r.firstError}`);
         }
         runs[s].push(r.perSec);
-        if (s !== "policy") {
-          const one = await o.measure(server.api, 1, o.ms / 2, create);
-          latency[s].push({ p50: one.p50 ?? NaN, p99: one.p99 ?? NaN });
-        }
+        const one = await o.measure(server.api, 1, o.ms / 2, create);
+        latency[s].push({ p50: one.p50 ?? NaN, p99: one.p99 ?? NaN });
         await new Promise((r) => setTimeout(r, 1_500));
       }
     }
@@ -159,12 +198,10 @@ export async function admissionFigures(o: AuthOptions): Promise<AdmissionFigures
     return {
       createsNone: med(runs.none),
       createsWebhooks: med(runs.webhooks),
-      createsPolicy: med(runs.policy),
       p50None: med(latency.none.map((l) => l.p50)),
       p99None: med(latency.none.map((l) => l.p99)),
       p50Webhooks: med(latency.webhooks.map((l) => l.p50)),
       p99Webhooks: med(latency.webhooks.map((l) => l.p99)),
-      problems,
     };
   } finally {
     await server.stop();

@@ -168,25 +168,33 @@ export async function admissionRows(
   );
   problems.push(...adm.problems);
   const ok = adm.problems.length === 0;
-  const row = (figure: string, value: number, target: number): Row => ({
-    figure,
-    value: fmt(value),
-    baseline: `none ${fmt(adm.createsNone)}`,
-    ratio: fmt(value / adm.createsNone, 2),
-    target: `≥ ${target}`,
-    met: ok && value / adm.createsNone >= target ? "yes" : "**no**",
-  });
+  const { values, ratios } = adm.policy;
+  const webhooks = adm.createsWebhooks / adm.createsNone;
   return [
-    row(
-      "configmap creates/s, 32 clients, 1 mutating + 1 validating webhook",
-      adm.createsWebhooks,
-      0.5,
-    ),
-    row(
-      "configmap creates/s, 32 clients, 1 ValidatingAdmissionPolicy (3 validations)",
-      adm.createsPolicy,
-      0.85,
-    ),
+    {
+      figure: "configmap creates/s, 32 clients, 1 mutating + 1 validating webhook",
+      value: fmt(adm.createsWebhooks),
+      baseline: `none ${fmt(adm.createsNone)}`,
+      ratio: fmt(webhooks, 2),
+      target: "≥ 0.5",
+      met: ok && webhooks >= 0.5 ? "yes" : "**no**",
+    },
+    {
+      figure: "configmap creates/s, 32 clients, 1 ValidatingAdmissionPolicy (3 validations)",
+      value: fmt(values.creates.policy),
+      baseline: `none ${fmt(values.creates.none)}`,
+      ratio: `${fmt(ratios.creates, 2)} (rounds' median)`,
+      target: "≥ 0.85",
+      met: ok && ratios.creates >= 0.85 ? "yes" : "**no**",
+    },
+    {
+      figure: "server CPU per create, µs, 1 ValidatingAdmissionPolicy (3 validations)",
+      value: fmt(values.createCpuMicros.policy, 1),
+      baseline: `none ${fmt(values.createCpuMicros.none, 1)}`,
+      ratio: `${fmt(ratios.createCpu, 2)} (none ÷ policy, rounds' median)`,
+      target: "≥ 0.85",
+      met: ok && ratios.createCpu >= 0.85 ? "yes" : "**no**",
+    },
     {
       figure: "create latency added by the two webhook round trips, 1 client, p50 / p99 ms",
       value: `${fmt(adm.p50Webhooks - adm.p50None, 2)} / ${fmt(adm.p99Webhooks - adm.p99None, 2)}`,

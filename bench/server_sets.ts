@@ -75,7 +75,7 @@ class RoundRuns<M extends string> {
  * Measures servers against each other on {@link SERVER_SETS} sets of them, one set after
  * another. `start` makes each set in `order` (the modes rotated by one a set, so that each is
  * started first in turn) under a directory of its own. Each set gets the same 500 configmaps,
- * then GETs and creates at 32 clients in alternating rounds (`--rounds` shared among the sets,
+ * then GETs (unless `createsOnly`) and creates at 32 clients in alternating rounds (`--rounds` shared among the sets,
  * with each server's CPU per request), named `configmap gets, <name(mode)>`; `beforeRounds` and
  * `afterRounds` run around them. Then the set is stopped and its directory removed.
  */
@@ -86,6 +86,8 @@ export async function compareServers<M extends string>(o: AuthOptions, opts: {
   problems: string[];
   beforeRounds?: (servers: Record<M, AuthServer>) => Promise<void>;
   afterRounds?: () => Promise<void>;
+  /** Measure creates only (a feature that only writes meet); gets get no figures. */
+  createsOnly?: boolean;
 }): Promise<Comparison<M>> {
   const gets = new RoundRuns<M>(), creates = new RoundRuns<M>();
   const rounds = Math.ceil(ROUNDS / SERVER_SETS);
@@ -109,7 +111,7 @@ export async function compareServers<M extends string>(o: AuthOptions, opts: {
           cpuRuns: runs.cpu,
         });
       await new Promise((r) => setTimeout(r, 2_000));
-      await alternate("configmap gets", get, gets);
+      if (!opts.createsOnly) await alternate("configmap gets", get, gets);
       await alternate("configmap creates", create, creates);
       await opts.afterRounds?.();
     } finally {
