@@ -8,15 +8,33 @@ import type { UserInfo } from "../api/mod.ts";
 import type { Authorizer } from "../auth/mod.ts";
 import type { CelAuthorizer, CelAuthorizerAttributes } from "../cel/mod.ts";
 
+/** An expression as {@link evaluateWithAuthorizer} takes it. */
+interface Expression {
+  evaluate(v: Record<string, unknown>, o?: { authorizer: CelAuthorizer }): unknown;
+  /** Whether it names the variable: one that does not name `authorizer` is evaluated at once. */
+  usesVariable?(name: string): boolean;
+}
+
 /**
  * Evaluates a condition whose `authorizer` checks are asynchronous here: each round answers
  * the checks seen so far (no opinion for new ones) and collects the new ones, which are then
- * asked; an expression is pure, so the round in which it asks nothing new is its answer.
+ * asked; an expression is pure, so the round in which it asks nothing new is its answer. An
+ * expression without checks is evaluated at once: its result, not a promise (or it throws).
  */
-export async function evaluateWithAuthorizer(
+export function evaluateWithAuthorizer(
   authorizer: Authorizer | undefined,
   user: UserInfo,
-  expression: { evaluate(v: Record<string, unknown>, o: { authorizer: CelAuthorizer }): unknown },
+  expression: Expression,
+  variables: Record<string, unknown>,
+): unknown {
+  if (expression.usesVariable?.("authorizer") === false) return expression.evaluate(variables);
+  return withChecks(authorizer, user, expression, variables);
+}
+
+async function withChecks(
+  authorizer: Authorizer | undefined,
+  user: UserInfo,
+  expression: Expression,
   variables: Record<string, unknown>,
 ): Promise<unknown> {
   const answers = new Map<string, { decision: "allow" | "deny" | "noOpinion"; reason: string }>();

@@ -199,8 +199,10 @@ async function evaluate(
     // The policy's variables, set in order below (match conditions, which run first, see none).
     const variables: Record<string, unknown> = {};
     const inputs = new PolicyInputs(shared, prepared(param, "params"), variables);
-    const run = (e: Compiled) => {
-      if (e instanceof Error) return Promise.reject(e);
+    // The result, or a promise when the expression asks the authorizer (await only those:
+    // each await is a turn of the microtask queue).
+    const run = (e: Compiled): unknown => {
+      if (e instanceof Error) throw e;
       return evaluateWithAuthorizer(env.authorizer, a.user, e, inputs);
     };
     const failed = (what: string, err: unknown): Violation | undefined =>
@@ -212,7 +214,8 @@ async function evaluate(
     let skip = false;
     for (const c of policy.matchConditions) {
       try {
-        if (await run(c.expression) === false) skip = true;
+        const r = run(c.expression);
+        if ((r instanceof Promise ? await r : r) === false) skip = true;
       } catch (err) {
         const v = failed(`match condition '${c.name}'`, err);
         if (v) violations.push(v);
@@ -224,7 +227,8 @@ async function evaluate(
     let broken: Violation | undefined;
     for (const v of policy.variables) {
       try {
-        variables[v.name] = await run(v.expression);
+        const r = run(v.expression);
+        variables[v.name] = r instanceof Promise ? await r : r;
       } catch (err) {
         broken = failed(`variable '${v.name}'`, err) ?? { message: "", reason: "" };
         break;
@@ -237,7 +241,8 @@ async function evaluate(
     for (const v of policy.validations) {
       let ok: unknown;
       try {
-        ok = await run(v.expression);
+        const r = run(v.expression);
+        ok = r instanceof Promise ? await r : r;
       } catch (err) {
         const f = failed(`expression '${v.text}'`, err);
         if (f) violations.push(f);
@@ -301,7 +306,7 @@ function prepared(value: unknown, name: string): unknown {
 
 async function messageOf(
   v: Policy["validations"][number],
-  run: (e: Compiled) => Promise<unknown>,
+  run: (e: Compiled) => unknown,
 ): Promise<string> {
   if (v.messageExpression) {
     try {
