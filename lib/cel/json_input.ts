@@ -20,10 +20,26 @@ const INT64_LIMIT = 2 ** 63;
  * for CEL, each part converted when read. A part that is not JSON fails the expression that
  * reads it, its path (from `name`) in the error. */
 export function lazyJsonInput(value: unknown, name: string): CelValue {
-  return jsonToCel(value, () => name);
+  return jsonToCel(value, name, undefined);
 }
 
-function jsonToCel(value: unknown, path: () => string): CelValue {
+/** Where a value is: a name, or its parent's place and its key or index there (the path's text
+ * is made only for an error). */
+type Place = string | JsonMap | PlaceInList;
+
+interface PlaceInList {
+  list: Place;
+  index: number;
+}
+
+function pathOf(place: Place): string {
+  if (typeof place === "string") return place;
+  if (place instanceof JsonMap) return place.path;
+  return `${pathOf(place.list)}[${place.index}]`;
+}
+
+/** `value` read at `key` of `parent` (a map's key, a list's index; none for a root). */
+function jsonToCel(value: unknown, parent: Place, key: string | number | undefined): CelValue {
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -38,14 +54,20 @@ function jsonToCel(value: unknown, path: () => string): CelValue {
       if (value === null || value instanceof Uint8Array) return value;
       if (value instanceof PreparedCelValue) return value.input as CelValue;
       if (Array.isArray(value)) {
-        return celList(value.map((v, i) => jsonToCel(v, () => `${path()}[${i}]`)));
+        const place = key === undefined ? parent : childPlace(parent, key);
+        return celList(value.map((v, i) => jsonToCel(v, { list: place, index: i }, undefined)));
       }
-      if (isPlainObject(value)) return new JsonMap(value, path) as unknown as CelMap;
+      if (isPlainObject(value)) return new JsonMap(value, parent, key) as unknown as CelMap;
   }
   const what = typeof value === "object"
     ? `a ${value?.constructor?.name ?? "object"}`
     : typeof value;
-  throw new CelEvaluationError(`${path()}: cannot pass ${what} to CEL`);
+  const at = key === undefined ? pathOf(parent) : pathOf(childPlace(parent, key));
+  throw new CelEvaluationError(`${at}: cannot pass ${what} to CEL`);
+}
+
+function childPlace(parent: Place, key: string | number): Place {
+  return typeof key === "number" ? { list: parent, index: key } : `${pathOf(parent)}.${key}`;
 }
 
 function isPlainObject(v: object): v is Record<string, unknown> {
@@ -57,14 +79,23 @@ function isPlainObject(v: object): v is Record<string, unknown> {
 class JsonMap {
   readonly [CEL_MAP] = {};
   readonly #object: Record<string, unknown>;
-  readonly #path: () => string;
-  /** The fields read so far, converted. */
-  readonly #read = new Map<string, CelValue>();
+  readonly #parent: Place;
+  readonly #key: string | number | undefined;
+  /** The fields read so far, converted (made at the first read). */
+  #read: Map<string, CelValue> | undefined;
   #keys: string[] | undefined;
 
-  constructor(object: Record<string, unknown>, path: () => string) {
+  constructor(object: Record<string, unknown>, parent: Place, key: string | number | undefined) {
     this.#object = object;
-    this.#path = path;
+    this.#parent = parent;
+    this.#key = key;
+  }
+
+  /** Where this object is, as errors name it (`object.spec.template`). */
+  get path(): string {
+    return this.#key === undefined
+      ? pathOf(this.#parent)
+      : pathOf(childPlace(this.#parent, this.#key));
   }
 
   get size(): number {
@@ -74,13 +105,13 @@ class JsonMap {
   get(key: unknown): CelValue | undefined {
     // JSON objects have string keys only: an int or bool key is never present.
     if (typeof key !== "string") return undefined;
-    const known = this.#read.get(key);
+    const known = this.#read?.get(key);
     if (known !== undefined) return known;
     if (!Object.hasOwn(this.#object, key)) return undefined;
     const raw = this.#object[key];
     if (raw === undefined) return undefined;
-    const value = jsonToCel(raw, () => `${this.#path()}.${key}`);
-    this.#read.set(key, value);
+    const value = jsonToCel(raw, this, key);
+    (this.#read ??= new Map()).set(key, value);
     return value;
   }
 

@@ -174,6 +174,8 @@ function matchResources(
   return matched;
 }
 
+const NO_PARAMS = [null];
+
 /** The violations of the policy for `a`, evaluated once per parameter object. */
 async function evaluate(
   env: PolicyEnvironment,
@@ -183,7 +185,8 @@ async function evaluate(
   matched: Matched,
   namespace: KubeObject | undefined,
 ): Promise<Violation[]> {
-  const params = await paramsOf(env, a, policy, binding);
+  // Without a paramKind, once with no params (and no promise to wait for).
+  const params = policy.paramKind ? await paramsOf(env, a, policy, binding) : NO_PARAMS;
   if (params === "skip") return [];
   // What every expression of the policy may read, each part converted to CEL when an
   // expression first reads it, once for all of them.
