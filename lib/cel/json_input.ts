@@ -10,11 +10,9 @@
  */
 
 import { celList, type CelMap, type CelValue } from "@bufbuild/cel";
-import { CelEvaluationError } from "./errors.ts";
-import { PreparedCelValue } from "./values.ts";
+import { isPlainObject, notJsonError, numberToCel, PreparedCelValue } from "./values.ts";
 
 const CEL_MAP = Symbol.for("@bufbuild/cel/map");
-const INT64_LIMIT = 2 ** 63;
 
 /** `value` (JSON: objects, arrays, strings, numbers, booleans, null; integers may be bigint)
  * for CEL, each part converted when read. A part that is not JSON fails the expression that
@@ -38,41 +36,28 @@ function pathOf(place: Place): string {
   return `${pathOf(place.list)}[${place.index}]`;
 }
 
-/** `value` read at `key` of `parent` (a map's key, a list's index; none for a root). */
-function jsonToCel(value: unknown, parent: Place, key: string | number | undefined): CelValue {
-  switch (typeof value) {
-    case "string":
-    case "boolean":
-    case "bigint":
+/** `value` read at `key` of the map `parent`, or at `parent` itself (a root, a list's item). */
+function jsonToCel(value: unknown, parent: Place, key: string | undefined): CelValue {
+  if (typeof value !== "object") {
+    if (typeof value === "number") return numberToCel(value);
+    if (typeof value === "string" || typeof value === "boolean" || typeof value === "bigint") {
       return value;
-    case "number":
-      // As toCelInput: an integral number is an int (CEL reads a JS number as a double).
-      return Number.isInteger(value) && value >= -INT64_LIMIT && value < INT64_LIMIT
-        ? BigInt(value)
-        : value;
-    case "object":
-      if (value === null || value instanceof Uint8Array) return value;
-      if (value instanceof PreparedCelValue) return value.input as CelValue;
-      if (Array.isArray(value)) {
-        const place = key === undefined ? parent : childPlace(parent, key);
-        return celList(value.map((v, i) => jsonToCel(v, { list: place, index: i }, undefined)));
-      }
-      if (isPlainObject(value)) return new JsonMap(value, parent, key) as unknown as CelMap;
+    }
+  } else if (value === null || value instanceof Uint8Array) {
+    return value;
+  } else if (value instanceof PreparedCelValue) {
+    return value.input as CelValue;
+  } else if (Array.isArray(value)) {
+    const place = key === undefined ? parent : childPlace(parent, key);
+    return celList(value.map((v, i) => jsonToCel(v, { list: place, index: i }, undefined)));
+  } else if (isPlainObject(value)) {
+    return new JsonMap(value, parent, key) as unknown as CelMap;
   }
-  const what = typeof value === "object"
-    ? `a ${value?.constructor?.name ?? "object"}`
-    : typeof value;
-  const at = key === undefined ? pathOf(parent) : pathOf(childPlace(parent, key));
-  throw new CelEvaluationError(`${at}: cannot pass ${what} to CEL`);
+  throw notJsonError(value, key === undefined ? pathOf(parent) : pathOf(childPlace(parent, key)));
 }
 
-function childPlace(parent: Place, key: string | number): Place {
-  return typeof key === "number" ? { list: parent, index: key } : `${pathOf(parent)}.${key}`;
-}
-
-function isPlainObject(v: object): v is Record<string, unknown> {
-  const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
+function childPlace(parent: Place, key: string): string {
+  return `${pathOf(parent)}.${key}`;
 }
 
 /** A JSON object as a CEL map: string keys; a property set to undefined is absent. */
@@ -80,12 +65,12 @@ class JsonMap {
   readonly [CEL_MAP] = {};
   readonly #object: Record<string, unknown>;
   readonly #parent: Place;
-  readonly #key: string | number | undefined;
+  readonly #key: string | undefined;
   /** The fields read so far, converted (made at the first read). */
   #read: Map<string, CelValue> | undefined;
   #keys: string[] | undefined;
 
-  constructor(object: Record<string, unknown>, parent: Place, key: string | number | undefined) {
+  constructor(object: Record<string, unknown>, parent: Place, key: string | undefined) {
     this.#object = object;
     this.#parent = parent;
     this.#key = key;

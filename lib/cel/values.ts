@@ -21,7 +21,8 @@ export type CelResultKind = "bool" | "string" | "string|list<string>" | "any";
 
 const INT64_LIMIT = 2 ** 63;
 
-function isPlainObject(v: object): v is Record<string, unknown> {
+/** Whether `v` is a plain object (a JSON object), not an instance of a class. */
+export function isPlainObject(v: object): v is Record<string, unknown> {
   const proto = Object.getPrototypeOf(v);
   return proto === Object.prototype || proto === null;
 }
@@ -29,6 +30,19 @@ function isPlainObject(v: object): v is Record<string, unknown> {
 /** A value already converted for CEL (e.g. typed from a schema): passed through as it is. */
 export class PreparedCelValue {
   constructor(readonly input: CelInput) {}
+}
+
+/** A JSON number for CEL: an integral one is an int (CEL reads a JS number as a double). */
+export function numberToCel(n: number): bigint | number {
+  return Number.isInteger(n) && n >= -INT64_LIMIT && n < INT64_LIMIT ? BigInt(n) : n;
+}
+
+/** The error for a value at `path` that is not JSON. */
+export function notJsonError(value: unknown, path: string): CelEvaluationError {
+  const what = typeof value === "object"
+    ? `a ${value?.constructor?.name ?? "object"}`
+    : typeof value;
+  return new CelEvaluationError(`${path}: cannot pass ${what} to CEL`);
 }
 
 /** A JSON value (integers may already be bigint) as a CEL input; `path` names it in errors. */
@@ -40,9 +54,7 @@ export function toCelInput(value: unknown, path: string): CelInput {
     case "bigint":
       return value;
     case "number":
-      return Number.isInteger(value) && value >= -INT64_LIMIT && value < INT64_LIMIT
-        ? BigInt(value)
-        : value;
+      return numberToCel(value);
     case "object":
       if (value === null || value instanceof Uint8Array) return value;
       if (Array.isArray(value)) return value.map((v, i) => toCelInput(v, `${path}[${i}]`));
@@ -51,10 +63,7 @@ export function toCelInput(value: unknown, path: string): CelInput {
         return new Map(entries.map(([k, v]) => [k, toCelInput(v, `${path}.${k}`)]));
       }
   }
-  const what = typeof value === "object"
-    ? `a ${value?.constructor?.name ?? "object"}`
-    : typeof value;
-  throw new CelEvaluationError(`${path}: cannot pass ${what} to CEL`);
+  throw notJsonError(value, path);
 }
 
 /** The CEL type name of a value, for messages. */
