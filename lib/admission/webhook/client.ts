@@ -149,6 +149,9 @@ export class WebhookClient {
 
 async function readLimited(res: Response, max: number, signal: AbortSignal): Promise<string> {
   if (!res.body) return "";
+  // A stated length within the limit: read whole (the call's signal also ends this read).
+  const length = Number(res.headers.get("content-length") ?? NaN);
+  if (length >= 0 && length <= max) return await res.text();
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
