@@ -12,10 +12,14 @@ import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { type TestServer, testServer } from "./harness.ts";
 import { openWatch } from "./watch_client.ts";
 import { kubectlEnv, kubectlInstalled } from "./kubectl.ts";
-import { startTestWebhook } from "../lib/admission/webhook/webhook_testdata.ts";
+import {
+  configMapCreateWebhook,
+  startTestWebhook,
+} from "../lib/admission/webhook/webhook_testdata.ts";
 import { convertColour, specSchema, thingsCrd } from "./colour_crd.ts";
 
 const CRDS = "/apis/apiextensions.platform.io/v1/customresourcedefinitions";
+const ADMISSION = "/apis/admissionregistration.platform.io/v1";
 
 /** Gadgets: v1beta1 and v1 (storage), the same schema, `None` conversion. */
 function gadgetsCrd(): any {
@@ -562,4 +566,48 @@ spec: {color: red}
   assertEquals([v1.apiVersion, v1.spec], ["conv.example.com/v1", { color: "red" }]);
   assert(hook.received.length >= 1, "the webhook was called");
   assertEquals(hook.received[0].review.apiVersion, "apiextensions.k8s.io/v1");
+});
+
+Deno.test("CRD versions: a webhook's rule for a version served later matches the other version's writes (matchPolicy Equivalent)", async () => {
+  await using hook = await startTestWebhook();
+  await using t = await testServer();
+  const v1 = "/apis/versions.example.com/v1/namespaces/default/gadgets";
+  const beta = "/apis/versions.example.com/v1beta1/namespaces/default/gadgets";
+  const crd = gadgetsCrd();
+  const betaVersion = crd.spec.versions.shift(); // v1 only, for now
+  await createCrd(t, crd, v1);
+  const config = configMapCreateWebhook("ValidatingWebhookConfiguration", "gadgets", hook);
+  config.webhooks[0].rules = [{
+    operations: ["CREATE"],
+    apiGroups: ["versions.example.com"],
+    apiVersions: ["v1beta1"],
+    resources: ["gadgets"],
+  }];
+  const made = await t.json("POST", `${ADMISSION}/validatingwebhookconfigurations`, {
+    body: config,
+  });
+  assertEquals(made.status, 201, JSON.stringify(made.body));
+  const create = (name: string) =>
+    t.json("POST", v1, { body: obj("versions.example.com/v1", "Gadget", name, { size: 1 }) });
+
+  // v1beta1 is not served: nothing is equivalent to the rule's resource.
+  assertEquals((await create("g1")).status, 201);
+  assertEquals(hook.received.length, 0);
+
+  const live = (await t.json("GET", `${CRDS}/gadgets.versions.example.com`)).body;
+  live.spec.versions.unshift(betaVersion);
+  const updated = await t.json("PUT", `${CRDS}/gadgets.versions.example.com`, { body: live });
+  assertEquals(updated.status, 200, JSON.stringify(updated.body));
+  await until(async () => (await t.json("GET", beta)).status === 200, `${beta} served`);
+
+  // Now a v1 create is sent as its v1beta1 equivalent.
+  assertEquals((await create("g2")).status, 201);
+  assertEquals(hook.received.length, 1);
+  const { request } = hook.received[0].review;
+  assertEquals(request.resource.version, "v1beta1");
+  assertEquals(request.requestResource.version, "v1");
+  assertEquals([request.object.apiVersion, request.object.metadata.name], [
+    "versions.example.com/v1beta1",
+    "g2",
+  ]);
 });
