@@ -78,12 +78,24 @@ export class SortedList<V> {
    */
   count(prefix: string): number {
     if (this.#waiting.size > 0 && this.#mayWait(prefix)) this.#settle();
-    const b = this.#blockFor(prefix);
-    return this.#runFrom(prefix, b, lowerBound(this.#blocks[b].keys, prefix));
+    const [b, i] = this.#firstAtOrAfter(prefix);
+    return this.#runFrom(prefix, b, i);
   }
 
-  /** How many placed keys from index `i` of block `b` on start with `prefix`, where `i` is the
-   * first key ≥ `prefix` (keys with a prefix are contiguous in sorted order). */
+  /**
+   * Block and index of the first placed key ≥ `key`. The block {@link #blockFor} names holds
+   * keys ≤ `key` first; when they all are smaller, the first key ≥ `key` is the next block's
+   * first (a prefix whose keys begin a block: counted 0 before, 2026-11-29).
+   */
+  #firstAtOrAfter(key: string): [number, number] {
+    const b = this.#blockFor(key);
+    const keys = this.#blocks[b].keys;
+    const i = lowerBound(keys, key);
+    return i === keys.length && b + 1 < this.#blocks.length ? [b + 1, 0] : [b, i];
+  }
+
+  /** How many placed keys from index `i` of block `b` on start with `prefix`, where that is the
+   * first key ≥ `prefix` ({@link #firstAtOrAfter}; keys with a prefix are contiguous). */
   #runFrom(prefix: string, b: number, i: number): number {
     const blocks = this.#blocks;
     let n = 0;
@@ -193,8 +205,7 @@ export class SortedList<V> {
    */
   range(prefix: string, after?: string): Range {
     if (this.#waiting.size > 0 && this.#mayWait(prefix)) this.#settle();
-    const b = this.#blockFor(prefix);
-    const i = lowerBound(this.#blocks[b].keys, prefix);
+    const [b, i] = this.#firstAtOrAfter(prefix);
     this.#refresh();
     const first = this.#starts[b] + i;
     const end = first + this.#runFrom(prefix, b, i);

@@ -134,3 +134,34 @@ Deno.test("SortedList counts and ranges by prefix, placing waiting keys only whe
   for (let i = r.start; i < r.end; i++) got.push(list.keyAt(i));
   assert.deepEqual(got, keys, "every key in order once counting is done");
 });
+
+Deno.test("SortedList counts and ranges a prefix whose keys begin a block", () => {
+  // Loaded (blocks of 128) and grown one key at a time (a block splits past 256): in each, some
+  // prefix's first key is a block's first key, and the block before ends below the prefix.
+  const padded = (i: number) => String(i).padStart(4, "0");
+  const loaded = new SortedList<number>();
+  const keys = [
+    ...Array.from({ length: 128 }, (_, i) => `/a/${padded(i)}`),
+    ...Array.from({ length: 128 }, (_, i) => `/b/${padded(i)}`),
+  ];
+  loaded.load(keys, keys.map((_, i) => i));
+  const grown = new SortedList<number>();
+  for (const [i, k] of keys.entries()) grown.set(k, i);
+  grown.set("/c/0", 0); // a 257th key: the block splits into /a/… and /b/…
+  for (const list of [loaded, grown]) {
+    assert.equal(list.count("/b/"), 128);
+    const r = list.range("/b/");
+    assert.equal(r.end - r.start, 128);
+    assert.equal(list.keyAt(r.start), "/b/0000");
+    assert.equal(list.count("/a/"), 128);
+  }
+  for (let split = 1; split < 256; split++) {
+    // Every place a prefix can begin: /a/ keys, then /b/ keys from `split` on.
+    const ks = Array.from({ length: 256 }, (_, i) => `/${i < split ? "a" : "b"}/${padded(i)}`);
+    const list = new SortedList<number>();
+    list.load(ks, ks.map((_, i) => i));
+    assert.equal(list.count("/b/"), 256 - split, `split ${split}`);
+    const r = list.range("/b/");
+    assert.deepEqual([r.start, r.end], [split, 256], `split ${split}`);
+  }
+});
