@@ -11,7 +11,7 @@
 
 import { ensurePki } from "../lib/certificates/pki.ts";
 import type { AuthOptions, AuthServer } from "./auth.ts";
-import type { Api } from "./harness.ts";
+import { type Api, median } from "./harness.ts";
 import { compareServers, type Ratios, type ServerValues, startEach } from "./server_sets.ts";
 
 export interface AdmissionFigures {
@@ -194,25 +194,18 @@ async function webhookFigures(
         await new Promise((r) => setTimeout(r, 1_500));
       }
     }
-    const med = (xs: number[]) => median(xs);
     return {
-      createsNone: med(runs.none),
-      createsWebhooks: med(runs.webhooks),
-      p50None: med(latency.none.map((l) => l.p50)),
-      p99None: med(latency.none.map((l) => l.p99)),
-      p50Webhooks: med(latency.webhooks.map((l) => l.p50)),
-      p99Webhooks: med(latency.webhooks.map((l) => l.p99)),
+      createsNone: median(runs.none),
+      createsWebhooks: median(runs.webhooks),
+      p50None: median(latency.none.map((l) => l.p50)),
+      p99None: median(latency.none.map((l) => l.p99)),
+      p50Webhooks: median(latency.webhooks.map((l) => l.p50)),
+      p99Webhooks: median(latency.webhooks.map((l) => l.p99)),
     };
   } finally {
     await server.stop();
     await hook.shutdown();
   }
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 async function call(api: Api, method: string, path: string, body?: unknown): Promise<void> {

@@ -186,7 +186,7 @@ async function evaluate(
   namespace: KubeObject | undefined,
 ): Promise<Violation[]> {
   // Without a paramKind, once with no params (and no promise to wait for).
-  const params = policy.paramKind ? await paramsOf(env, a, policy, binding) : NO_PARAMS;
+  const params = policy.paramKind ? await paramsOf(env, a, policy.paramKind, binding) : NO_PARAMS;
   if (params === "skip") return [];
   // What every expression of the policy may read, each part converted to CEL when an
   // expression first reads it, once for all of them.
@@ -272,14 +272,14 @@ async function evaluate(
   return violations;
 }
 
-/** The variables of a policy's expressions; the request is made only if one reads it. */
+/** The variables of a policy's expressions; the request is made (once, `shared.request`) only
+ * if one reads it. */
 class PolicyInputs {
   [variable: string]: unknown;
   readonly object: unknown;
   readonly oldObject: unknown;
   readonly namespaceObject: unknown;
-  #request: unknown;
-  readonly #makeRequest: () => unknown;
+  readonly #request: () => unknown;
 
   constructor(
     shared: { object: unknown; oldObject: unknown; namespaceObject: unknown; request(): unknown },
@@ -289,11 +289,11 @@ class PolicyInputs {
     this.object = shared.object;
     this.oldObject = shared.oldObject;
     this.namespaceObject = shared.namespaceObject;
-    this.#makeRequest = shared.request;
+    this.#request = shared.request;
   }
 
   get request(): unknown {
-    return this.#request ??= this.#makeRequest();
+    return this.#request();
   }
 }
 
@@ -320,15 +320,14 @@ async function messageOf(
   return v.message ?? `failed expression: ${v.text}`;
 }
 
-/** The parameter objects to evaluate with: `[null]` without paramKind; "skip" when none is
- * found and the binding allows that. Throws when the binding cannot be configured. */
+/** The parameter objects of a policy's `paramKind`; "skip" when none is found and the binding
+ * allows that. Throws when the binding cannot be configured. */
 async function paramsOf(
   env: PolicyEnvironment,
   a: AdmissionAttributes,
-  policy: Policy,
+  paramKind: NonNullable<Policy["paramKind"]>,
   binding: Binding,
 ): Promise<(KubeObject | null)[] | "skip"> {
-  if (!policy.paramKind) return [null];
   const ref = binding.paramRef;
   if (!ref) {
     throw new Error(
@@ -338,14 +337,14 @@ async function paramsOf(
   if (ref.selector instanceof Error) {
     throw new Error(`failed to configure binding: ${ref.selector.message}`);
   }
-  const found = await env.params(policy.paramKind, {
+  const found = await env.params(paramKind, {
     namespace: ref.namespace ?? a.namespace,
     name: ref.name,
     selector: ref.selector,
   });
   if (found === undefined) {
     throw new Error(
-      `failed to configure binding: paramKind ${policy.paramKind.apiVersion}, Kind=${policy.paramKind.kind} is not served`,
+      `failed to configure binding: paramKind ${paramKind.apiVersion}, Kind=${paramKind.kind} is not served`,
     );
   }
   if (found.length) return found;
